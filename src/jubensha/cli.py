@@ -1,0 +1,19 @@
+"""The `jubensha` command. Each package owns its sub-commands in its own `commands.py`."""
+
+from __future__ import annotations
+
+import typer
+
+from jubensha.scripts.commands import app as scripts_app
+
+app = typer.Typer(
+    name="jubensha",
+    help="LLM agents that play murder-mystery games (剧本杀), and benchmarks that measure them.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(scripts_app, name="scripts")
+
+
+if __name__ == "__main__":
+    app()

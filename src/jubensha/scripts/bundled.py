@@ -1,0 +1,37 @@
+"""The mysteries shipped with the package, found by id (their folder name)."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from jubensha.scripts.io import ScriptError, load_script
+from jubensha.scripts.model import Script
+from jubensha.scripts.validation import Problem
+
+DEFAULT_SCRIPT = "lighthouse-keeper"
+"""The English 4-player mystery that `jubensha play` runs with no arguments."""
+
+
+def bundled_dir() -> Path:
+    return Path(str(resources.files("jubensha.scripts") / "bundled"))
+
+
+def bundled_scripts() -> dict[str, Path]:
+    """Bundled script id to its folder, sorted by id."""
+    root = bundled_dir()
+    folders = sorted(p for p in root.iterdir() if (p / "script.yaml").is_file())
+    return {folder.name: folder for folder in folders}
+
+
+def find_script(name: str) -> Script:
+    """Load a bundled script by id, or a script file or folder by path."""
+    bundled = bundled_scripts()
+    if name in bundled:
+        return load_script(bundled[name])
+    if Path(name).exists():
+        return load_script(name)
+    known = ", ".join(bundled) or "none"
+    raise ScriptError(name, [Problem(severity="error", field="(name)",
+                                     message=f"no bundled script or file of that name "
+                                     f"(bundled: {known})")])

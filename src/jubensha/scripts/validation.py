@@ -1,0 +1,214 @@
+"""Cross-reference checks on a Script: problems are errors, known real-data quirks warnings.
+
+Every problem names the field it is about (``characters[2].killed[0]``) so that the CLI can
+print ``file: field: problem`` lines a script author can act on.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Literal
+
+from pydantic import BaseModel
+
+from jubensha.scripts.model import PUBLIC, Script
+
+Severity = Literal["error", "warning"]
+
+
+class Problem(BaseModel):
+    severity: Severity
+    field: str
+    message: str
+
+    def render(self, source: str = "") -> str:
+        prefix = f"{source}: " if source else ""
+        return f"{prefix}{self.field}: {self.message}"
+
+
+class Report(BaseModel):
+    problems: list[Problem] = []
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "warning"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def validate(script: Script) -> Report:
+    """Check that every name a script references exists and the truth is coherent."""
+    problems: list[Problem] = []
+    problems += _duplicates(script)
+    problems += _character_refs(script)
+    problems += _clue_refs(script)
+    problems += _truth(script)
+    problems += _questions(script)
+    return Report(problems=problems)
+
+
+def _error(field: str, message: str) -> Problem:
+    return Problem(severity="error", field=field, message=message)
+
+
+def _warning(field: str, message: str) -> Problem:
+    return Problem(severity="warning", field=field, message=message)
+
+
+def _repeated(values: Iterable[str]) -> list[str]:
+    return [value for value, count in Counter(values).items() if count > 1]
+
+
+def _duplicates(script: Script) -> list[Problem]:
+    problems = [_error("characters", f"character name {n!r} is used twice")
+                for n in _repeated(script.names)]
+    problems += [_error("victims", f"victim {n!r} is listed twice")
+                 for n in _repeated(v.name for v in script.victims)]
+    problems += [_error("clues", f"clue id {i!r} is used twice")
+                 for i in _repeated(c.id for c in script.clues)]
+    problems += [_error("acts", f"act number {n} is used twice")
+                 for n in _repeated(str(a.number) for a in script.acts)]
+    question_ids = [q.id for q in script.questions.factual]
+    question_ids += [q.id for q in script.questions.choice]
+    question_ids += [q.id for q in script.questions.open]
+    problems += [_error("questions", f"question id {i!r} is used twice")
+                 for i in _repeated(question_ids)]
+    return problems
+
+
+def _known_names(script: Script) -> set[str]:
+    names = {name for c in script.characters for name in c.all_names}
+    return names | {v.name for v in script.victims}
+
+
+def _act_numbers(script: Script) -> set[int]:
+    return {act.number for act in script.acts}
+
+
+def _character_refs(script: Script) -> list[Problem]:
+    problems: list[Problem] = []
+    victims = {v.name for v in script.victims}
+    known = _known_names(script)
+    acts = _act_numbers(script)
+    for i, character in enumerate(script.characters):
+        where = f"characters[{i}]"
+        for j, victim in enumerate(character.killed):
+            if victim not in victims:
+                problems.append(_error(f"{where}.killed[{j}]", f"{victim!r} is not a victim"))
+        if character.killed and character.side != "murderer":
+            problems.append(_warning(f"{where}.side", f"{character.name!r} killed "
+                                     f"{', '.join(character.killed)} but is not a murderer"))
+        for j, sheet in enumerate(character.acts):
+            if sheet.act not in acts:
+                problems.append(_error(f"{where}.acts[{j}].act", f"act {sheet.act} does not exist"))
+        for j, relation in enumerate(character.relationships):
+            if relation.other not in known:
+                # Conan and MIRAGE relate characters to people who are not in the cast.
+                problems.append(_warning(f"{where}.relationships[{j}].other",
+                                         f"{relation.other!r} is not a character or victim"))
+    return problems
+
+
+def _clue_refs(script: Script) -> list[Problem]:
+    problems: list[Problem] = []
+    names = {name for c in script.characters for name in c.all_names}
+    acts = _act_numbers(script)
+    for i, clue in enumerate(script.clues):
+        if clue.holder != PUBLIC and clue.holder not in names:
+            problems.append(_error(f"clues[{i}].holder",
+                                   f"{clue.holder!r} is not a character (or '{PUBLIC}')"))
+        if clue.act not in acts:
+            problems.append(_error(f"clues[{i}].act", f"act {clue.act} does not exist"))
+        if not clue.text.strip() and not clue.image:
+            problems.append(_error(f"clues[{i}]", "a clue needs text or an image"))
+    return problems
+
+
+def _truth(script: Script) -> list[Problem]:
+    truth = script.truth
+    if truth is None:
+        if script.metadata.has_truth:
+            return [_error("truth", "missing (set metadata.has_truth: false for scripts "
+                                    "that have none, e.g. Conan narratives)")]
+        return []
+    problems: list[Problem] = []
+    names = {name for c in script.characters for name in c.all_names}
+    victims = {v.name for v in script.victims}
+    for j, murderer in enumerate(truth.murderers):
+        if murderer not in names:
+            problems.append(_error(f"truth.murderers[{j}]", f"{murderer!r} is not a character"))
+    if not truth.murderers:
+        problems.append(_error("truth.murderers", "a truth needs at least one murderer"))
+    killed = {kill.victim for kill in truth.kills}
+    for j, kill in enumerate(truth.kills):
+        if kill.victim not in victims:
+            problems.append(_error(f"truth.kills[{j}].victim", f"{kill.victim!r} is not a victim"))
+        for k, killer in enumerate(kill.killers):
+            if killer not in names:
+                problems.append(_error(f"truth.kills[{j}].killers[{k}]",
+                                       f"{killer!r} is not a character"))
+    for victim in sorted(victims - killed):
+        problems.append(_error("truth.kills", f"victim {victim!r} has no killer"))
+    problems += _side_agreement(script)
+    return problems
+
+
+def _side_agreement(script: Script) -> list[Problem]:
+    """Sides and ``killed`` lists that disagree with the truth: warnings, as in real data."""
+    truth = script.truth
+    assert truth is not None
+    marked = {c.name for c in script.characters if c.side == "murderer"}
+    stated = {script.character(m).name for m in truth.murderers if _has(script, m)}
+    problems = []
+    if marked != stated:
+        problems.append(_warning("truth.murderers",
+                                 f"characters marked murderer {sorted(marked)} differ from the "
+                                 f"truth's murderers {sorted(stated)}"))
+    for kill in truth.kills:
+        for killer in kill.killers:
+            if _has(script, killer) and kill.victim not in script.character(killer).killed:
+                problems.append(_warning("truth.kills", f"{killer!r} killed {kill.victim!r} by "
+                                         "the truth but not by their character's 'killed'"))
+    return problems
+
+
+def _has(script: Script, name: str) -> bool:
+    try:
+        script.character(name)
+    except KeyError:
+        return False
+    return True
+
+
+def _questions(script: Script) -> list[Problem]:
+    problems: list[Problem] = []
+    names = {name for c in script.characters for name in c.all_names}
+    for i, question in enumerate(script.questions.choice):
+        where = f"questions.choice[{i}]"
+        if not question.options:
+            problems.append(_error(f"{where}.options", "a choice question needs options"))
+        for j, letter in enumerate(question.answer):
+            if letter not in question.options:
+                problems.append(_error(f"{where}.answer[{j}]",
+                                       f"option {letter!r} does not exist "
+                                       f"(options: {', '.join(question.options)})"))
+        if not question.answer:
+            problems.append(_warning(f"{where}.answer", "no correct option is given"))
+        if len(question.answer) > 1 and not question.multiple:
+            problems.append(_warning(f"{where}.multiple",
+                                     "several correct options on a single-answer question"))
+        if question.asked_of is not None and question.asked_of not in names:
+            problems.append(_error(f"{where}.asked_of",
+                                   f"{question.asked_of!r} is not a character"))
+    for i, factual in enumerate(script.questions.factual):
+        if factual.character is not None and factual.character not in names:
+            problems.append(_error(f"questions.factual[{i}].character",
+                                   f"{factual.character!r} is not a character"))
+    return problems

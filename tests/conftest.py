@@ -1,0 +1,18 @@
+"""Shared fixtures: where the real datasets are, skipping cleanly when they are absent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DATASETS = ROOT.parent / "shared" / "datasets"
+
+
+@pytest.fixture(scope="session")
+def datasets() -> Path:
+    """The ../shared/datasets folder; tests that use it skip when it is absent."""
+    if not DATASETS.is_dir():
+        pytest.skip("../shared/datasets is not present")
+    return DATASETS
