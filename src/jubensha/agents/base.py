@@ -1,0 +1,90 @@
+"""The agent interface: a player is a function from what its seat observes to an action.
+
+An agent never receives the ``Script``. At the start it gets a ``CharacterSheet`` (its own
+character, the public background, rules and victims, the other seats' public descriptions);
+during the game it gets only the events whose audience includes its seat; when the engine
+needs a decision it asks and the agent answers with an action.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from jubensha.engine.decisions import Action, Decision
+from jubensha.engine.events import Event
+from jubensha.llm.base import Embedder, Model
+from jubensha.scripts.model import Character, Language, Script, Victim
+
+
+class PublicCharacter(BaseModel):
+    """What every player knows about a seat."""
+
+    name: str
+    description: str = ""
+    age: str | None = None
+    gender: str | None = None
+
+
+class CharacterSheet(BaseModel):
+    """Everything a seat may read at the start of the game, and nothing more."""
+
+    script_id: str
+    title: str
+    language: Language
+    background: str
+    rules: str
+    victims: list[Victim]
+    me: Character = Field(description="Own character; acts after the first are released "
+                                      "later through ActStarted events.")
+    others: list[PublicCharacter]
+
+    @property
+    def is_murderer(self) -> bool:
+        return self.me.side == "murderer"
+
+    @property
+    def seat_names(self) -> list[str]:
+        return [self.me.name, *(o.name for o in self.others)]
+
+    @classmethod
+    def for_seat(cls, script: Script, name: str) -> CharacterSheet:
+        """The sheet of seat ``name``: own character with only act 1's sheet, others public."""
+        me = script.character(name).model_copy(deep=True)
+        me.acts = [sheet for sheet in me.acts if sheet.act <= 1]
+        others = [PublicCharacter(name=c.name, description=c.description, age=c.age,
+                                  gender=c.gender) for c in script.characters if c.name != me.name]
+        return cls(script_id=script.id, title=script.title, language=script.language,
+                   background=script.background, rules=script.rules,
+                   victims=script.victims, me=me, others=others)
+
+
+class SeatContext(BaseModel):
+    """What the engine hands an agent when the game starts."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    sheet: CharacterSheet
+    model: Model | None = Field(None, description="Seat-bound client: tags and logs calls.")
+    embedder: Embedder | None = None
+    seed: int = 0
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class Agent(ABC):
+    """A player. Subclasses keep their own memory of what they observed."""
+
+    architecture: str = "agent"
+
+    async def start(self, seat: SeatContext) -> None:
+        """Receive the character sheet and the seat's model before the first event."""
+        self.seat = seat
+
+    async def observe(self, event: Event) -> None:
+        """Receive one event the seat may see; the default forgets it."""
+
+    @abstractmethod
+    async def decide(self, decision: Decision) -> Action:
+        """Answer what the engine asks; return the action type matching the decision."""

@@ -1,0 +1,1 @@
+"""Model clients behind one small async interface, and the wrappers around them."""

@@ -1,0 +1,131 @@
+"""The small model interface every client and wrapper implements.
+
+A call is one ``Request`` (messages, sampling settings, an optional JSON schema, and tags
+saying who asked and why) answered by one ``Response``. Keeping the whole request in one
+value makes caching, recording and replay a matter of hashing it. Clients implement
+``generate`` and ``embed``; everything else (retry, cache, record/replay, budget,
+accounting, structured output) wraps a client without changing this interface.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+Role = Literal["system", "user", "assistant"]
+
+
+class ImagePart(BaseModel):
+    """An image inside a message, for vision-capable models (a data: URL or http URL)."""
+
+    type: Literal["image"] = "image"
+    url: str
+    caption: str = Field("", description="Text used instead of the image by text-only models.")
+
+
+class TextPart(BaseModel):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class Message(BaseModel):
+    role: Role
+    content: str | list[TextPart | ImagePart]
+
+    @property
+    def text(self) -> str:
+        """The message as plain text, with image captions in place of images."""
+        if isinstance(self.content, str):
+            return self.content
+        return "\n".join(p.text if isinstance(p, TextPart) else f"[image: {p.caption}]"
+                         for p in self.content)
+
+
+class GenerateConfig(BaseModel):
+    temperature: float | None = None
+    max_tokens: int | None = None
+    top_p: float | None = None
+    seed: int | None = None
+    stop: list[str] | None = None
+
+
+class Request(BaseModel):
+    """One model call. ``purpose``, ``seat`` and ``sample`` tag it for the run log and key
+    repeated samples apart in caches; they are not sent to the model."""
+
+    messages: list[Message]
+    config: GenerateConfig = Field(default_factory=GenerateConfig)
+    json_schema: dict[str, Any] | None = Field(
+        None, description="When set, the reply must be a JSON object matching this schema."
+    )
+    purpose: str = ""
+    seat: str | None = None
+    sample: int = 0
+
+    def cache_key(self, model: str) -> str:
+        """A stable hash of everything that determines the reply, including the sample index."""
+        payload = self.model_dump(mode="json", exclude={"purpose", "seat"})
+        payload["model"] = model
+        blob = json.dumps(payload, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float | None = None
+
+    def __add__(self, other: Usage) -> Usage:
+        cost = None
+        if self.cost_usd is not None or other.cost_usd is not None:
+            cost = (self.cost_usd or 0.0) + (other.cost_usd or 0.0)
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            latency_s=self.latency_s + other.latency_s,
+            cost_usd=cost,
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class Response(BaseModel):
+    text: str
+    model: str
+    usage: Usage = Field(default_factory=Usage)
+    finish_reason: str | None = None
+
+
+class ModelError(Exception):
+    """A model call that failed for good (after any retries): the caller records it and
+    falls back; it never crashes a game."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Anything that turns texts into vectors (memory retrieval and similarity metrics)."""
+
+    async def embed(self, texts: list[str]) -> list[list[float]]: ...
+
+
+class Model(ABC):
+    """A language model client or a wrapper around one."""
+
+    name: str
+
+    @abstractmethod
+    async def generate(self, request: Request) -> Response:
+        """Answer one request; raise ModelError when it cannot."""
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        raise ModelError(f"model {self.name!r} does not provide embeddings")
+
+    async def aclose(self) -> None:
+        """Release connections or loaded weights; the default holds nothing."""

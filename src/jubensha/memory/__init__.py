@@ -1,0 +1,1 @@
+"""What an agent remembers and how it retrieves: chunking, BM25, dense, hybrid."""
