@@ -54,7 +54,8 @@ class TestTokenize:
     def test_chinese_characters_mode(self) -> None:
         assert tokenize("花园里的信", zh_mode="chars") == ["花", "园", "里", "的", "信"]
 
-    @pytest.mark.parametrize("text", ["He left at 21:10.", "他21:10离开了。", "他２１：１０离开了。"])
+    @pytest.mark.parametrize("text", ["He left at 21:10.", "他21:10离开了。",
+                                      "他２１：１０离开了。"])
     def test_clock_time_is_one_token(self, text: str) -> None:
         assert "21:10" in tokenize(text)
 

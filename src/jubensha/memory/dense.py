@@ -110,4 +110,4 @@ class DenseIndex:
     async def search(self, query: str, k: int,
                      candidates: np.ndarray | None = None) -> list[tuple[int, float]]:
         """Top ``k`` ``(id, cosine)``, ties in id order."""
-        return rank(await self.scores(query), candidates)[:max(k, 0)]
+        return rank(await self.scores(query), candidates).top(k)

@@ -9,6 +9,7 @@ smaller record id first so that results never depend on sort internals.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -16,9 +17,21 @@ RRF_K = 60
 """The constant of the original RRF paper; larger values flatten the head of each ranking."""
 
 
+class Ranking(NamedTuple):
+    """Record ids best first with their scores, as arrays (a query ranks every record)."""
+
+    ids: np.ndarray
+    scores: np.ndarray
+
+    def top(self, k: int) -> list[tuple[int, float]]:
+        """The first ``k`` ``(id, score)`` pairs."""
+        k = max(k, 0)
+        return list(zip(self.ids[:k].tolist(), self.scores[:k].tolist(), strict=True))
+
+
 def rank(scores: np.ndarray, candidates: np.ndarray | None = None,
-         positive_only: bool = False) -> list[tuple[int, float]]:
-    """``(id, score)`` best first; ties keep ascending id order.
+         positive_only: bool = False) -> Ranking:
+    """Ids by descending score; ties keep ascending id order.
 
     ``candidates`` (ascending ids) restricts the ranking; ``positive_only`` drops ids
     whose score is not above zero (BM25 gives 0 to records sharing no query token).
@@ -29,13 +42,13 @@ def rank(scores: np.ndarray, candidates: np.ndarray | None = None,
         keep = picked > 0
         ids, picked = ids[keep], picked[keep]
     order = np.argsort(-picked, kind="stable")
-    return [(int(ids[i]), float(picked[i])) for i in order]
+    return Ranking(ids[order], picked[order])
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]],
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[int] | np.ndarray],
                            weights: Sequence[float] | None = None,
-                           k: int = RRF_K) -> list[tuple[int, float]]:
-    """Fuse rankings of ids (best first) into ``(id, fused score)`` best first."""
+                           k: int = RRF_K) -> Ranking:
+    """Fuse rankings of ids (best first) into one ranking by fused score."""
     if weights is None:
         weights = [1.0] * len(rankings)
     if len(weights) != len(rankings):
@@ -43,8 +56,11 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]],
                          f"{len(rankings)} rankings")
     if k < 0:
         raise ValueError(f"reciprocal_rank_fusion: k must not be negative, got {k}")
-    fused: dict[int, float] = {}
-    for ranking, weight in zip(rankings, weights, strict=True):
-        for position, item in enumerate(ranking, start=1):
-            fused[item] = fused.get(item, 0.0) + weight / (k + position)
-    return sorted(fused.items(), key=lambda pair: (-pair[1], pair[0]))
+    ids = np.concatenate([np.zeros(0, np.int64), *(np.asarray(r, np.int64) for r in rankings)])
+    gains = np.concatenate([np.zeros(0), *(w / (k + np.arange(1.0, len(r) + 1))
+                                           for r, w in zip(rankings, weights, strict=True))])
+    unique, slots = np.unique(ids, return_inverse=True)
+    fused = np.zeros(len(unique))
+    np.add.at(fused, slots, gains)
+    order = np.lexsort((unique, -fused))
+    return Ranking(unique[order], fused[order])

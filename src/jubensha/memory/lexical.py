@@ -66,7 +66,7 @@ class BM25Index:
     def search(self, query: str, k: int,
                candidates: np.ndarray | None = None) -> list[tuple[int, float]]:
         """Top ``k`` ``(id, score)`` with a positive score, ties in id order."""
-        return rank(self.scores(query), candidates, positive_only=True)[:max(k, 0)]
+        return rank(self.scores(query), candidates, positive_only=True).top(k)
 
     def _refresh(self) -> None:
         if self._indexed == len(self._texts):

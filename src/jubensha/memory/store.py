@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from jubensha.llm.base import Embedder
 from jubensha.memory.dense import DenseIndex, EmbeddingCache
-from jubensha.memory.hybrid import RRF_K, reciprocal_rank_fusion
+from jubensha.memory.hybrid import RRF_K, Ranking, rank, reciprocal_rank_fusion
 from jubensha.memory.lexical import BM25Index, BM25Params
 from jubensha.memory.text import TokenizerOptions, chunk, count_tokens
 
@@ -121,7 +121,7 @@ class MemoryStore:
                        mode: RetrievalMode | None = None, where: Where | None = None) -> list[Hit]:
         """The ``k`` (default ``config.k``) best records for ``query``, best first."""
         limit = self.config.k if k is None else k
-        ranking = (await self._ranking(query, mode, where))[:max(limit, 0)]
+        ranking = (await self._ranking(query, mode, where)).top(limit)
         return [self._hit(position, i, score)
                 for position, (i, score) in enumerate(ranking, start=1)]
 
@@ -139,7 +139,8 @@ class MemoryStore:
         fill = fill or self.config.budget_fill
         hits: list[Hit] = []
         used = 0
-        for position, (i, score) in enumerate(await self._ranking(query, mode, where), start=1):
+        ranking = await self._ranking(query, mode, where)
+        for position, (i, score) in enumerate(ranking.top(len(ranking.ids)), start=1):
             if used + self._tokens[i] > max_tokens:
                 if fill == "stop":
                     break
@@ -151,25 +152,20 @@ class MemoryStore:
         return hits
 
     async def _ranking(self, query: str, mode: RetrievalMode | None,
-                       where: Where | None) -> list[tuple[int, float]]:
+                       where: Where | None) -> Ranking:
         mode = mode or self.config.mode
-        if not query.strip() or not self._records:
-            return []
         candidates = self._candidates(where)
-        if candidates is not None and not len(candidates):
-            return []
+        if not query.strip() or (candidates is not None and not len(candidates)):
+            return rank(np.zeros(0))
         if mode == "lexical":
-            return self.lexical.search(query, len(self._records), candidates)
-        dense = self._dense_index(mode)
-        dense_ranking = await dense.search(query, len(self._records), candidates)
+            return rank(self.lexical.scores(query), candidates, positive_only=True)
+        dense = rank(await self._dense_index(mode).scores(query), candidates)
         if mode == "dense":
-            return dense_ranking
-        lexical_ranking = self.lexical.search(query, len(self._records), candidates)
-        return reciprocal_rank_fusion(
-            [[i for i, _ in lexical_ranking], [i for i, _ in dense_ranking]],
-            [self.config.lexical_weight, self.config.dense_weight],
-            self.config.rrf_k,
-        )
+            return dense
+        lexical = rank(self.lexical.scores(query), candidates, positive_only=True)
+        return reciprocal_rank_fusion([lexical.ids, dense.ids],
+                                      [self.config.lexical_weight, self.config.dense_weight],
+                                      self.config.rrf_k)
 
     def _dense_index(self, mode: str) -> DenseIndex:
         if self.dense is None:
