@@ -8,7 +8,7 @@ import pytest
 
 from jubensha.memory.hybrid import reciprocal_rank_fusion
 from jubensha.memory.store import MemoryConfig, MemoryRecord, MemoryStore
-from jubensha.memory.text import count_tokens
+from jubensha.memory.text import TokenizerOptions, count_tokens
 
 DIALOGUE = [
     ("Wang", "I was in the garden picking roses all evening."),
@@ -39,6 +39,16 @@ class TestRetrieve:
                      "厨房里的刀在晚饭后不见了。"]:
             store.add(text)
         assert (await store.retrieve("刀不见了"))[0].id == 2
+
+    async def test_chinese_names_need_keep_words_in_jieba_mode(self) -> None:
+        texts = ["张三在书房里看到了李四。", "王五在花园。"]
+        plain = MemoryStore()
+        named = MemoryStore(MemoryConfig(tokenizer=TokenizerOptions(keep_words=("张三",))))
+        for text in texts:
+            plain.add(text)
+            named.add(text)
+        assert await plain.retrieve("张三") == []
+        assert [h.id for h in await named.retrieve("张三")] == [0]
 
     async def test_k_defaults_to_five(self) -> None:
         store = MemoryStore()

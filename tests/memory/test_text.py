@@ -51,6 +51,12 @@ class TestTokenize:
         assert "书房" in tokens
         assert "".join(tokens) == text
 
+    def test_names_kept_whole_in_jieba_mode(self) -> None:
+        assert "张三" not in tokenize("张三在书房里")
+        tokens = tokenize("张三在书房里，李四在花园。", keep_words=("张三", "李四", "Officer Li"))
+        assert tokens[:2] == ["张三", "在"]
+        assert "李四" in tokens
+
     def test_chinese_characters_mode(self) -> None:
         assert tokenize("花园里的信", zh_mode="chars") == ["花", "园", "里", "的", "信"]
 
@@ -70,9 +76,9 @@ class TestTokenize:
         assert "一些" not in tokenize("一些毒药", stopwords=True)
 
     def test_options_object_tokenises_the_same(self) -> None:
-        options = TokenizerOptions(zh_mode="chars", stopwords=True)
-        text = "The poison 在花园里"
-        assert options.tokenize(text) == tokenize(text, zh_mode="chars", stopwords=True)
+        options = TokenizerOptions(stopwords=True, keep_words=("张三",))
+        text = "The poison 张三在花园里"
+        assert options.tokenize(text) == tokenize(text, stopwords=True, keep_words=("张三",))
 
     def test_jieba_loads_quietly(self) -> None:
         code = "from jubensha.memory.text import tokenize; print(tokenize('张三在书房'))"

@@ -89,19 +89,43 @@ def _stopwords() -> frozenset[str]:
     return frozenset(STOPWORDS_EN) | frozenset(STOPWORDS_CHINESE)
 
 
-def tokenize(text: str, zh_mode: ZhMode = "jieba", stopwords: bool = False) -> list[str]:
+@cache
+def _keep_pattern(words: tuple[str, ...]) -> re.Pattern[str] | None:
+    han_words = sorted({w for w in words if w and _HAN_RUN_RE.fullmatch(w)}, key=len, reverse=True)
+    return re.compile("(" + "|".join(map(re.escape, han_words)) + ")") if han_words else None
+
+
+def _han_tokens(run: str, zh_mode: ZhMode, keep_words: tuple[str, ...]) -> list[str]:
+    if zh_mode == "chars":
+        return list(run)
+    pattern = _keep_pattern(keep_words)
+    if pattern is None:
+        return _jieba().lcut(run)
+    tokens: list[str] = []
+    for i, part in enumerate(pattern.split(run)):
+        if i % 2:
+            tokens.append(part)
+        elif part:
+            tokens.extend(_jieba().lcut(part))
+    return tokens
+
+
+def tokenize(text: str, zh_mode: ZhMode = "jieba", stopwords: bool = False,
+             keep_words: tuple[str, ...] = ()) -> list[str]:
     """Retrieval and metric tokens of mixed Chinese/English text.
 
     Text is NFKC-normalised (full-width digits and colons become ASCII) and lower-cased.
     Han runs become jieba words or single characters (``zh_mode``); elsewhere tokens are
     words, numbers and clock times, so ``21:10`` stays one token. Punctuation is dropped.
-    ``stopwords`` removes bm25s's English and Chinese stop-word lists.
+    ``stopwords`` removes bm25s's English and Chinese stop-word lists. ``keep_words``
+    (character names) always stay one token in jieba mode, where jieba alone may glue a
+    name to the next character (张三在).
     """
     normal = unicodedata.normalize("NFKC", text).lower().replace("’", "'")
     tokens: list[str] = []
     for i, part in enumerate(_HAN_RUN_RE.split(normal)):
         if i % 2:
-            tokens.extend(_jieba().lcut(part) if zh_mode == "jieba" else part)
+            tokens.extend(_han_tokens(part, zh_mode, keep_words))
         else:
             tokens.extend(_strip_possessive(m.group()) for m in _WORD_TOKEN_RE.finditer(part))
     if stopwords:
@@ -121,9 +145,11 @@ class TokenizerOptions(BaseModel):
 
     zh_mode: ZhMode = "jieba"
     stopwords: bool = False
+    keep_words: tuple[str, ...] = ()
 
     def tokenize(self, text: str) -> list[str]:
-        return tokenize(text, zh_mode=self.zh_mode, stopwords=self.stopwords)
+        return tokenize(text, zh_mode=self.zh_mode, stopwords=self.stopwords,
+                        keep_words=self.keep_words)
 
 
 def count_tokens(text: str) -> int:
