@@ -101,6 +101,13 @@ class Response(BaseModel):
     model: str
     usage: Usage = Field(default_factory=Usage)
     finish_reason: str | None = None
+    origin: Literal["live", "cache", "replay"] = Field(
+        "live", description="Where the reply came from: the model, a cache, or a cassette."
+    )
+    notes: list[str] = Field(
+        default_factory=list,
+        description="What a client changed on the way, e.g. a prompt truncated to fit.",
+    )
 
 
 class ModelError(Exception):

@@ -1,0 +1,303 @@
+"""The scripted fake model (spec ``scripted``): deterministic, instant, and schema-valid.
+
+Tests and dry runs need a model that never touches the network and always answers in the
+right shape. Every reply is a function of the whole request and the seed: text replies are
+sentences drawn from the prompt (so an answer echoes the asker's own sheet), and schema
+requests get an object built by walking the JSON schema (enums picked by hashing the
+request, strings from the prompt, numbers within their bounds, arrays within their sizes).
+Per-purpose scripts override this to force garbage, errors or particular answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import inspect
+import json
+import math
+import random
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+
+from jubensha.llm.base import Model, Request, Response, Usage
+from jubensha.llm.text import estimate_tokens
+
+Scripted = str | dict | Exception | Response
+"""One scripted reply: text, an object (sent as JSON), an exception to raise, or a Response."""
+ReplyScript = Sequence[Scripted] | Callable[[Request], Scripted | None | Awaitable[Scripted | None]]
+"""Replies for one purpose: consumed in order, or computed (``None`` falls back to invented)."""
+
+ANY_PURPOSE = "*"
+FORMATTED = {"date-time": "2024-01-01T20:00:00Z", "date": "2024-01-01", "time": "20:00:00",
+             "email": "host@example.org", "uri": "https://example.org/",
+             "uuid": "00000000-0000-4000-8000-000000000000", "duration": "PT1H"}
+"""Fixed values for string formats pydantic emits (datetime, date, ... fields)."""
+MAX_DEPTH = 6
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*|\n+")
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_WORD = re.compile(r"[^\W\u3400-\u4dbf\u4e00-\u9fff]+")
+
+
+class ScriptedModel(Model):
+    """A deterministic fake: same request and seed, same reply; see the module docstring."""
+
+    def __init__(self, seed: int = 0, latency_s: float = 0.0,
+                 replies: Mapping[str, ReplyScript] | None = None, name: str = "scripted",
+                 dimensions: int = 256) -> None:
+        self.name = name
+        self.seed = seed
+        self.latency_s = latency_s
+        self.dimensions = dimensions
+        self._scripts: dict[str, ReplyScript] = {}
+        self._positions: dict[str, int] = {}
+        for purpose, script in (replies or {}).items():
+            self.script(purpose, script)
+        self.requests: list[Request] = []
+        """Every request received, in order (for tests)."""
+
+    def script(self, purpose: str, replies: ReplyScript) -> None:
+        """Set the replies for ``purpose`` (``"*"``: any purpose without its own script)."""
+        self._scripts[purpose] = replies if callable(replies) else list(replies)
+        self._positions[purpose] = 0
+
+    async def generate(self, request: Request) -> Response:
+        self.requests.append(request)
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        scripted = await self._scripted(request)
+        if isinstance(scripted, Exception):
+            raise scripted
+        if isinstance(scripted, Response):
+            return scripted
+        if isinstance(scripted, dict):
+            text = json.dumps(scripted, ensure_ascii=False)
+        elif scripted is not None:
+            text = scripted
+        else:
+            text = self.invent(request)
+        usage = Usage(prompt_tokens=sum(estimate_tokens(m.text) for m in request.messages),
+                      completion_tokens=estimate_tokens(text), latency_s=self.latency_s)
+        return Response(text=text, model=self.name, usage=usage, finish_reason="stop")
+
+    async def _scripted(self, request: Request) -> Scripted | None:
+        key = request.purpose if request.purpose in self._scripts else ANY_PURPOSE
+        script = self._scripts.get(key)
+        if script is None:
+            return None
+        if callable(script):
+            reply = script(request)
+            return await reply if inspect.isawaitable(reply) else reply
+        position = self._positions[key]
+        if position >= len(script):
+            return None
+        self._positions[key] = position + 1
+        return script[position]
+
+    def invent(self, request: Request) -> str:
+        """The reply made up when no script applies: a schema object or prompt sentences."""
+        rng = random.Random(self._digest(request))
+        sentences = prompt_sentences(request)
+        if request.json_schema is not None:
+            value = SchemaFaker(rng, sentences, request.json_schema).value(request.json_schema)
+            return json.dumps(value, ensure_ascii=False)
+        count = rng.randint(1, min(3, len(sentences)))
+        start = rng.randrange(len(sentences) - count + 1)
+        text = " ".join(sentences[start:start + count])
+        limit = request.config.max_tokens
+        if limit is not None and estimate_tokens(text) > limit:
+            text = " ".join(text.split()[:max(1, limit // 2)])
+        return text
+
+    def _digest(self, request: Request) -> int:
+        blob = json.dumps(request.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        digest = hashlib.sha256(f"{self.seed}\n{blob}".encode()).digest()
+        return int.from_bytes(digest[:8], "big")
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        return hashing_vectors(texts, self.dimensions).tolist()
+
+
+class HashingEmbedder:
+    """Deterministic bag-of-words vectors: texts sharing words get similar vectors."""
+
+    def __init__(self, dimensions: int = 256) -> None:
+        self.dimensions = dimensions
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        return hashing_vectors(texts, self.dimensions).tolist()
+
+
+def prompt_sentences(request: Request) -> list[str]:
+    """Sentences of the system and user messages (never earlier assistant turns)."""
+    sentences = [s.strip() for m in request.messages if m.role != "assistant"
+                 for s in _SENTENCE_END.split(m.text)]
+    sentences = [s for s in sentences if len(s) > 1]
+    return sentences or ["I have nothing to add."]
+
+
+def _tokens(text: str) -> list[str]:
+    lowered = text.lower()
+    chars = _CJK_CHAR.findall(lowered)
+    bigrams = ["".join(pair) for pair in pairwise(chars)]
+    return _WORD.findall(lowered) + chars + bigrams
+
+
+def hashing_vectors(texts: Sequence[str], dimensions: int = 256) -> np.ndarray:
+    """Signed feature hashing of words (and Chinese characters and bigrams), unit length."""
+    matrix = np.zeros((len(texts), dimensions), dtype=np.float32)
+    for row, text in enumerate(texts):
+        for token in _tokens(text):
+            digest = int.from_bytes(hashlib.blake2b(token.encode(), digest_size=8).digest(),
+                                    "big")
+            matrix[row, digest % dimensions] += 1.0 if digest >> 63 else -1.0
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+
+
+class SchemaFaker:
+    """Builds a value that satisfies a JSON schema (the subset pydantic emits)."""
+
+    def __init__(self, rng: random.Random, sentences: list[str], root: dict[str, Any]) -> None:
+        self.rng = rng
+        self.sentences = sentences
+        self.root = root
+
+    def value(self, schema: dict[str, Any] | bool, depth: int = 0) -> Any:
+        if schema is True or schema == {}:
+            return self.string({})
+        if schema is False:
+            raise ValueError("the scripted model cannot satisfy the schema `false`")
+        schema = self.resolve(schema)
+        if "const" in schema:
+            return schema["const"]
+        if "enum" in schema:
+            return self.rng.choice(schema["enum"])
+        for key in ("anyOf", "oneOf"):
+            if key in schema:
+                return self.value(self.pick_option(schema[key], depth), depth + 1)
+        if "allOf" in schema:
+            merged: dict[str, Any] = {}
+            for part in schema["allOf"]:
+                merged.update(self.resolve(part))
+            return self.value(merged, depth + 1)
+        kind = self.kind(schema, depth)
+        if kind == "object":
+            return self.object(schema, depth)
+        if kind == "array":
+            return self.array(schema, depth)
+        if kind == "null":
+            return None
+        return {"string": self.string, "integer": self.integer, "number": self.number,
+                "boolean": self.boolean}[kind](schema)
+
+    def resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
+        while "$ref" in schema:
+            target: Any = self.root
+            for part in schema["$ref"].removeprefix("#/").split("/"):
+                target = target[part]
+            extra = {k: v for k, v in schema.items() if k != "$ref"}
+            schema = {**target, **extra}
+        return schema
+
+    def pick_option(self, options: list[Any], depth: int) -> Any:
+        """Prefer non-null options, except deep in recursive schemas where null ends it."""
+        nulls = [o for o in options if isinstance(o, dict) and o.get("type") == "null"]
+        others = [o for o in options if o not in nulls]
+        if nulls and (depth >= MAX_DEPTH or not others):
+            return nulls[0]
+        return self.rng.choice(others)
+
+    def kind(self, schema: dict[str, Any], depth: int) -> str:
+        kind = schema.get("type")
+        if isinstance(kind, list):
+            non_null = [k for k in kind if k != "null"]
+            kind = "null" if not non_null or depth >= MAX_DEPTH and "null" in kind \
+                else self.rng.choice(non_null)
+        if kind is None:
+            kind = ("object" if "properties" in schema else
+                    "array" if "items" in schema or "prefixItems" in schema else "string")
+        return kind
+
+    def string(self, schema: dict[str, Any]) -> str:
+        if schema.get("format") in FORMATTED:
+            return FORMATTED[schema["format"]]
+        text = self.rng.choice(self.sentences)
+        while len(text) < int(schema.get("minLength", 0)):
+            text = f"{text} {self.rng.choice(self.sentences)}"
+        high = schema.get("maxLength")
+        return text if high is None else text[:int(high)]
+
+    def integer(self, schema: dict[str, Any]) -> int:
+        low, high = self.bounds(schema, integral=True)
+        step = schema.get("multipleOf")
+        if step:
+            first, last = math.ceil(low / step), math.floor(high / step)
+            return int(self.rng.randint(first, max(first, last)) * step)
+        return self.rng.randint(int(low), int(high))
+
+    def number(self, schema: dict[str, Any]) -> float:
+        low, high = self.bounds(schema, integral=False)
+        step = schema.get("multipleOf")
+        if step:
+            first, last = math.ceil(low / step), math.floor(high / step)
+            return float(self.rng.randint(first, max(first, last)) * step)
+        return self.rng.uniform(low, high)
+
+    @staticmethod
+    def bounds(schema: dict[str, Any], integral: bool) -> tuple[float, float]:
+        """Inclusive bounds; exclusive ones are nudged inwards; open sides span 100."""
+        nudge = 1 if integral else 1e-6
+        low = schema.get("minimum")
+        if "exclusiveMinimum" in schema:
+            low = schema["exclusiveMinimum"] + nudge
+        high = schema.get("maximum")
+        if "exclusiveMaximum" in schema:
+            high = schema["exclusiveMaximum"] - nudge
+        if integral:
+            low = None if low is None else math.ceil(low)
+            high = None if high is None else math.floor(high)
+        if low is None and high is None:
+            low, high = 0, 100
+        elif low is None:
+            low = high - 100
+        elif high is None:
+            high = low + 100
+        return low, max(low, high)
+
+    def boolean(self, schema: dict[str, Any]) -> bool:
+        return self.rng.random() < 0.5
+
+    def array(self, schema: dict[str, Any], depth: int) -> list[Any]:
+        prefix = schema.get("prefixItems", [])
+        low = max(int(schema.get("minItems", 0)), len(prefix))
+        high = schema.get("maxItems")
+        span = 0 if depth >= MAX_DEPTH else 3
+        top = low + span if high is None else min(int(high), low + span)
+        count = self.rng.randint(low, max(low, top))
+        items = [self.value(s, depth + 1) for s in prefix[:count]]
+        item_schema = schema.get("items", {})
+        tries = 0
+        while len(items) < count and tries < 10 * (count + 1):
+            tries += 1
+            item = self.value(item_schema, depth + 1)
+            if not schema.get("uniqueItems") or item not in items:
+                items.append(item)
+        return items
+
+    def object(self, schema: dict[str, Any], depth: int) -> dict[str, Any]:
+        required = set(schema.get("required", []))
+        result = {}
+        for name, sub in schema.get("properties", {}).items():
+            if name in required or depth < MAX_DEPTH:
+                result[name] = self.value(sub, depth + 1)
+        extra = 0
+        while len(result) < int(schema.get("minProperties", 0)):
+            extra += 1
+            result[f"field{extra}"] = self.value(schema.get("additionalProperties", {}),
+                                                 depth + 1)
+        return result
+

@@ -1,0 +1,113 @@
+"""Model names as written on the command line, turned into clients.
+
+One string names a model everywhere (``--model``, ``--seat NAME=SPEC``, experiment specs):
+``local`` (the embedded model, the default), ``openai:<model>``, ``scripted`` or
+``replay:<file>``. Options that are not part of the name (endpoint, key, timeout,
+temperature) come from ``ModelOptions``, whose defaults read the usual environment.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from jubensha.llm.base import Model
+
+SPEC_FORMS = (
+    "local  (the embedded SmolLM2 model; or local:<path to a .gguf file>)",
+    "openai:<model>  (any OpenAI-compatible endpoint, e.g. openai:gpt-4o-mini)",
+    "scripted  (the deterministic fake used by tests)",
+    "replay:<file>  (answers from a recorded cassette)",
+)
+DEFAULT_SPEC = "local"
+
+
+class ModelSpecError(ValueError):
+    """A model name that does not fit any known form; the message lists the forms."""
+
+
+class ModelOptions(BaseModel):
+    """Settings shared by the clients a spec can name; ``None`` means the client's default."""
+
+    base_url: str | None = Field(
+        default_factory=lambda: os.environ.get("OPENAI_BASE_URL") or None,
+        description="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI).")
+    api_key: str | None = Field(
+        default_factory=lambda: os.environ.get("OPENAI_API_KEY") or None,
+        description="API key (default: $OPENAI_API_KEY).")
+    timeout_s: float = Field(120.0, gt=0, description="Per-request timeout.")
+    max_retries: int = Field(4, ge=0, description="Retries on rate limits, 5xx and timeouts.")
+    temperature: float | None = Field(
+        None, ge=0, description="Used when a request sets no temperature.")
+    embedding_model: str | None = Field(
+        None, description="Embeddings model of an openai: client (e.g. text-embedding-3-small).")
+    context_tokens: int | None = Field(
+        None, gt=0, description="Context window of the local model (default: its own).")
+    seed: int = Field(0, description="Seed of the scripted fake.")
+    latency_s: float = Field(0.0, ge=0, description="Simulated latency of the scripted fake.")
+
+
+class SeatSpec(BaseModel):
+    """``--seat "Dr. Ling=openai:gpt-4o-mini"``: which model plays which seat."""
+
+    seat: str
+    spec: str
+
+
+def _split(spec: str) -> tuple[str, str]:
+    kind, _, argument = spec.strip().partition(":")
+    return kind.strip().lower(), argument.strip()
+
+
+def _unknown(spec: str, why: str) -> ModelSpecError:
+    forms = "\n  ".join(SPEC_FORMS)
+    return ModelSpecError(f"model {spec!r}: {why}. A model is one of:\n  {forms}")
+
+
+def validate_model_spec(spec: str) -> str:
+    """Check the form of ``spec`` without building a client; returns it stripped."""
+    kind, argument = _split(spec)
+    if kind == "local" or kind == "scripted" and not argument:
+        return spec.strip()
+    if kind in ("openai", "replay"):
+        if not argument:
+            raise _unknown(spec, f"'{kind}:' needs a {'model name' if kind == 'openai' else 'file'}")
+        return spec.strip()
+    raise _unknown(spec, "unknown model")
+
+
+def parse_model_spec(spec: str, options: ModelOptions | None = None) -> Model:
+    """Build the client that ``spec`` names (see ``SPEC_FORMS``)."""
+    options = options or ModelOptions()
+    kind, argument = _split(validate_model_spec(spec))
+    if kind == "scripted":
+        from jubensha.llm.fake import ScriptedModel
+
+        return ScriptedModel(seed=options.seed, latency_s=options.latency_s)
+    if kind == "local":
+        from jubensha.llm.local import LocalModel
+
+        return LocalModel(path=Path(argument) if argument else None,
+                          context_tokens=options.context_tokens,
+                          temperature=options.temperature)
+    if kind == "openai":
+        from jubensha.llm.openai_client import OpenAIModel
+
+        return OpenAIModel(argument, base_url=options.base_url, api_key=options.api_key,
+                           timeout_s=options.timeout_s, max_retries=options.max_retries,
+                           temperature=options.temperature,
+                           embedding_model=options.embedding_model)
+    from jubensha.llm.replay import ReplayModel
+
+    return ReplayModel.load(Path(argument))
+
+
+def parse_seat_spec(text: str) -> SeatSpec:
+    """``"NAME=SPEC"`` → ``SeatSpec``; the model part is checked like ``--model``."""
+    seat, sep, spec = text.partition("=")
+    if not sep or not seat.strip() or not spec.strip():
+        raise ModelSpecError(f"seat model {text!r}: write it as NAME=MODEL, "
+                             f"e.g. \"Dr. Ling=openai:gpt-4o-mini\"")
+    return SeatSpec(seat=seat.strip(), spec=validate_model_spec(spec))

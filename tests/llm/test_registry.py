@@ -1,0 +1,52 @@
+"""Model names on the command line: the known forms build clients, others say what is valid."""
+
+from __future__ import annotations
+
+import pytest
+
+from jubensha.llm.fake import ScriptedModel
+from jubensha.llm.registry import (
+    ModelOptions,
+    ModelSpecError,
+    parse_model_spec,
+    parse_seat_spec,
+    validate_model_spec,
+)
+
+
+def test_scripted_spec_builds_the_fake_with_options() -> None:
+    model = parse_model_spec("scripted", ModelOptions(seed=7, latency_s=0.01))
+    assert isinstance(model, ScriptedModel)
+    assert (model.seed, model.latency_s) == (7, 0.01)
+
+
+@pytest.mark.parametrize("spec", ["gpt-4", "openai:", "replay:", "scripted:x", "", "llama"])
+def test_unknown_specs_list_the_valid_forms(spec: str) -> None:
+    with pytest.raises(ModelSpecError) as caught:
+        parse_model_spec(spec)
+    message = str(caught.value)
+    for form in ("local", "openai:<model>", "scripted", "replay:<file>"):
+        assert form in message
+
+
+def test_openai_model_names_may_contain_colons() -> None:
+    assert validate_model_spec(" openai:qwen2.5:7b ") == "openai:qwen2.5:7b"
+
+
+def test_options_read_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    options = ModelOptions()
+    assert (options.base_url, options.api_key) == ("http://127.0.0.1:11434/v1", "sk-test")
+    assert ModelOptions(base_url="http://other/v1").base_url == "http://other/v1"
+
+
+def test_seat_specs() -> None:
+    seat = parse_seat_spec("Dr. Ling=openai:gpt-4o-mini")
+    assert (seat.seat, seat.spec) == ("Dr. Ling", "openai:gpt-4o-mini")
+    assert parse_seat_spec(" 林医生 = scripted ").seat == "林医生"
+    for bad in ("Dr. Ling", "=scripted", "Dr. Ling="):
+        with pytest.raises(ModelSpecError, match="NAME=MODEL"):
+            parse_seat_spec(bad)
+    with pytest.raises(ModelSpecError, match="unknown model"):
+        parse_seat_spec("Dr. Ling=gpt-4")
