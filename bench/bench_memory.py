@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import statistics
 import time
 import zlib
 from collections.abc import Awaitable, Callable
@@ -86,30 +87,26 @@ async def timed(action: Callable[[], Awaitable[object]]) -> float:
 
 
 async def throughput(store: MemoryStore, queries: list[str], mode: RetrievalMode) -> float:
+    """Queries per second from the median query time (robust to other load on the machine)."""
     await store.retrieve(queries[0], mode=mode)  # index and embed everything first
-
-    async def run() -> None:
-        for query in queries:
-            await store.retrieve(query, k=5, mode=mode)
-
-    return len(queries) / await timed(run)
+    times = [await timed(lambda q=query: store.retrieve(q, k=5, mode=mode)) for query in queries]
+    return 1 / statistics.median(times)
 
 
 async def incremental_vs_rebuild(chunks: list[str], extra: list[str],
                                  mode: RetrievalMode) -> tuple[float, float]:
-    """Seconds per (add one record, query) on a warm store, and for a fresh full build."""
+    """Median seconds of (add one record, query) on a warm store, and of a full rebuild."""
     store = build(chunks, HashEmbedder())
     await store.retrieve(extra[0], mode=mode)
 
-    async def grow() -> None:
-        for text in extra:
-            store.add(text, source="dialogue")
-            await store.retrieve(text, mode=mode)
+    async def add_and_query(text: str) -> None:
+        store.add(text, source="dialogue")
+        await store.retrieve(text, mode=mode)
 
-    per_add = await timed(grow) / len(extra)
-    rebuild = await timed(lambda: build(chunks + extra[:1], HashEmbedder())
-                          .retrieve(extra[0], mode=mode))
-    return per_add, rebuild
+    per_add = statistics.median([await timed(lambda t=text: add_and_query(t)) for text in extra])
+    rebuilds = [await timed(lambda: build(chunks + extra[:1], HashEmbedder())
+                            .retrieve(extra[0], mode=mode)) for _ in range(3)]
+    return per_add, statistics.median(rebuilds)
 
 
 async def lexical_parts(chunks: list[str]) -> tuple[float, float]:
