@@ -1,0 +1,174 @@
+"""The call log: one ``CallRecord`` per model call, the lines of a run's ``calls.jsonl``.
+
+Every call a seat makes goes through a ``SeatModel``, which tags the request with the seat
+(and a default purpose), times it, and writes one record to the run's ``CallLog`` as soon
+as the call ends, including failed calls. For structured calls
+(``generate_object`` through a seat model) each attempt's record carries the raw text and
+either the parsed object or why it did not parse, so the log shows what the model said
+and what the agent made of it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request, Response, Usage
+from jubensha.llm.structured import ParseFailure, current_attempt
+from jubensha.llm.wrappers import ModelWrapper
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class CallRecord(BaseModel):
+    """One model call as the run log keeps it."""
+
+    index: int = Field(-1, description="Position in the run's call log (set by CallLog).")
+    time: str = Field(default_factory=_now, description="When the call started (UTC).")
+    purpose: str = ""
+    seat: str | None = None
+    model: str
+    sample: int = 0
+    messages: list[Message]
+    config: GenerateConfig
+    json_schema: str | dict[str, Any] | None = Field(
+        None, description="The schema's title when it has one, else the schema itself.")
+    raw: str | None = Field(None, description="The reply text; None when the call failed.")
+    parsed: Any = Field(None, description="The validated object of a structured call.")
+    parse_error: str | None = None
+    attempt: int | None = Field(None, description="1-based attempt of a structured call.")
+    usage: Usage = Field(default_factory=Usage)
+    origin: Literal["live", "cache", "replay"] = "live"
+    finish_reason: str | None = None
+    notes: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+@runtime_checkable
+class CallSink(Protocol):
+    """Where records go; a run folder appends them to ``calls.jsonl``."""
+
+    def write(self, record: CallRecord) -> None: ...
+
+
+class MemorySink:
+    """Keeps records in a list (tests, and runs that write nothing)."""
+
+    def __init__(self) -> None:
+        self.records: list[CallRecord] = []
+
+    def write(self, record: CallRecord) -> None:
+        self.records.append(record)
+
+
+class JsonlSink:
+    """Appends one JSON line per record and flushes it, so a crash loses nothing written."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def write(self, record: CallRecord) -> None:
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(record.model_dump_json() + "\n")
+
+
+def read_calls(path: Path) -> list[CallRecord]:
+    """The records of a ``calls.jsonl``; a bad line is an error naming the file and line."""
+    records = []
+    with Path(path).open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                records.append(CallRecord.model_validate_json(line))
+            except ValueError as error:
+                raise ValueError(f"{path}:{number}: not a call record: {error}") from None
+    return records
+
+
+class CallLog:
+    """Numbers the calls of one run (all seats share it) and hands each record to a sink."""
+
+    def __init__(self, sink: CallSink | None = None) -> None:
+        self.sink: CallSink = sink if sink is not None else MemorySink()
+        self.count = 0
+
+    def append(self, record: CallRecord) -> CallRecord:
+        record.index = self.count
+        self.count += 1
+        self.sink.write(record)
+        return record
+
+    def seat(self, model: Model, seat: str | None, purpose: str = "") -> SeatModel:
+        return SeatModel(model, self, seat=seat, purpose=purpose)
+
+
+class SeatModel(ModelWrapper):
+    """A seat's view of a shared model: tags requests and logs every call.
+
+    ``purpose`` is used for requests that set none. Closing a seat model leaves the shared
+    client open; whoever built the client closes it.
+    """
+
+    def __init__(self, inner: Model, log: CallLog | CallSink | None = None,
+                 seat: str | None = None, purpose: str = "") -> None:
+        super().__init__(inner)
+        self.log = log if isinstance(log, CallLog) else CallLog(log)
+        self.seat = seat
+        self.purpose = purpose
+
+    def with_purpose(self, purpose: str) -> SeatModel:
+        """The same seat and log, with another default purpose."""
+        return SeatModel(self.inner, self.log, self.seat, purpose)
+
+    def tag(self, request: Request) -> Request:
+        update: dict[str, Any] = {}
+        if self.seat is not None:
+            update["seat"] = self.seat
+        if not request.purpose and self.purpose:
+            update["purpose"] = self.purpose
+        return request.model_copy(update=update) if update else request
+
+    async def generate(self, request: Request) -> Response:
+        request = self.tag(request)
+        record = self._record(request)
+        try:
+            response = await self.inner.generate(request)
+        except ModelError as error:
+            record.error = f"{type(error).__name__}: {error}"
+            self.log.append(record)
+            raise
+        record.raw = response.text
+        record.usage = response.usage
+        record.origin = response.origin
+        record.finish_reason = response.finish_reason
+        record.notes = list(response.notes)
+        self._parse(record, request, response.text)
+        self.log.append(record)
+        return response
+
+    def _record(self, request: Request) -> CallRecord:
+        schema = request.json_schema
+        name = schema.get("title") if isinstance(schema, dict) else None
+        return CallRecord(purpose=request.purpose, seat=request.seat, model=self.inner.name,
+                          sample=request.sample, messages=request.messages,
+                          config=request.config, json_schema=name or schema)
+
+    @staticmethod
+    def _parse(record: CallRecord, request: Request, text: str) -> None:
+        attempt = current_attempt()
+        if attempt is None or request.json_schema != attempt.json_schema:
+            return
+        record.attempt = attempt.number
+        try:
+            record.parsed = attempt.parse(text).model_dump(mode="json")
+        except ParseFailure as failure:
+            record.parse_error = str(failure)
+
+    async def aclose(self) -> None:
+        """Leave the shared client open (see the class docstring)."""
