@@ -78,6 +78,10 @@ class TestRetrieve:
         with pytest.raises(ValueError, match="'dense' needs an embedder"):
             await _store().retrieve("knife", mode="dense")
 
+    async def test_unknown_mode_is_a_clear_error(self) -> None:
+        with pytest.raises(ValueError, match="unknown memory retrieval mode 'bm25'"):
+            await _store().retrieve("knife", mode="bm25")
+
     async def test_where_filters_on_fields_and_meta(self, embedder) -> None:
         store = _store(embedder)
         store.add("A torn letter was found in the garden.", source="clue", location="garden")

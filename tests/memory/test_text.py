@@ -91,10 +91,11 @@ class TestTokenize:
 class TestSentences:
     def test_english_rules(self) -> None:
         text = ('Mr. Smith left at 21:10. He was 1.8 m tall! "Run!" she cried. '
-                "Was it J. K. Rowling? At 9 p.m. he came back.\nA new line")
+                "Was it J. K. Rowling? At 9 p.m. he came back. I said no. So\nA new line")
         assert split_sentences(text) == [
             "Mr. Smith left at 21:10.", "He was 1.8 m tall!", '"Run!" she cried.',
-            "Was it J. K. Rowling?", "At 9 p.m. he came back.", "A new line"]
+            "Was it J. K. Rowling?", "At 9 p.m. he came back.", "I said no.", "So",
+            "A new line"]
 
     def test_chinese_rules(self) -> None:
         text = "“你好。”他说。我不知道……然后呢？好吧；再见！21:10他走了"

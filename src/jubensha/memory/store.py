@@ -9,7 +9,7 @@ records (see ``lexical`` and ``dense`` for what that costs).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -113,7 +113,7 @@ class MemoryStore:
                      **meta: Any) -> list[int]:
         """Remember a long text as chunks of at most ``max_tokens`` (default
         ``config.chunk_tokens``); each chunk's meta gets its ``chunk`` number."""
-        pieces = chunk(text, max_tokens or self.config.chunk_tokens)
+        pieces = chunk(text, self.config.chunk_tokens if max_tokens is None else max_tokens)
         return [self.add(piece, source=source, kind=kind, speaker=speaker, turn=turn,
                          **meta, chunk=i) for i, piece in enumerate(pieces)]
 
@@ -154,6 +154,9 @@ class MemoryStore:
     async def _ranking(self, query: str, mode: RetrievalMode | None,
                        where: Where | None) -> Ranking:
         mode = mode or self.config.mode
+        if mode not in get_args(RetrievalMode):
+            raise ValueError(f"unknown memory retrieval mode {mode!r}; expected one of "
+                             f"{', '.join(get_args(RetrievalMode))}")
         candidates = self._candidates(where)
         if not query.strip() or (candidates is not None and not len(candidates)):
             return rank(np.zeros(0))

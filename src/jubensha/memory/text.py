@@ -54,7 +54,7 @@ _CLAUSE_END_RE = re.compile(r"[，、：,:](?=\s)|[，、：]")
 _ATOM_RE = re.compile(f"[{_HAN}]|[^\\W_{_HAN}]+|\\S")
 _ABBREVIATIONS = frozenset({
     "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "mt", "capt", "col", "gen", "lt",
-    "sgt", "rev", "no", "vs", "fig", "inc", "ltd", "co",
+    "sgt", "rev", "vs", "fig", "inc", "ltd",
 })
 
 
