@@ -1,0 +1,77 @@
+"""Weighted mean and standard deviation, identification accuracy and reciprocal rank."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from jubensha.eval.stats import pooled_weighted, sample_mean_std, weighted_mean, weighted_std
+from jubensha.eval.votes import (
+    Vote,
+    culprit_rank,
+    identification,
+    mean_reciprocal_rank,
+    tally,
+)
+
+
+def test_weighted_mean_and_population_std_by_hand() -> None:
+    values, weights = [0.2, 0.5, 0.8], [1, 2, 1]
+    assert weighted_mean(values, weights) == pytest.approx(0.5)
+    # (1 * 0.09 + 2 * 0 + 1 * 0.09) / 4 = 0.045
+    assert weighted_std(values, weights) == pytest.approx(math.sqrt(0.045))
+
+
+def test_weights_are_normalised_and_equal_weights_give_the_plain_population_std() -> None:
+    values = [0.2, 0.5, 0.8]
+    assert weighted_std(values, [2, 4, 2]) == pytest.approx(weighted_std(values, [1, 2, 1]))
+    assert weighted_std(values, [1, 1, 1]) == pytest.approx(math.sqrt(0.06))
+
+
+def test_passes_use_the_sample_std_as_the_paper_prints_it() -> None:
+    # Three passes getting 0, 0 and 1 of 3 objective questions: the paper's ".111±.192".
+    summary = sample_mean_std([0.0, 0.0, 1 / 3])
+    assert summary.render() == "0.111±0.192"
+    assert sample_mean_std([0.4]).std == 0.0
+
+
+def test_pooled_weighted_spreads_over_every_pass_of_every_script() -> None:
+    # Script A (weight 1): passes 0.2, 0.4; script B (weight 3): passes 0.6, 0.6.
+    pooled = pooled_weighted([[0.2, 0.4], [0.6, 0.6]], [1, 3])
+    assert pooled.mean == pytest.approx((0.2 + 0.4 + 3 * 1.2) / 8)  # 0.525
+    variance = (0.325**2 + 0.125**2 + 6 * 0.075**2) / 8
+    assert pooled.std == pytest.approx(math.sqrt(variance))
+    assert pooled.n == 4
+
+
+def test_bad_weights_are_refused() -> None:
+    with pytest.raises(ValueError, match="weights"):
+        weighted_mean([1.0], [1, 2])
+    with pytest.raises(ValueError, match="not all zero"):
+        weighted_mean([1.0, 2.0], [0, 0])
+    with pytest.raises(ValueError, match="no values"):
+        sample_mean_std([])
+
+
+VOTES = [Vote(voter="A", target="M"), Vote(voter="B", target="M"), Vote(voter="C", target="A"),
+         Vote(voter="M", target="A"), Vote(voter="D", target=None)]
+
+
+def test_identification_accuracy_is_the_share_of_votes_on_the_murderer() -> None:
+    assert identification(VOTES, {"M"}).accuracy == pytest.approx(2 / 4)
+    assert identification(VOTES, {"M"}, murderers_vote=False).accuracy == pytest.approx(2 / 3)
+    assert identification(VOTES, {"M"}, abstentions=True).accuracy == pytest.approx(2 / 5)
+    assert identification([], {"M"}).accuracy == 0.0
+
+
+def test_culprit_rank_with_ties_and_mean_reciprocal_rank() -> None:
+    votes = {"A": 3, "M": 2, "B": 2}
+    assert culprit_rank(votes, {"M"}) == 2
+    assert culprit_rank(votes, {"M"}, ties="pessimistic") == 3
+    assert culprit_rank({"A": 3}, {"M"}) is None
+    assert culprit_rank({"A": 3}, {"M"}, candidates=["A", "M", "B"], ties="pessimistic") == 3
+    assert culprit_rank(tally(VOTES), {"M", "A"}) == 1  # two culprits: the best placed counts
+    assert mean_reciprocal_rank([2, 1, None]) == pytest.approx(0.5)
+    with pytest.raises(ValueError):
+        mean_reciprocal_rank([])
