@@ -1,0 +1,127 @@
+"""One game: seat the agents, run the procedure's stages in order, return the result.
+
+Everything random is derived from one seed: the turn order, each stage's generator (tie
+breaks, fallback targets) and each seat's sampling seed, which the agent passes to its model.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from jubensha.agents.base import Agent, CharacterSheet, SeatContext
+from jubensha.engine.events import GameEnded, StageStarted, VictimOutcome
+from jubensha.engine.procedure import Procedure
+from jubensha.engine.registry import stage_kind
+from jubensha.engine.stages import end_game
+from jubensha.engine.table import AskHook, EventSink, Table, VoteRecord
+from jubensha.engine.voting import Winner
+from jubensha.llm.base import Embedder, Model
+from jubensha.scripts.model import Language, Script
+
+
+@dataclass
+class Seat:
+    """Who plays a character: the agent, and the model and embedder bound to this seat."""
+
+    agent: Agent
+    model: Model | None = None
+    embedder: Embedder | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class GameResult(BaseModel):
+    script_id: str
+    procedure: str
+    seed: int
+    language: Language
+    order: list[str]
+    winner: Winner
+    outcomes: list[VictimOutcome]
+    votes: list[VoteRecord]
+    failures: int
+    events: int
+    duration_s: float
+
+
+class GameSetupError(ValueError):
+    """Seats that do not match the script's characters."""
+
+
+def seat_seed(seed: int, name: str) -> int:
+    """The sampling seed of seat ``name`` in a game played with ``seed``."""
+    return random.Random(f"{seed}:seat:{name}").randrange(2**31)
+
+
+def turn_order(names: Sequence[str], seed: int, shuffle: bool = True) -> list[str]:
+    order = list(names)
+    if shuffle:
+        random.Random(f"{seed}:order").shuffle(order)
+    return order
+
+
+class Game:
+    def __init__(self, script: Script, procedure: Procedure, seats: Mapping[str, Seat], *,
+                 seed: int = 0, language: Language | None = None, shuffle: bool = True,
+                 sinks: Sequence[EventSink] = (), on_ask: AskHook | None = None,
+                 decision_timeout_s: float | None = None):
+        missing = [name for name in script.names if name not in seats]
+        unknown = [name for name in seats if name not in script.names]
+        if missing or unknown:
+            raise GameSetupError(f"seats must be the script's characters: missing {missing}, "
+                                 f"unknown {unknown}")
+        self.script = script
+        self.procedure = procedure
+        self.seats = dict(seats)
+        self.seed = seed
+        self.language: Language = language or script.language
+        self.table = Table(script, procedure, {n: s.agent for n, s in seats.items()},
+                           turn_order(script.names, seed, shuffle), seed=seed,
+                           language=self.language, sinks=sinks, on_ask=on_ask,
+                           decision_timeout_s=decision_timeout_s)
+
+    def sheet(self, name: str) -> CharacterSheet:
+        sheet = CharacterSheet.for_seat(self.script, name)
+        return sheet.model_copy(update={"language": self.language})
+
+    async def run(self) -> GameResult:
+        started = time.perf_counter()
+        table = self.table
+        for name in table.seats:
+            seat = self.seats[name]
+            context = SeatContext(sheet=self.sheet(name), model=seat.model,
+                                  embedder=seat.embedder, seed=seat_seed(self.seed, name),
+                                  options=seat.options)
+            try:
+                await seat.agent.start(context)
+            except Exception as exc:  # noqa: BLE001  (the seat plays on with what it has)
+                await table.fail(name, "start", f"{type(exc).__name__}: {exc}", None)
+        specs = self.procedure.stages
+        for index, (spec, stage_id) in enumerate(zip(specs, self.procedure.stage_ids(),
+                                                     strict=True)):
+            kind = stage_kind(spec.kind)
+            table.begin_stage(index, stage_id)
+            if kind.skip is not None and kind.skip(spec, table):
+                continue
+            title = spec.title or table.host_text("title", kind=spec.kind, id=spec.id)
+            await table.emit(StageStarted(kind=spec.kind, title=title))
+            await kind.run(spec, table)
+        if not table.state.ended and table.state.outcomes:
+            table.begin_stage(len(specs), "end")
+            await end_game(table, audience=[], truth=False)
+        return self.result(time.perf_counter() - started)
+
+    def result(self, duration_s: float) -> GameResult:
+        table = self.table
+        ended = [event for event in table.events if isinstance(event, GameEnded)]
+        won = ended[-1].winner if ended else "none"
+        return GameResult(script_id=self.script.id, procedure=self.procedure.name,
+                          seed=self.seed, language=self.language, order=table.seats,
+                          winner=won, outcomes=table.state.outcomes, votes=table.state.votes,
+                          failures=table.failures, events=len(table.events),
+                          duration_s=round(duration_s, 3))

@@ -1,0 +1,112 @@
+"""The registry of stage kinds: a stage kind is an options model plus an async runner.
+
+A procedure names stages by ``kind``; the engine looks the kind up here, validates the
+stage's options with the kind's model and runs it with the table (``engine.table.Table``).
+Other packages add kinds with ``@register_stage(TheirSpec)`` in their own module; to make a
+kind usable by name from YAML or the CLI without an import, the module is declared as an
+entry point in the ``jubensha.stages`` group, which is loaded the first time a name is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from importlib import metadata
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from jubensha.engine.table import Table
+
+ENTRY_POINT_GROUP = "jubensha.stages"
+
+
+class StageSpec(BaseModel):
+    """Options common to every stage. Subclasses fix ``kind`` with a ``Literal`` default."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str
+    id: str = Field("", description="Name used in events' `stage` field; default: the kind, "
+                                    "numbered when it repeats.")
+    title: str = Field("", description="Header shown in transcripts; default: the host's "
+                                       "title for the kind, in the game's language.")
+
+    def scaled(self, *, rounds: int | None = None, questions: int | None = None) -> StageSpec:
+        """This stage with the game's ``--rounds`` / ``--questions`` applied; kinds that have
+        open rounds override it, the others ignore both."""
+        return self
+
+
+S = TypeVar("S", bound=StageSpec)
+Runner = Callable[[Any, "Table"], Awaitable[None]]
+Skip = Callable[[Any, "Table"], bool]
+
+
+@dataclass(frozen=True)
+class StageKind:
+    kind: str
+    spec: type[StageSpec]
+    run: Runner
+    skip: Skip | None = None
+    """Optional test: when it returns True the stage is left out (no StageStarted event)."""
+
+
+class UnknownName(KeyError):
+    """A stage kind or preset that nobody registered; the message lists the known ones."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+_KINDS: dict[str, StageKind] = {}
+_plugins_loaded = False
+
+
+def kind_of(spec: type[StageSpec]) -> str:
+    """The kind a spec class declares as the default of its ``kind`` field."""
+    default = spec.model_fields["kind"].default
+    if not isinstance(default, str) or not default:
+        raise TypeError(f"{spec.__name__}.kind needs a Literal default naming the kind")
+    return default
+
+
+def register_stage(spec: type[S], *, skip: Skip | None = None
+                   ) -> Callable[[Runner], Runner]:
+    """Decorator registering ``runner(spec, table)`` for the kind ``spec`` declares."""
+
+    def decorate(runner: Runner) -> Runner:
+        name = kind_of(spec)
+        _KINDS[name] = StageKind(kind=name, spec=spec, run=runner, skip=skip)
+        return runner
+
+    return decorate
+
+
+def load_plugins() -> None:
+    """Import every module declared in the ``jubensha.stages`` entry-point group, once."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        loaded = entry.load()  # a module registers on import; a function registers when called
+        if callable(loaded):
+            loaded()
+
+
+def stage_kind(name: str) -> StageKind:
+    """The registered kind ``name``; UnknownName lists the known kinds."""
+    if name not in _KINDS:
+        load_plugins()
+    try:
+        return _KINDS[name]
+    except KeyError:
+        known = ", ".join(sorted(_KINDS))
+        raise UnknownName(f"unknown stage kind {name!r} (known: {known})") from None
+
+
+def stage_kinds() -> dict[str, StageKind]:
+    load_plugins()
+    return dict(sorted(_KINDS.items()))

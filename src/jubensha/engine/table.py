@@ -1,0 +1,204 @@
+"""The table: what a stage runner works with while it runs.
+
+A runner reads the script (the engine may; agents never do), the seats in turn order and
+the shared state; it makes events happen with ``emit`` (the runner states the audience, the
+table numbers the event, logs it and hands it to exactly the seats that may see it); it asks
+seats for decisions with ``ask``, which never raises: a failed or invalid answer becomes a
+``Failure`` event (log only) and the runner's fallback action. ``rng`` is seeded per stage so
+tie breaks and fallbacks do not depend on what ran before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import random
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from jubensha.agents.base import Agent
+from jubensha.engine.decisions import (
+    Accusation,
+    Action,
+    Decision,
+    Investigate,
+    Questions,
+    Rating,
+    Speak,
+    Speech,
+    Vote,
+)
+from jubensha.engine.events import Accused, Event, Failure, HostSpoke, VictimOutcome
+from jubensha.prompts import render
+from jubensha.scripts.model import Language, Script
+
+if TYPE_CHECKING:
+    from jubensha.engine.procedure import Procedure
+
+EventSink = Callable[[Event], Awaitable[None] | None]
+"""Receives every event, whatever its audience (the run log, a live transcript)."""
+
+AskHook = Callable[[str, Decision], None]
+"""Told which seat is being asked what, before it answers (progress displays)."""
+
+Check = Callable[[Any], tuple[Any, str | None]]
+"""Validates an action: returns the action to use and, when it had to change it, why."""
+
+EXPECTED_ACTIONS: dict[str, tuple[type[BaseModel], ...]] = {
+    "speak": (Speech,), "ask": (Questions,), "turn": (Questions, Investigate),
+    "rate": (Rating,), "accuse": (Accusation,), "vote": (Vote,),
+}
+"""Decision type to the action types that answer it; stage kinds with new decisions add here."""
+
+
+class VoteRecord(BaseModel):
+    """One round of ballots for one victim (``None``: the murderer); round 2 is a re-vote."""
+
+    victim: str | None
+    round: int = 1
+    ballots: dict[str, str | None]
+
+
+@dataclass
+class TableState:
+    """What stages share: the current act, released clues, accusations, votes, outcomes.
+    ``extra`` is free space for stage kinds defined outside the engine."""
+
+    act: int = 1
+    released: set[str] = field(default_factory=set)
+    accusations: list[Accused] = field(default_factory=list)
+    votes: list[VoteRecord] = field(default_factory=list)
+    outcomes: list[VictimOutcome] = field(default_factory=list)
+    ended: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def purpose_of(decision: BaseModel) -> str:
+    """The label a decision's calls and failures carry (the speech kind for speeches)."""
+    if isinstance(decision, Speak):
+        return decision.kind
+    return str(getattr(decision, "type", type(decision).__name__))
+
+
+class Table:
+    def __init__(self, script: Script, procedure: Procedure, agents: Mapping[str, Agent],
+                 order: Sequence[str], *, seed: int, language: Language,
+                 sinks: Sequence[EventSink] = (), on_ask: AskHook | None = None,
+                 decision_timeout_s: float | None = None):
+        self.script = script
+        self.procedure = procedure
+        self.agents = dict(agents)
+        self.seats = list(order)
+        self.seed = seed
+        self.language = language
+        self.state = TableState()
+        self.events: list[Event] = []
+        self.rng = random.Random(f"{seed}:table")
+        self.stage = ""
+        self.round: int | None = None
+        self._sinks = list(sinks)
+        self._on_ask = on_ask
+        self._timeout = decision_timeout_s
+
+    # -- who is at the table -------------------------------------------------------------
+    def others(self, seat: str) -> list[str]:
+        return [other for other in self.seats if other != seat]
+
+    @property
+    def murderers(self) -> list[str]:
+        return [name for name in self.script.murderers if name in self.seats]
+
+    @property
+    def failures(self) -> int:
+        return sum(isinstance(event, Failure) for event in self.events)
+
+    def begin_stage(self, index: int, stage_id: str) -> None:
+        self.stage = stage_id
+        self.round = None
+        self.rng = random.Random(f"{self.seed}:stage:{index}")
+
+    # -- events ----------------------------------------------------------------------------
+    async def emit(self, event: Event) -> Event:
+        """Number the event, log it, and deliver it to every seat in its audience."""
+        event = event.model_copy(update={
+            "index": len(self.events),
+            "stage": event.stage or self.stage,
+            "round": self.round if event.round is None else event.round,
+        })
+        self.events.append(event)
+        for sink in self._sinks:
+            result = sink(event)
+            if inspect.isawaitable(result):
+                await result
+        for seat in self.seats:
+            if event.visible_to(seat):
+                try:
+                    await self.agents[seat].observe(event)
+                except Exception as exc:  # noqa: BLE001  (a seat's bug must not stop the game)
+                    await self._record_failure(seat, "observe", exc, None)
+        return event
+
+    def host_text(self, name: str, **values: Any) -> str:
+        """A host line from ``prompts/host/<lang>/<name>.j2``."""
+        return render("host", name, self.language, **values)
+
+    async def say(self, name: str, *, to: str | None = None, private: bool = False,
+                  **values: Any) -> HostSpoke:
+        """The host speaks a templated line, to everyone or (``private``) to seat ``to``."""
+        return await self.announce(self.host_text(name, to=to, **values), to=to,
+                                   private=private)
+
+    async def announce(self, text: str, *, to: str | None = None,
+                       private: bool = False) -> HostSpoke:
+        """The host says ``text`` (already in the game's language)."""
+        audience: Any = [to] if private and to else "public"
+        event = await self.emit(HostSpoke(text=text, to=to, audience=audience))
+        assert isinstance(event, HostSpoke)
+        return event
+
+    # -- decisions -------------------------------------------------------------------------
+    async def ask(self, seat: str, decision: Decision, *, fallback: Callable[[], Action],
+                  check: Check | None = None) -> Action:
+        """The seat's action for ``decision``; never raises (failures fall back, recorded)."""
+        decision = decision.model_copy(update={"stage": self.stage, "round": self.round})
+        if self._on_ask is not None:
+            self._on_ask(seat, decision)
+        purpose = purpose_of(decision)
+        try:
+            action = await asyncio.wait_for(self.agents[seat].decide(decision), self._timeout)
+        except Exception as exc:  # noqa: BLE001  (any failure of a seat becomes a fallback)
+            return await self._record_failure(seat, purpose, exc, fallback())
+        expected = EXPECTED_ACTIONS.get(decision.type, ())
+        if expected and not isinstance(action, expected):
+            names = " or ".join(kind.__name__ for kind in expected)
+            return await self.fail(seat, purpose, f"returned {type(action).__name__}, "
+                                   f"expected {names}", fallback())
+        if check is not None:
+            fixed, problem = check(action)
+            if problem:
+                return await self.fail(seat, purpose, f"invalid action: {problem}", fixed,
+                                       {"action": action.model_dump(mode="json")})
+        return action
+
+    async def ask_all(self, asks: Sequence[tuple[str, Decision, Callable[[], Action],
+                                                 Check | None]]) -> list[Action]:
+        """Independent decisions (e.g. votes) asked concurrently; results in input order."""
+        return list(await asyncio.gather(*(
+            self.ask(seat, decision, fallback=fallback, check=check)
+            for seat, decision, fallback, check in asks)))
+
+    async def fail(self, seat: str, purpose: str, error: str, fallback: Any,
+                   details: dict[str, Any] | None = None) -> Any:
+        """Record a Failure (log only) and return the fallback that replaces the action."""
+        text = fallback.model_dump_json() if isinstance(fallback, BaseModel) else ""
+        await self.emit(Failure(seat=seat, purpose=purpose, error=error, fallback=text,
+                                details=details or {}, audience=[]))
+        return fallback
+
+    async def _record_failure(self, seat: str, purpose: str, exc: BaseException,
+                              fallback: Any) -> Any:
+        error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return await self.fail(seat, purpose, error, fallback)

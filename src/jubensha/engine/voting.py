@@ -1,0 +1,148 @@
+"""Counting votes and deciding who won, under rules that the procedure configures.
+
+The papers differ: ThinkThrice eliminates the seat with the most votes (self-votes allowed);
+PLAYER* eliminates any seat with at least 50% of the ballots and assumes a murderer never
+votes for themself, and asks for one vote per victim when a script has several. Each of these
+is a field of ``VotingRules`` so a procedure can state which game it plays.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from jubensha.engine.events import VictimOutcome
+from jubensha.scripts.model import Script
+
+Ballots = Mapping[str, str | None]
+"""Voter name to the seat they voted for; ``None`` is an abstention."""
+
+Winner = Literal["civilians", "murderers", "none"]
+
+
+class VotingRules(BaseModel):
+    """How ballots become eliminations, and eliminations a winner."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    method: Literal["plurality", "threshold"] = Field(
+        "plurality",
+        description="plurality: the most votes; threshold: at least `threshold` of all "
+        "ballots, abstentions included (PLAYER*: 0.5).",
+    )
+    threshold: float = Field(0.5, gt=0, le=1)
+    ties: Literal["none", "all", "random", "revote"] = Field(
+        "none",
+        description="A tie for the lead eliminates no one, all tied seats, one at random "
+        "(seeded), or triggers one re-vote among the tied (still tied: no one).",
+    )
+    self_vote: Literal["allowed", "not_murderers", "nobody"] = Field(
+        "allowed",
+        description="Who may vote for themself: everyone, everyone but the murderers "
+        "(PLAYER*'s assumption), or nobody.",
+    )
+    per_victim: Literal["auto", "always", "never"] = Field(
+        "auto", description="One vote per victim: auto does so when there are several victims."
+    )
+    civilians_win: Literal["all_victims", "majority_of_victims", "all_murderers"] = Field(
+        "all_victims",
+        description="all_victims: every victim's vote eliminates one of its killers; "
+        "majority_of_victims: more than half do; all_murderers: every murderer is "
+        "eliminated by some vote.",
+    )
+
+
+@dataclass
+class Count:
+    """The result of counting one vote: who is out, or whom a re-vote is among."""
+
+    tally: dict[str, int]
+    eliminated: list[str] = field(default_factory=list)
+    revote_among: list[str] = field(default_factory=list)
+
+
+def tally(ballots: Ballots) -> dict[str, int]:
+    """Votes per seat, most votes first, ties by name (abstentions are not counted)."""
+    counts = Counter(target for target in ballots.values() if target is not None)
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def count_votes(ballots: Ballots, rules: VotingRules, rng: random.Random,
+                *, revote_allowed: bool = True) -> Count:
+    """Apply the method and the tie rule to one set of ballots."""
+    counts = tally(ballots)
+    qualified = counts
+    if rules.method == "threshold":
+        need = rules.threshold * len(ballots)
+        qualified = {seat: n for seat, n in counts.items() if n >= need}
+    if not qualified:
+        return Count(counts)
+    top = max(qualified.values())
+    leaders = [seat for seat, n in qualified.items() if n == top]
+    if len(leaders) == 1:
+        return Count(counts, eliminated=leaders)
+    if rules.ties == "all":
+        return Count(counts, eliminated=leaders)
+    if rules.ties == "random":
+        return Count(counts, eliminated=[rng.choice(sorted(leaders))])
+    if rules.ties == "revote" and revote_allowed:
+        return Count(counts, revote_among=leaders)
+    return Count(counts)
+
+
+def candidates_for(voter: str, seats: Sequence[str], murderers: Sequence[str],
+                   rules: VotingRules, among: Sequence[str] | None = None) -> list[str]:
+    """The seats ``voter`` may vote for (``among`` narrows them for a re-vote)."""
+    pool = list(among) if among is not None else list(seats)
+    if rules.self_vote == "nobody" or (rules.self_vote == "not_murderers"
+                                       and voter in murderers):
+        pool = [seat for seat in pool if seat != voter]
+    return pool
+
+
+def victims_to_vote(script: Script, rules: VotingRules) -> list[str | None]:
+    """One vote per victim, or a single vote (``None``) for "the murderer"."""
+    names = [victim.name for victim in script.victims]
+    several = rules.per_victim == "always" or (rules.per_victim == "auto" and len(names) > 1)
+    return list(names) if several and names else [None]
+
+
+def killers_of(script: Script, victim: str | None) -> list[str]:
+    """Who killed ``victim``: the truth's kill, else characters' ``killed``, else all murderers."""
+    if victim is None:
+        return script.murderers
+    if script.truth is not None:
+        for kill in script.truth.kills:
+            if kill.victim == victim:
+                return list(kill.killers)
+    by_character = [c.name for c in script.characters if victim in c.killed]
+    return by_character or script.murderers
+
+
+def outcome(script: Script, victim: str | None, ballots: Ballots,
+            eliminated: Sequence[str]) -> VictimOutcome:
+    """One victim's result: caught when an eliminated seat is one of its killers."""
+    killers = killers_of(script, victim)
+    return VictimOutcome(victim=victim, tally=tally(ballots), eliminated=list(eliminated),
+                         murderers=killers, caught=bool(set(eliminated) & set(killers)))
+
+
+def winner(outcomes: Sequence[VictimOutcome], murderers: Sequence[str],
+           rules: VotingRules) -> Winner:
+    """Which side won; ``none`` when nobody voted or the script names no murderer."""
+    if not outcomes or not murderers:
+        return "none"
+    caught = [o.caught for o in outcomes]
+    if rules.civilians_win == "all_victims":
+        civilians = all(caught)
+    elif rules.civilians_win == "majority_of_victims":
+        civilians = 2 * sum(caught) > len(caught)
+    else:
+        eliminated = {seat for o in outcomes for seat in o.eliminated}
+        civilians = set(murderers) <= eliminated
+    return "civilians" if civilians else "murderers"
