@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from jubensha.runs.commands import play, replay
 from jubensha.scripts.commands import app as scripts_app
 
 app = typer.Typer(
@@ -13,6 +14,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(scripts_app, name="scripts")
+app.command()(play)
+app.command()(replay)
 
 
 if __name__ == "__main__":

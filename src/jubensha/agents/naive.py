@@ -1,0 +1,251 @@
+"""The naive agent (architecture ``naive``): one prompt per decision, no memory tricks.
+
+It answers from its character sheet and the most recent events it saw, picks whom to
+question and what to ask with a schema whose ``target`` is an enum of the candidates, and
+votes the same way. Prompts are short on purpose: the default local model has a small
+context window, so the story and the history each have a character budget.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from jubensha.agents.base import Agent, SeatContext
+from jubensha.engine.decisions import (
+    Accusation,
+    Accuse,
+    Action,
+    AskQuestions,
+    CastVote,
+    Decision,
+    Investigate,
+    Questions,
+    RateStatement,
+    Rating,
+    Speak,
+    Speech,
+    TakeTurn,
+    Vote,
+)
+from jubensha.engine.events import ActStarted, ClueRevealed, Event, HostSpoke
+from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request
+from jubensha.llm.structured import choice_schema, generate_object
+from jubensha.prompts import render
+from jubensha.scripts.model import ActSheet
+
+
+class NaiveConfig(BaseModel):
+    """Budgets and sampling; set per seat with ``naive:key=value+key=value``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    story_chars: int = Field(1400, ge=100, description="Budget for the private story.")
+    history_chars: int = Field(1200, ge=0, description="Budget for recent events.")
+    clue_chars: int = Field(500, ge=0, description="Budget for the clues known.")
+    sentences: int = Field(3, ge=1, description="Asked length of a speech.")
+    max_tokens: int = Field(160, ge=16, description="Token limit of a speech.")
+    speech_chars: int = Field(800, ge=50, description="A longer speech is cut.")
+    temperature: float = Field(0.7, ge=0)
+    attempts: int = Field(2, ge=1, description="Tries for a structured reply.")
+
+    @classmethod
+    def parse(cls, option: str) -> NaiveConfig:
+        """``"history_chars=800+temperature=0.2"`` → a config; errors name the option."""
+        pairs: dict[str, str] = {}
+        for part in filter(None, option.split("+")):
+            key, sep, value = part.partition("=")
+            if not sep:
+                raise ValueError(f"naive option {part!r}: write key=value "
+                                 f"(keys: {', '.join(cls.model_fields)})")
+            pairs[key.strip()] = value.strip()
+        try:
+            return cls.model_validate(pairs)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
+                                 for e in exc.errors())
+            raise ValueError(f"naive options {option!r}: {problems}") from None
+
+
+class RatingReply(BaseModel):
+    trust: int = Field(ge=0, le=2)
+    doubt: int = Field(ge=0, le=2)
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, cut at a word boundary with an ellipsis."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    return cut.rstrip(",;:") + "…"
+
+
+def recent(lines: list[str], budget: int) -> list[str]:
+    """The newest lines whose total length fits ``budget``, oldest first."""
+    kept: list[str] = []
+    used = 0
+    for line in reversed(lines):
+        if used + len(line) > budget:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    return kept[::-1]
+
+
+def questions_schema(candidates: list[str], count: int) -> type[BaseModel]:
+    return create_model("Questions", target=(Literal[tuple(candidates)], ...),
+                        questions=(list[str], Field(min_length=count, max_length=count)))
+
+
+def turn_schema(candidates: list[str], locations: list[str]) -> type[BaseModel]:
+    fields: dict[str, Any] = {
+        "action": (Literal["ask", "investigate"] if locations else Literal["ask"], ...),
+        "target": (Literal[tuple(candidates)], ...),
+        "question": (str, ...),
+    }
+    if locations:
+        fields["location"] = (Literal[tuple(locations)], ...)
+    return create_model("Turn", **fields)
+
+
+class NaiveAgent(Agent):
+    architecture = "naive"
+
+    def __init__(self, config: NaiveConfig | None = None):
+        self.config = config or NaiveConfig()
+        self.history: list[str] = []
+        self.clues: list[str] = []
+        self.act_sheet: ActSheet | None = None
+
+    @classmethod
+    def from_option(cls, option: str) -> NaiveAgent:
+        return cls(NaiveConfig.parse(option))
+
+    async def start(self, seat: SeatContext) -> None:
+        await super().start(seat)
+        self.lang = seat.sheet.language
+        self.name = seat.sheet.me.name
+        self.act_sheet = seat.sheet.me.act_sheet(1)
+
+    async def observe(self, event: Event) -> None:
+        if isinstance(event, ActStarted) and event.sheet is not None:
+            self.act_sheet = event.sheet
+            return
+        if isinstance(event, ClueRevealed):
+            self.clues.append(render("naive", "line", self.lang, **event.model_dump()))
+            return
+        if isinstance(event, HostSpoke):
+            return
+        line = render("naive", "line", self.lang, **event.model_dump())
+        if line:
+            self.history.append(line)
+
+    async def decide(self, decision: Decision) -> Action:
+        if isinstance(decision, Speak):
+            return await self.speak(decision)
+        if isinstance(decision, AskQuestions):
+            return await self.ask(decision)
+        if isinstance(decision, CastVote):
+            reply = await self.choose("vote", decision.candidates, victim=decision.victim,
+                                      accused=decision.accused)
+            return Vote(target=reply.target, reason=reply.reason)
+        if isinstance(decision, Accuse):
+            reply = await self.choose("accuse", decision.candidates)
+            return Accusation(target=reply.target, reason=reply.reason)
+        if isinstance(decision, RateStatement):
+            return await self.rate(decision)
+        if isinstance(decision, TakeTurn):
+            return await self.turn(decision)
+        raise ModelError(f"the naive agent cannot answer a {decision.type!r} decision")
+
+    # -- prompts -------------------------------------------------------------------------
+    def system(self) -> str:
+        sheet = self.seat.sheet
+        me = sheet.me
+        timeline = " ".join(f"{t.time} {t.text}" if t.time else t.text for t in me.timeline)
+        act = self.act_sheet
+        act_text = clip(act.text, self.config.story_chars // 2) if act and act.act > 1 else ""
+        goals = (act.goals if act and act.goals else me.final_goals) or (
+            [me.mission] if me.mission else [])
+        return render("naive", "system", self.lang, me=me.name, title=sheet.title,
+                      background=clip(sheet.background, 600), rules=clip(sheet.rules, 300),
+                      others=[o.name for o in sheet.others], description=me.description,
+                      story=clip(me.story, self.config.story_chars),
+                      timeline=clip(timeline, self.config.story_chars // 2),
+                      act_text=act_text, goals=goals,
+                      clues=recent(self.clues, self.config.clue_chars),
+                      murderer=sheet.is_murderer, secrets=me.secrets)
+
+    def messages(self, template: str, **values: Any) -> list[Message]:
+        history = recent(self.history, self.config.history_chars)
+        user = render("naive", template, self.lang, history=history, me=self.name, **values)
+        return [Message(role="system", content=self.system()), Message(role="user", content=user)]
+
+    def request(self, purpose: str, messages: list[Message], max_tokens: int) -> Request:
+        config = GenerateConfig(temperature=self.config.temperature, max_tokens=max_tokens,
+                                seed=self.seat.seed)
+        return Request(messages=messages, config=config, purpose=purpose, seat=self.name)
+
+    @property
+    def model(self) -> Model:
+        if self.seat.model is None:
+            raise ModelError(f"seat {self.name!r} has no model")
+        return self.seat.model
+
+    async def structured(self, purpose: str, messages: list[Message],
+                         schema: type[BaseModel]) -> Any:
+        result = await generate_object(self.model, self.request(purpose, messages, 200),
+                                       schema, attempts=self.config.attempts, lang=self.lang)
+        return result.value
+
+    # -- decisions -----------------------------------------------------------------------
+    async def speak(self, decision: Speak) -> Speech:
+        question = decision.question
+        messages = self.messages("speak", prompt=decision.prompt, sentences=self.config.sentences,
+                                 question=question.model_dump() if question else None)
+        response = await self.model.generate(
+            self.request(decision.kind, messages, self.config.max_tokens))
+        text = clean_speech(response.text, self.name, self.config.speech_chars)
+        if not text:
+            raise ModelError(f"empty {decision.kind} from the model")
+        return Speech(text=text)
+
+    async def ask(self, decision: AskQuestions) -> Questions:
+        schema = questions_schema(decision.candidates, decision.count)
+        reply = await self.structured("ask", self.messages(
+            "ask", candidates=decision.candidates, count=decision.count), schema)
+        return Questions(target=reply.target, questions=reply.questions)
+
+    async def choose(self, purpose: Literal["vote", "accuse"], candidates: list[str],
+                     **values: Any) -> Any:
+        schema = choice_schema(candidates, field_name="target", name=purpose.capitalize())
+        return await self.structured(purpose, self.messages(
+            purpose, candidates=candidates, **values), schema)
+
+    async def rate(self, decision: RateStatement) -> Rating:
+        statement = decision.statement
+        reply = await self.structured("rate", self.messages(
+            "rate", speaker=statement.speaker, statement=statement.text), RatingReply)
+        return Rating(trust=reply.trust, doubt=reply.doubt)
+
+    async def turn(self, decision: TakeTurn) -> Questions | Investigate:
+        schema = turn_schema(decision.candidates, decision.locations)
+        reply = await self.structured("turn", self.messages(
+            "turn", candidates=decision.candidates, locations=decision.locations), schema)
+        if reply.action == "investigate":
+            return Investigate(location=reply.location)
+        return Questions(target=reply.target, questions=[reply.question])
+
+
+_SPEAKER_PREFIX = r"^\s*(?:\*\*)?{name}(?:\*\*)?\s*[:：]\s*"
+
+
+def clean_speech(text: str, name: str, limit: int) -> str:
+    """Model text as a line of speech: no ``Name:`` prefix, no wrapping quotes, bounded."""
+    text = re.sub(_SPEAKER_PREFIX.format(name=re.escape(name)), "", text.strip())
+    text = text.strip().strip('"“”').strip()
+    return clip(text, limit)
+

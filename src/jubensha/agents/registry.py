@@ -1,0 +1,73 @@
+"""Agents by name: ``make_agent("naive")``, ``make_agent("thinkthrice:mr+sr")``.
+
+A name is ``ARCH`` or ``ARCH:OPTION``; the option string goes to the architecture's factory,
+which parses it (and says what is wrong with it). Each architecture is one line of
+``ARCHITECTURES``, a ``module:function`` path imported only when used, so an architecture's
+dependencies load only when someone plays it. ``register_architecture`` adds one at run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import import_module
+
+from jubensha.agents.base import Agent
+
+Factory = Callable[[str], Agent]
+"""Builds a fresh agent (one per seat) from the option string ("" when there is none)."""
+
+ARCHITECTURES: dict[str, str] = {
+    "naive": "jubensha.agents.naive:NaiveAgent.from_option",
+}
+DEFAULT_ARCHITECTURE = "naive"
+
+_FACTORIES: dict[str, Factory] = {}
+
+
+class AgentSpecError(ValueError):
+    """An unknown architecture or an option it rejects; the message says which and why."""
+
+
+def register_architecture(name: str, factory: Factory) -> None:
+    _FACTORIES[name] = factory
+
+
+def architectures() -> list[str]:
+    return sorted({*ARCHITECTURES, *_FACTORIES})
+
+
+def split_spec(spec: str) -> tuple[str, str]:
+    """``"thinkthrice:mr+sr"`` → ``("thinkthrice", "mr+sr")``."""
+    name, _, option = spec.strip().partition(":")
+    return name.strip().lower(), option.strip()
+
+
+def _factory(name: str) -> Factory:
+    if name in _FACTORIES:
+        return _FACTORIES[name]
+    if name not in ARCHITECTURES:
+        raise AgentSpecError(f"unknown architecture {name!r} (known: "
+                             f"{', '.join(architectures())})")
+    module, _, attribute = ARCHITECTURES[name].partition(":")
+    target: object = import_module(module)
+    for part in attribute.split("."):
+        target = getattr(target, part)
+    if not callable(target):
+        raise TypeError(f"{ARCHITECTURES[name]} is not callable")
+    return target  # type: ignore[return-value]
+
+
+def make_agent(spec: str) -> Agent:
+    """A new agent for ``spec``; AgentSpecError when the name or its option is wrong."""
+    name, option = split_spec(spec)
+    factory = _factory(name)
+    try:
+        return factory(option)
+    except (ValueError, TypeError) as exc:
+        raise AgentSpecError(f"architecture {spec!r}: {exc}") from None
+
+
+def check_agent_spec(spec: str) -> str:
+    """Validate ``spec`` by building one agent; returns it stripped."""
+    make_agent(spec)
+    return spec.strip()

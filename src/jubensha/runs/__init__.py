@@ -1,0 +1,1 @@
+"""Experiments: run folders, the run log, batches, resume, reports."""

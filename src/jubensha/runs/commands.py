@@ -1,0 +1,170 @@
+"""`jubensha play` and `jubensha replay`: play a game live into a run folder, show one again."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated, get_args
+
+import typer
+from rich.console import Console
+from rich.status import Status
+from rich.table import Table
+from rich.text import Text
+
+from jubensha.engine.decisions import Decision
+from jubensha.engine.events import Event, StageStarted
+from jubensha.engine.procedure import ProcedureError, find_procedure
+from jubensha.engine.table import purpose_of
+from jubensha.llm.registry import ModelOptions
+from jubensha.runs.log import RunError, RunResult, read_run
+from jubensha.runs.play import PlayError, default_out, plan_seats, play_game
+from jubensha.runs.transcript import LiveTranscript
+from jubensha.scripts.bundled import DEFAULT_SCRIPT, find_script
+from jubensha.scripts.io import ScriptError
+from jubensha.scripts.model import Language
+
+console = Console()
+errors = Console(stderr=True)
+
+REAL_MODEL_HINT = (
+    "To play with a real model: [bold]jubensha play --model openai:gpt-4o-mini[/] "
+    "(with OPENAI_API_KEY set; add --base-url for vLLM, Ollama, llama.cpp server, DeepSeek, "
+    "Qwen...), or give one seat its own: [bold]--seat \"NAME=openai:gpt-4o\"[/]. "
+    "See docs/playing.md and docs/models.md."
+)
+
+
+def fail(message: str) -> typer.Exit:
+    errors.print(Text("error: ", style="bold red") + Text(message))
+    return typer.Exit(2)
+
+
+class Progress:
+    """The spinner line: which stage of how many, and whose turn it is."""
+
+    def __init__(self, status: Status, stages: int):
+        self.status = status
+        self.stages = stages
+        self.stage = 0
+        self.title = ""
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, StageStarted):
+            self.stage += 1
+            self.title = event.title
+            self.status.update(f"stage {self.stage}/{self.stages}: {self.title}")
+
+    def on_ask(self, seat: str, decision: Decision) -> None:
+        self.status.update(f"stage {self.stage}/{self.stages}: {self.title} · "
+                           f"{seat} ({purpose_of(decision)})…")
+
+
+def play(
+    script: Annotated[str | None, typer.Argument(
+        help=f"Bundled script id or script file/folder [default: {DEFAULT_SCRIPT}]")] = None,
+    procedure: Annotated[str, typer.Option(
+        "--procedure", "-p", help="Preset (demo, thinkthrice, player) or procedure YAML.")
+    ] = "demo",
+    agents: Annotated[str, typer.Option(
+        "--agents", "-a", help="Default architecture of every seat, e.g. naive.")] = "naive",
+    model: Annotated[str, typer.Option(
+        "--model", "-m", help="Default model: local, openai:<model>, scripted, replay:<file>.")
+    ] = "local",
+    seat: Annotated[list[str] | None, typer.Option(
+        "--seat", help='One seat: "NAME=MODEL", "NAME=ARCH@MODEL" or "NAME=ARCH@" '
+        "(repeatable).")] = None,
+    rounds: Annotated[int | None, typer.Option(
+        min=1, help="Rounds of every open questioning stage.")] = None,
+    questions: Annotated[int | None, typer.Option(
+        min=1, help="Questions per questioning turn.")] = None,
+    seed: Annotated[int, typer.Option(help="Turn order, tie breaks and sampling.")] = 0,
+    out: Annotated[Path | None, typer.Option(
+        help="Run folder [default: runs/<timestamp>-<script>].")] = None,
+    lang: Annotated[str | None, typer.Option(
+        help="Language of the host and prompts: en or zh [default: the script's].")] = None,
+    base_url: Annotated[str | None, typer.Option(
+        help="OpenAI-compatible endpoint [default: $OPENAI_BASE_URL].")] = None,
+    temperature: Annotated[float | None, typer.Option(min=0)] = None,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="Also show log-only events (votes, failures).")] = False,
+) -> None:
+    """Play a murder mystery with LLM agents and write its run folder."""
+    try:
+        loaded = find_script(script or DEFAULT_SCRIPT)
+        chosen = find_procedure(procedure).with_options(rounds=rounds, questions=questions)
+        plans = plan_seats(loaded, agents, model, seat or [])
+    except (ScriptError, ProcedureError, PlayError) as exc:
+        raise fail(str(exc)) from None
+    if lang is not None and lang not in get_args(Language):
+        raise fail(f"--lang {lang!r}: use one of {', '.join(get_args(Language))}")
+    language = lang or loaded.language
+    options = ModelOptions(**{k: v for k, v in (("base_url", base_url),
+                                                ("temperature", temperature)) if v is not None})
+    target = out or default_out(loaded)
+    console.print(Text(f"{loaded.title} · {chosen.name} · seed {seed} → {target}",
+                       style="bold"))
+    live = LiveTranscript(console, language, verbose)
+    with console.status("starting…") as status:
+        progress = Progress(status, len(chosen.stages))
+        try:
+            result = asyncio.run(play_game(
+                loaded, chosen, plans, out=target, seed=seed, language=language,
+                model_options=options, script_source=script or DEFAULT_SCRIPT,
+                sinks=[progress.on_event, live], on_ask=progress.on_ask))
+        except PlayError as exc:
+            raise fail(str(exc)) from None
+        except KeyboardInterrupt:
+            errors.print(f"stopped; the partial run is in {target}")
+            raise typer.Exit(130) from None
+    summarise(result, target)
+    if any(plan.model.split(":")[0] in ("local", "scripted") for plan in plans.values()):
+        console.print(REAL_MODEL_HINT)
+
+
+def summarise(result: RunResult, folder: Path) -> None:
+    """Votes, outcome and token usage after a game."""
+    for record in result.votes:
+        title = f"votes{f' for {record.victim}' if record.victim else ''}"
+        table = Table("voter", "vote", title=title + (" (re-vote)" if record.round > 1 else ""))
+        for voter, target in record.ballots.items():
+            table.add_row(voter, target or "(abstains)")
+        console.print(table)
+    for outcome in result.outcomes:
+        victim = outcome.victim or "the murder"
+        console.print(f"{victim}: eliminated {', '.join(outcome.eliminated) or 'nobody'}; "
+                      f"killer(s) {', '.join(outcome.murderers)} — "
+                      f"{'caught' if outcome.caught else 'not caught'}")
+    console.print(Text(f"Winner: {result.winner}", style="bold"))
+    usage = Table("seat", "prompt tokens", "completion tokens", "model seconds",
+                  title="token usage")
+    rows = {**result.usage.seats, "total": result.usage.total}
+    for name, used in rows.items():
+        usage.add_row(name, str(used.prompt_tokens), str(used.completion_tokens),
+                      f"{used.latency_s:.1f}")
+    console.print(usage)
+    console.print(f"{result.usage.calls} model calls · {result.failures} failure(s) · "
+                  f"{result.events} events · {result.duration_s:.1f} s · run folder: {folder}")
+
+
+def replay(
+    run_dir: Annotated[Path, typer.Argument(help="A run folder written by `jubensha play`.")],
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="Also show log-only events (votes, failures).")] = False,
+) -> None:
+    """Show a finished or partial run's transcript again, as it was shown live."""
+    try:
+        run = read_run(run_dir)
+    except RunError as exc:
+        raise fail(str(exc)) from None
+    live = LiveTranscript(console, run.meta.language if run.meta else "en", verbose)
+    if run.meta is not None:
+        console.print(Text(f"{run.meta.script_title or run.meta.script_id} · "
+                           f"{run.meta.procedure.get('name', '')} · seed {run.meta.seed}",
+                           style="bold"))
+    for event in run.events:
+        live(event)
+    if run.result is not None:
+        summarise(run.result, run_dir)
+    else:
+        console.print(Text("This run did not finish.", style="bold yellow"))

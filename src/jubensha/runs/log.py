@@ -1,0 +1,209 @@
+"""The run folder: the record of one game that evaluation, reports and replays read.
+
+    meta.json        what was played: script, procedure, seats (architecture, model), seed
+    events.jsonl     every event, whatever its audience, appended and flushed as it happens
+    calls.jsonl      every model call (``llm.calls.CallRecord``), appended as it ends
+    result.json      outcome, votes, usage per seat and purpose, failures, duration
+    transcript.md    the game as a readable document
+
+A game that crashed or was stopped leaves meta.json and the two logs, possibly with a
+half-written last line; ``read_run`` loads such a partial run and says it is unfinished.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
+from jubensha.engine.events import Event
+from jubensha.engine.game import GameResult
+from jubensha.llm.base import Usage
+from jubensha.llm.calls import CallRecord
+
+META, EVENTS, CALLS, RESULT, TRANSCRIPT = (
+    "meta.json", "events.jsonl", "calls.jsonl", "result.json", "transcript.md")
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+M = TypeVar("M", bound=BaseModel)
+
+
+class RunError(Exception):
+    """A folder that is not a readable run; the message names the file and the problem."""
+
+
+class SeatInfo(BaseModel):
+    architecture: str
+    model: str
+
+
+class RunMeta(BaseModel):
+    """What was played. ``procedure`` is kept as plain data so that runs using stage kinds
+    from packages not installed here can still be read."""
+
+    script_id: str
+    script_title: str = ""
+    script_source: str = Field("", description="Bundled id or path the script came from.")
+    language: str
+    procedure: dict[str, Any]
+    seats: dict[str, SeatInfo]
+    seed: int
+    order: list[str] = Field(default_factory=list)
+    options: dict[str, Any] = Field(default_factory=dict)
+    versions: dict[str, str] = Field(default_factory=dict)
+    started: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+
+
+class UsageReport(BaseModel):
+    calls: int = 0
+    total: Usage = Field(default_factory=Usage)
+    seats: dict[str, Usage] = Field(default_factory=dict)
+    purposes: dict[str, Usage] = Field(default_factory=dict)
+
+    def add(self, record: CallRecord) -> None:
+        self.calls += 1
+        self.total = self.total + record.usage
+        seat = record.seat or "-"
+        self.seats[seat] = self.seats.get(seat, Usage()) + record.usage
+        purpose = record.purpose or "-"
+        self.purposes[purpose] = self.purposes.get(purpose, Usage()) + record.usage
+
+
+class RunResult(GameResult):
+    usage: UsageReport = Field(default_factory=UsageReport)
+
+
+def versions() -> dict[str, str]:
+    """Versions that can change a game's course: this package, Python, the model runtime."""
+    found = {"python": platform.python_version()}
+    for package in ("jubensha", "xllamacpp", "openai", "pydantic"):
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+class RunFolder:
+    """Writes one run: an event sink (``write_event``) and a call sink (``write``)."""
+
+    def __init__(self, path: Path, meta: RunMeta):
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.meta = meta
+        self.usage = UsageReport()
+        self.write_meta(meta)
+        self._events: IO[str] = (self.path / EVENTS).open("a", encoding="utf-8")
+        self._calls: IO[str] = (self.path / CALLS).open("a", encoding="utf-8")
+
+    def write_meta(self, meta: RunMeta) -> None:
+        self.meta = meta
+        _write_json(self.path / META, meta)
+
+    def write_event(self, event: Event) -> None:
+        self._events.write(event.model_dump_json() + "\n")
+        self._events.flush()
+
+    def write(self, record: CallRecord) -> None:
+        """``CallSink``: append one call record."""
+        self.usage.add(record)
+        self._calls.write(record.model_dump_json() + "\n")
+        self._calls.flush()
+
+    def finish(self, result: GameResult, transcript: str) -> RunResult:
+        """Write result.json and transcript.md; returns the result with usage."""
+        final = RunResult(**result.model_dump(), usage=self.usage)
+        _write_json(self.path / RESULT, final)
+        self.write_transcript(transcript)
+        return final
+
+    def write_transcript(self, text: str) -> None:
+        (self.path / TRANSCRIPT).write_text(text, encoding="utf-8")
+
+    def close(self) -> None:
+        self._events.close()
+        self._calls.close()
+
+
+def _write_json(path: Path, model: BaseModel) -> None:
+    """Write whole or not at all: a reader never sees half a JSON document."""
+    partial = path.with_suffix(".tmp")
+    partial.write_text(model.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    partial.replace(path)
+
+
+@dataclass
+class RunLog:
+    """A run as read back; ``finished`` is False for a crashed or running game."""
+
+    path: Path
+    meta: RunMeta | None
+    events: list[Event]
+    calls: list[CallRecord]
+    result: RunResult | None
+    truncated: list[str] = field(default_factory=list)
+    """Files whose last line was cut off (and skipped)."""
+
+    @property
+    def finished(self) -> bool:
+        return self.result is not None
+
+
+def read_run(path: str | Path) -> RunLog:
+    """Load a finished or partial run folder."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise RunError(f"{folder}: no such run folder")
+    if not (folder / EVENTS).is_file() and not (folder / META).is_file():
+        raise RunError(f"{folder}: not a run folder (no {META} or {EVENTS})")
+    truncated: list[str] = []
+    events = _read_jsonl(folder / EVENTS, EVENT_ADAPTER.validate_json, truncated)
+    calls = _read_jsonl(folder / CALLS, CallRecord.model_validate_json, truncated)
+    meta = _read_json(folder / META, RunMeta)
+    result = _read_json(folder / RESULT, RunResult)
+    return RunLog(folder, meta, events, calls, result, truncated)
+
+
+def _read_jsonl(path: Path, parse: Any, truncated: list[str]) -> list[Any]:
+    if not path.is_file():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    items = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            items.append(parse(line))
+        except (ValidationError, ValueError) as exc:
+            if number == len(lines) and _cut_off(line):
+                truncated.append(path.name)
+                break
+            raise RunError(f"{path}:{number}: not a valid record: {_first_line(exc)}") from None
+    return items
+
+
+def _cut_off(line: str) -> bool:
+    """A last line that is not complete JSON was being written when the run stopped."""
+    try:
+        json.loads(line)
+    except json.JSONDecodeError:
+        return True
+    return False
+
+
+def _read_json(path: Path, model: type[M]) -> M | None:
+    if not path.is_file():
+        return None
+    try:
+        return model.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValidationError as exc:
+        raise RunError(f"{path}: {_first_line(exc)}") from None
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -1,0 +1,149 @@
+"""Playing one game into a run folder: seats from specs, models bound to seats, the log.
+
+A seat is given as ``NAME=ARCH@MODEL``, ``NAME=MODEL`` or ``NAME=ARCH@`` (see
+``parse_seat``); seats not given use the default architecture and model. Every problem
+with the inputs is a ``PlayError`` with a message meant for the person at the terminal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from jubensha.agents.registry import AgentSpecError, check_agent_spec, make_agent
+from jubensha.engine.game import Game, Seat
+from jubensha.engine.procedure import Procedure
+from jubensha.engine.table import AskHook, EventSink
+from jubensha.llm.base import Model, ModelError
+from jubensha.llm.calls import CallLog
+from jubensha.llm.registry import (
+    ModelOptions,
+    ModelSpecError,
+    parse_model_spec,
+    validate_model_spec,
+)
+from jubensha.runs.log import RunFolder, RunMeta, RunResult, SeatInfo, read_run, versions
+from jubensha.runs.transcript import render_markdown
+from jubensha.scripts.model import Language, Script
+
+
+class PlayError(Exception):
+    """Bad input to a game (unknown seat, model or architecture); shown without traceback."""
+
+
+class SeatPlan(BaseModel):
+    name: str
+    architecture: str
+    model: str
+
+
+def resolve_seat_name(name: str, script: Script) -> str:
+    """A character's main name from its name or alias, ignoring case."""
+    wanted = name.strip().casefold()
+    for character in script.characters:
+        if wanted in (n.casefold() for n in character.all_names):
+            return character.name
+    raise PlayError(f"--seat {name!r}: no such character in {script.id!r} "
+                    f"(characters: {', '.join(script.names)})")
+
+
+def parse_seat(text: str, script: Script) -> tuple[str, str | None, str | None]:
+    """``"Dr. Ling=thinkthrice@openai:gpt-4o"`` → (name, architecture, model); either of
+    the last two is None when the seat keeps the default."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip() or not value.strip():
+        raise PlayError(f"--seat {text!r}: write NAME=MODEL, NAME=ARCH@MODEL or NAME=ARCH@ "
+                        "(e.g. \"Dr. Ling=thinkthrice@openai:gpt-4o\")")
+    arch, model = ("", value)
+    if "@" in value:
+        arch, _, model = value.partition("@")
+    try:
+        architecture = check_agent_spec(arch) if arch.strip() else None
+        model_spec = validate_model_spec(model) if model.strip() else None
+    except (AgentSpecError, ModelSpecError) as exc:
+        raise PlayError(f"--seat {text!r}: {exc}") from None
+    return resolve_seat_name(name, script), architecture, model_spec
+
+
+def plan_seats(script: Script, architecture: str, model: str,
+               seat_texts: Sequence[str] = ()) -> dict[str, SeatPlan]:
+    """Every character's architecture and model, defaults overridden by ``--seat``."""
+    try:
+        architecture = check_agent_spec(architecture)
+        model = validate_model_spec(model)
+    except (AgentSpecError, ModelSpecError) as exc:
+        raise PlayError(str(exc)) from None
+    plans = {name: SeatPlan(name=name, architecture=architecture, model=model)
+             for name in script.names}
+    for text in seat_texts:
+        name, arch, spec = parse_seat(text, script)
+        plans[name] = SeatPlan(name=name, architecture=arch or plans[name].architecture,
+                               model=spec or plans[name].model)
+    return plans
+
+
+def default_out(script: Script, root: Path = Path("runs")) -> Path:
+    """``runs/<timestamp>-<script id>``, numbered if it exists already."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    slug = re.sub(r"[^\w.-]+", "-", script.id).strip("-") or "game"
+    path = root / f"{stamp}-{slug}"
+    number = 2
+    while path.exists():
+        path = root / f"{stamp}-{slug}-{number}"
+        number += 1
+    return path
+
+
+def build_models(plans: dict[str, SeatPlan], options: ModelOptions) -> dict[str, Model]:
+    """One client per distinct model spec (seats share it through their SeatModel)."""
+    models: dict[str, Model] = {}
+    for spec in dict.fromkeys(plan.model for plan in plans.values()):
+        try:
+            models[spec] = parse_model_spec(spec, options)
+        except (ModelSpecError, ModelError, OSError) as exc:
+            raise PlayError(f"model {spec!r}: {exc}") from None
+    return models
+
+
+async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatPlan], *,
+                    out: Path, seed: int = 0, language: Language | None = None,
+                    model_options: ModelOptions | None = None, script_source: str = "",
+                    sinks: Sequence[EventSink] = (), on_ask: AskHook | None = None,
+                    models: dict[str, Model] | None = None) -> RunResult:
+    """Play one game and write its run folder at ``out``; ``models`` (spec → client)
+    replaces building clients from the specs (tests pass fakes this way)."""
+    built = models is None
+    clients = build_models(plans, model_options or ModelOptions()) if built else dict(models)
+    language = language or script.language
+    meta = RunMeta(script_id=script.id, script_title=script.title, script_source=script_source,
+                   language=language, procedure=procedure.model_dump(mode="json"),
+                   seats={n: SeatInfo(architecture=p.architecture, model=p.model)
+                          for n, p in plans.items()},
+                   seed=seed, versions=versions())
+    folder = RunFolder(out, meta)
+    log = CallLog(folder)
+    seats = {name: Seat(agent=make_agent(plan.architecture),
+                        model=log.seat(clients[plan.model], name)) for name, plan in plans.items()}
+    game = Game(script, procedure, seats, seed=seed, language=language,
+                sinks=[folder.write_event, *sinks], on_ask=on_ask)
+    folder.write_meta(meta.model_copy(update={"order": game.table.seats}))
+    try:
+        result = await game.run()
+        return folder.finish(result, render_markdown(game.table.events, folder.meta))
+    finally:
+        if not (out / "result.json").exists():
+            folder.write_transcript(render_markdown(game.table.events, folder.meta, False))
+        folder.close()
+        if built:
+            for client in clients.values():
+                await client.aclose()
+
+
+def replay_transcript(path: Path) -> str:
+    """The Markdown transcript of a finished or partial run, rendered again."""
+    run = read_run(path)
+    return render_markdown(run.events, run.meta, run.finished)

@@ -1,0 +1,223 @@
+"""The readable transcript of a game, live in the terminal and as ``transcript.md``.
+
+Both come from one ``describe(event)`` so that ``jubensha replay`` shows a run exactly as it
+was shown live. The transcript is omniscient: private events are marked with who saw them,
+and log-only events (votes before the reveal, failures, ratings) are shown as such.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from rich.console import Console
+from rich.text import Text
+
+from jubensha.engine.events import (
+    Accused,
+    ActStarted,
+    ClueRevealed,
+    Event,
+    Failure,
+    GameEnded,
+    HostSpoke,
+    Investigated,
+    Rated,
+    Spoke,
+    StageStarted,
+    VoteCast,
+)
+from jubensha.runs.log import RunMeta
+
+Style = Literal["stage", "host", "speech", "clue", "act", "log", "result"]
+
+LABELS: dict[str, dict[str, str]] = {
+    "en": {
+        "host": "Host", "clue": "Clue", "act": "Act", "only": "only", "log": "log only",
+        "vote": "votes for", "abstain": "abstains", "failure": "failure", "fallback": "used",
+        "accuses": "accuses", "no_one": "no one", "searched": "searched", "found": "found",
+        "nothing": "nothing", "rates": "rates", "trust": "trust", "doubt": "doubt",
+        "result": "Result", "murderer": "the murderer", "eliminated": "eliminated",
+        "nobody": "nobody", "killers": "killer(s)", "caught": "caught", "missed": "not caught",
+        "civilians": "The civilians win.", "murderers": "The murderers win.",
+        "none": "No winner.", "truth": "What happened", "goals": "goals",
+        "seats": "Seats", "procedure": "Procedure", "seed": "Seed", "unfinished":
+        "The run stopped here (unfinished).",
+        "introduction": "introduction", "question": "asks", "answer": "answers",
+        "statement": "statement", "clue_share": "shares clues", "reasoning": "reasoning",
+        "accusation": "accusation",
+    },
+    "zh": {
+        "host": "主持人", "clue": "线索", "act": "第{n}幕", "only": "仅", "log": "仅记录",
+        "vote": "投票给", "abstain": "弃权", "failure": "失败", "fallback": "改用",
+        "accuses": "指认", "no_one": "无人", "searched": "搜查了", "found": "发现",
+        "nothing": "无", "rates": "评价", "trust": "信任", "doubt": "怀疑",
+        "result": "结果", "murderer": "凶手", "eliminated": "出局", "nobody": "无人",
+        "killers": "凶手", "caught": "抓到", "missed": "未抓到",
+        "civilians": "平民获胜。", "murderers": "凶手获胜。", "none": "无人获胜。",
+        "truth": "真相", "goals": "目标", "seats": "座位", "procedure": "流程", "seed": "种子",
+        "unfinished": "记录到此为止（未完成）。",
+        "introduction": "自我介绍", "question": "提问", "answer": "回答",
+        "statement": "发言", "clue_share": "分享线索", "reasoning": "推理",
+        "accusation": "指认",
+    },
+}
+
+
+@dataclass
+class Line:
+    style: Style
+    text: str
+    speaker: str = ""
+    tag: str = ""
+
+
+def labels(lang: str) -> dict[str, str]:
+    return LABELS.get(lang, LABELS["en"])
+
+
+def _audience_tag(event: Event, words: dict[str, str]) -> str:
+    if event.audience == "public":
+        return ""
+    if not event.audience:
+        return f"({words['log']})"
+    return f"({words['only']} {', '.join(event.audience)})"
+
+
+def _act_label(number: int, words: dict[str, str]) -> str:
+    label = words["act"]
+    return label.format(n=number) if "{n}" in label else f"{label} {number}"
+
+
+def describe(event: Event, lang: str = "en") -> list[Line]:
+    """The transcript lines of one event."""
+    words = labels(lang)
+    tag = _audience_tag(event, words)
+    if isinstance(event, StageStarted):
+        return [Line("stage", event.title or event.kind)]
+    if isinstance(event, HostSpoke):
+        return [Line("host", event.text, words["host"], tag)]
+    if isinstance(event, Spoke):
+        speaker = f"{event.speaker} → {event.to}" if event.to else event.speaker
+        kind = words.get(event.kind, event.kind)
+        return [Line("speech", event.text, speaker, " ".join(filter(None, [kind, tag])))]
+    if isinstance(event, ClueRevealed):
+        title = f"{words['clue']} {event.title or event.clue_id}"
+        text = event.text + (f" [{event.image}]" if event.image else "")
+        return [Line("clue", text, title, tag)]
+    if isinstance(event, ActStarted):
+        return _act(event, words, tag)
+    if isinstance(event, Investigated):
+        found = ", ".join(event.clue_ids) or words["nothing"]
+        return [Line("act", f"{event.seat} {words['searched']} {event.location}: "
+                            f"{words['found']} {found}", tag=tag)]
+    if isinstance(event, Rated):
+        return [Line("log", f"{event.rater} {words['rates']} {event.speaker} "
+                            f"#{event.statement}: {words['trust']} {event.trust}, "
+                            f"{words['doubt']} {event.doubt}", tag=tag)]
+    if isinstance(event, Accused):
+        text = f"{words['accuses']} {event.accused or words['no_one']}"
+        return [Line("speech", f"{text}. {event.reason}".strip(), event.accuser, tag)]
+    if isinstance(event, VoteCast):
+        choice = f"{words['vote']} {event.target}" if event.target else words["abstain"]
+        victim = f" ({event.victim})" if event.victim else ""
+        reason = f": {event.reason}" if event.reason else ""
+        return [Line("log", f"{event.voter} {choice}{victim}{reason}", tag=tag)]
+    if isinstance(event, Failure):
+        fallback = f"; {words['fallback']} {event.fallback}" if event.fallback else ""
+        return [Line("log", f"{words['failure']}: {event.seat} ({event.purpose}): "
+                            f"{event.error}{fallback}", tag=tag)]
+    if isinstance(event, GameEnded):
+        return _ended(event, words, tag)
+    return []
+
+
+def _act(event: ActStarted, words: dict[str, str], tag: str) -> list[Line]:
+    label = _act_label(event.act, words)
+    if event.sheet is None:
+        return [Line("act", event.public_text, label, tag)] if event.public_text else []
+    goals = f" ({words['goals']}: {'; '.join(event.sheet.goals)})" if event.sheet.goals else ""
+    return [Line("act", f"{event.sheet.text}{goals}", label, tag)]
+
+
+def _ended(event: GameEnded, words: dict[str, str], tag: str) -> list[Line]:
+    lines = []
+    for outcome in event.outcomes:
+        counts = ", ".join(f"{seat} {n}" for seat, n in outcome.tally.items()) or "-"
+        out = ", ".join(outcome.eliminated) or words["nobody"]
+        verdict = words["caught"] if outcome.caught else words["missed"]
+        lines.append(Line("result", f"{counts}. {words['eliminated']}: {out}. "
+                                    f"{words['killers']}: {', '.join(outcome.murderers)} "
+                                    f"({verdict})", outcome.victim or words["murderer"], tag))
+    lines.append(Line("result", words[event.winner], words["result"], tag))
+    if event.truth:
+        lines.append(Line("result", event.truth, words["truth"], tag))
+    return lines
+
+
+def markdown_line(line: Line) -> str:
+    if line.style == "stage":
+        return f"\n## {line.text}\n"
+    tag = f" {line.tag}" if line.tag else ""
+    if line.style == "log":
+        return f"- _{line.text}_{tag}"
+    if line.speaker:
+        return f"**{line.speaker}**{tag}: {line.text}\n"
+    return f"{line.text}{tag}\n"
+
+
+def render_markdown(events: Iterable[Event], meta: RunMeta | None = None,
+                    finished: bool = True) -> str:
+    """The whole transcript as Markdown."""
+    lang = meta.language if meta else "en"
+    words = labels(lang)
+    parts = []
+    if meta is not None:
+        seats = ", ".join(f"{name} ({info.architecture}, {info.model})"
+                          for name, info in meta.seats.items())
+        parts += [f"# {meta.script_title or meta.script_id}\n",
+                  f"- {words['procedure']}: {meta.procedure.get('name', '')}",
+                  f"- {words['seats']}: {seats}", f"- {words['seed']}: {meta.seed}"]
+    for event in events:
+        parts += [markdown_line(line) for line in describe(event, lang)]
+    if not finished:
+        parts.append(f"\n_{words['unfinished']}_")
+    return "\n".join(parts).strip() + "\n"
+
+
+STYLES = {"stage": "bold magenta", "host": "italic cyan", "speech": "bold", "clue": "yellow",
+          "act": "green", "log": "dim", "result": "bold red"}
+
+
+def rich_line(line: Line) -> Text:
+    if line.style == "stage":
+        return Text(f"\n── {line.text} ──", style=STYLES["stage"])
+    text = Text()
+    if line.style == "log":
+        text.append(f"· {line.text}", style=STYLES["log"])
+        text.append(f" {line.tag}" if line.tag else "", style="dim italic")
+        return text
+    if line.speaker:
+        text.append(line.speaker, style=STYLES[line.style])
+    if line.tag:
+        text.append(f" {line.tag}", style="dim")
+    if line.speaker or line.tag:
+        text.append(": ")
+    text.append(line.text)
+    return text
+
+
+class LiveTranscript:
+    """An event sink printing each event as it happens (log-only events when ``verbose``)."""
+
+    def __init__(self, console: Console, lang: str = "en", verbose: bool = False):
+        self.console = console
+        self.lang = lang
+        self.verbose = verbose
+
+    def __call__(self, event: Event) -> None:
+        for line in describe(event, self.lang):
+            if line.style == "log" and not self.verbose:
+                continue
+            self.console.print(rich_line(line))
