@@ -50,3 +50,14 @@ def test_seat_specs() -> None:
             parse_seat_spec(bad)
     with pytest.raises(ModelSpecError, match="unknown model"):
         parse_seat_spec("Dr. Ling=gpt-4")
+
+
+def test_local_spec_builds_the_embedded_model_lazily() -> None:
+    pytest.importorskip("xllamacpp")
+    from jubensha.llm.local import LocalModel
+
+    model = parse_model_spec("local", ModelOptions(context_tokens=1024, temperature=0.2))
+    assert isinstance(model, LocalModel)
+    assert (model.name, model.context_tokens, model.temperature) == ("local", 1024, 0.2)
+    with pytest.raises(ValueError, match="not found"):
+        parse_model_spec("local:/nowhere/model.gguf")

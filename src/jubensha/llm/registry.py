@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from jubensha.llm.base import Model
+from jubensha.llm.base import Model, ModelError
 
 SPEC_FORMS = (
     "local  (the embedded SmolLM2 model; or local:<path to a .gguf file>)",
@@ -79,8 +79,18 @@ def validate_model_spec(spec: str) -> str:
 
 
 def parse_model_spec(spec: str, options: ModelOptions | None = None) -> Model:
-    """Build the client that ``spec`` names (see ``SPEC_FORMS``)."""
-    options = options or ModelOptions()
+    """Build the client that ``spec`` names (see ``SPEC_FORMS``).
+
+    Every problem (an unknown form, a missing model file or package, a bad cassette) is a
+    ``ModelSpecError`` that names the spec, so a command line can report it in one line.
+    """
+    try:
+        return _build(spec, options or ModelOptions())
+    except ModelError as error:
+        raise ModelSpecError(f"model {spec.strip()!r}: {error}") from None
+
+
+def _build(spec: str, options: ModelOptions) -> Model:
     kind, argument = _split(validate_model_spec(spec))
     if kind == "scripted":
         from jubensha.llm.fake import ScriptedModel
