@@ -1,0 +1,220 @@
+"""Any OpenAI-compatible endpoint (spec ``openai:<model>``): OpenAI, vLLM, Ollama, llama.cpp
+server, DeepSeek, Qwen (DashScope)...
+
+Transient failures (rate limits, 5xx, timeouts, dropped connections) are retried with
+exponential backoff, honouring ``Retry-After``; other 4xx errors are not, since asking
+again cannot help. Schemas go out as ``response_format: json_schema``; servers that reject
+it are asked for ``json_object`` and then plain text with the schema spelled out in the
+prompt, and the client remembers what worked. Local image paths are sent as data URLs.
+"""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+import re
+import time
+from collections.abc import Awaitable, Callable
+from functools import partial
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import openai
+from openai import AsyncOpenAI
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
+from tenacity.wait import wait_exponential_jitter
+
+from jubensha.llm.base import (
+    ImagePart,
+    Message,
+    Model,
+    ModelError,
+    Request,
+    Response,
+    TextPart,
+    Usage,
+)
+from jubensha.llm.structured import schema_instruction
+from jubensha.llm.text import messages_language
+
+T = TypeVar("T")
+ResponseFormat = Literal["json_schema", "json_object", "plain"]
+FORMATS: tuple[ResponseFormat, ...] = ("json_schema", "json_object", "plain")
+TRANSIENT = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
+             openai.APIConnectionError)
+REJECTED = (openai.BadRequestError, openai.UnprocessableEntityError)
+
+
+class OpenAIError(ModelError):
+    """The endpoint failed for good (after retries) or is misconfigured."""
+
+
+def _retry_after(error: BaseException | None) -> float | None:
+    response = getattr(error, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+class _Wait(wait_exponential_jitter):
+    """Exponential backoff with jitter, or the server's ``Retry-After`` when it sends one."""
+
+    def __call__(self, retry_state: Any) -> float:
+        error = retry_state.outcome.exception() if retry_state.outcome else None
+        hinted = _retry_after(error)
+        return min(hinted, self.max) if hinted is not None else super().__call__(retry_state)
+
+
+async def with_retries(call: Callable[[], Awaitable[T]], max_retries: int, backoff_s: float,
+                       backoff_max_s: float) -> T:
+    """Run ``call``, retrying transient OpenAI errors up to ``max_retries`` times."""
+    retrying = AsyncRetrying(stop=stop_after_attempt(max_retries + 1),
+                             wait=_Wait(multiplier=backoff_s, max=backoff_max_s,
+                                        jitter=backoff_s),
+                             retry=retry_if_exception_type(TRANSIENT), reraise=True)
+    async for attempt in retrying:
+        with attempt:
+            result = await call()
+    return result
+
+
+def image_url(part: ImagePart) -> str:
+    """The part's URL as sent: http(s) and data URLs as they are, a local file as a data URL."""
+    if re.match(r"^(https?|data):", part.url):
+        return part.url
+    path = Path(part.url).expanduser()
+    if not path.is_file():
+        raise OpenAIError(f"image file not found: {path}")
+    mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+
+
+def _schema_name(schema: dict[str, Any]) -> str:
+    name = re.sub(r"[^a-zA-Z0-9_-]", "_", str(schema.get("title") or "reply"))
+    return name[:64] or "reply"
+
+
+class OpenAIModel(Model):
+    """A chat model behind an OpenAI-compatible HTTP API."""
+
+    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
+                 timeout_s: float = 120.0, max_retries: int = 4,
+                 temperature: float | None = None, embedding_model: str | None = None,
+                 vision: bool = True, backoff_s: float = 1.0,
+                 backoff_max_s: float = 60.0) -> None:
+        if not api_key and not base_url:
+            raise OpenAIError("no API key: set OPENAI_API_KEY (or pass --base-url for a "
+                              "server that needs no key, e.g. a local vLLM or Ollama)")
+        self.model = model
+        self.name = f"openai:{model}"
+        self.client = AsyncOpenAI(api_key=api_key or "not-needed", base_url=base_url,
+                                  timeout=timeout_s, max_retries=0)
+        self.max_retries = max_retries
+        self.temperature = temperature
+        self.embedding_model = embedding_model
+        self.vision = vision
+        self.backoff = (backoff_s, backoff_max_s)
+        self.response_format: ResponseFormat = "json_schema"
+        """The best structured mode the server accepted so far."""
+
+    async def generate(self, request: Request) -> Response:
+        start = time.perf_counter()
+        notes: list[str] = []
+        while True:
+            mode = self.response_format if request.json_schema is not None else "plain"
+            create = partial(self.client.chat.completions.create, **self._arguments(request, mode))
+            try:
+                completion = await self._retrying(create)
+                break
+            except REJECTED as error:
+                if request.json_schema is None or mode == "plain":
+                    raise OpenAIError(f"{self.name} rejected the request: {error}") from None
+                self.response_format = FORMATS[FORMATS.index(mode) + 1]
+                notes.append(f"server rejected response_format {mode}; "
+                             f"using {self.response_format}")
+            except openai.OpenAIError as error:
+                raise OpenAIError(f"{self.name}: {type(error).__name__}: {error}") from None
+        if not completion.choices:
+            raise OpenAIError(f"{self.name} returned no choices")
+        choice = completion.choices[0]
+        usage = completion.usage
+        return Response(
+            text=choice.message.content or "", model=self.name,
+            usage=Usage(prompt_tokens=usage.prompt_tokens if usage else 0,
+                        completion_tokens=usage.completion_tokens if usage else 0,
+                        latency_s=time.perf_counter() - start),
+            finish_reason=choice.finish_reason, notes=notes)
+
+    async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
+        return await with_retries(call, self.max_retries, *self.backoff)
+
+    def _arguments(self, request: Request, mode: ResponseFormat) -> dict[str, Any]:
+        messages = list(request.messages)
+        schema = request.json_schema
+        if schema is not None and mode != "json_schema":
+            messages.append(Message(role="user", content=schema_instruction(
+                schema, messages_language(messages))))
+        config = request.config
+        temperature = config.temperature if config.temperature is not None else self.temperature
+        arguments: dict[str, Any] = {
+            "model": self.model, "messages": [self._message(m) for m in messages],
+            "temperature": temperature, "max_tokens": config.max_tokens, "top_p": config.top_p,
+            "seed": config.seed, "stop": config.stop}
+        if schema is not None and mode == "json_schema":
+            arguments["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": _schema_name(schema), "schema": schema, "strict": False}}
+        elif schema is not None and mode == "json_object":
+            arguments["response_format"] = {"type": "json_object"}
+        return {k: v for k, v in arguments.items() if v is not None}
+
+    def _message(self, message: Message) -> dict[str, Any]:
+        if isinstance(message.content, str) or not self.vision:
+            return {"role": message.role, "content": message.text}
+        parts: list[dict[str, Any]] = []
+        for part in message.content:
+            if isinstance(part, TextPart):
+                parts.append({"type": "text", "text": part.text})
+            else:
+                parts.append({"type": "image_url", "image_url": {"url": image_url(part)}})
+        return {"role": message.role, "content": parts}
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        """Vectors from the embeddings endpoint, in the order of ``texts``."""
+        model = self.embedding_model
+        if not model:
+            raise OpenAIError(f"{self.name} has no embedding model: set one "
+                              "(ModelOptions.embedding_model) or use another embedder")
+        if not texts:
+            return []
+        try:
+            result = await self._retrying(
+                lambda: self.client.embeddings.create(model=model, input=texts))
+        except openai.OpenAIError as error:
+            raise OpenAIError(f"embeddings {model}: {type(error).__name__}: {error}") from None
+        vectors = sorted(result.data, key=lambda item: item.index)
+        if len(vectors) != len(texts):
+            raise OpenAIError(f"embeddings {model}: {len(vectors)} vectors for "
+                              f"{len(texts)} texts")
+        return [list(item.embedding) for item in vectors]
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+class OpenAIEmbedder:
+    """Embeddings from an OpenAI-compatible endpoint (spec ``openai:<model>`` for embedders)."""
+
+    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
+                 timeout_s: float = 120.0, max_retries: int = 4, backoff_s: float = 1.0) -> None:
+        self.chat = OpenAIModel(model, base_url=base_url, api_key=api_key, timeout_s=timeout_s,
+                                max_retries=max_retries, embedding_model=model,
+                                backoff_s=backoff_s)
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        return await self.chat.embed(texts)
+
+    async def aclose(self) -> None:
+        await self.chat.aclose()

@@ -1,0 +1,94 @@
+"""A tiny OpenAI-compatible HTTP server on 127.0.0.1 that answers from a script (tests only)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field, replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Self
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: dict[str, Any] | None = None
+    delay_s: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def completion(text: str, prompt_tokens: int = 11, completion_tokens: int = 7) -> Reply:
+    return Reply(body={
+        "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "fake",
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens}})
+
+
+def error(status: int, message: str = "error", headers: dict[str, str] | None = None) -> Reply:
+    return Reply(status=status, body={"error": {"message": message, "type": "test"}},
+                 headers=headers or {})
+
+
+def delayed(reply: Reply, seconds: float) -> Reply:
+    return replace(reply, delay_s=seconds)
+
+
+def embeddings(vectors: list[list[float]]) -> Reply:
+    data = [{"object": "embedding", "index": i, "embedding": v}
+            for i, v in reversed(list(enumerate(vectors)))]
+    return Reply(body={"object": "list", "data": data, "model": "fake",
+                       "usage": {"prompt_tokens": 3, "total_tokens": 3}})
+
+
+class FakeOpenAIServer:
+    """Serves scripted replies in order; ``requests`` holds every (path, JSON body)."""
+
+    def __init__(self) -> None:
+        self.replies: deque[Reply] = deque()
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                server.requests.append((self.path, json.loads(self.rfile.read(length))))
+                reply = server.replies.popleft() if server.replies else error(500, "no reply")
+                time.sleep(reply.delay_s)
+                payload = json.dumps(reply.body).encode()
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    for key, value in reply.headers.items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,),
+                                       daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def add(self, *replies: Reply) -> None:
+        self.replies.extend(replies)
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
