@@ -154,6 +154,11 @@ class Truth(_Model):
     solution: str = Field(
         "", description="A short written solution showing the case can be deduced."
     )
+    killed_offstage: list[str] = Field(
+        default_factory=list,
+        description="Victims no character at the table killed (an earlier death, a killer "
+        "outside the cast, as in WellPlay's Ghost Revenge); they need no Kill.",
+    )
 
 
 class FactualQuestion(_Model):

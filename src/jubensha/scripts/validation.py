@@ -144,9 +144,15 @@ def _truth(script: Script) -> list[Problem]:
     for j, murderer in enumerate(truth.murderers):
         if murderer not in names:
             problems.append(_error(f"truth.murderers[{j}]", f"{murderer!r} is not a character"))
-    if not truth.murderers:
+    # has_truth false with a truth: the prose of what happened without a known solution
+    # (MIRAGE scripts whose culprit is not a player); names are checked, nothing is required.
+    solved = script.metadata.has_truth
+    if not truth.murderers and solved:
         problems.append(_error("truth.murderers", "a truth needs at least one murderer"))
-    killed = {kill.victim for kill in truth.kills}
+    for j, victim in enumerate(truth.killed_offstage):
+        if victim not in victims:
+            problems.append(_error(f"truth.killed_offstage[{j}]", f"{victim!r} is not a victim"))
+    killed = {kill.victim for kill in truth.kills} | set(truth.killed_offstage)
     for j, kill in enumerate(truth.kills):
         if kill.victim not in victims:
             problems.append(_error(f"truth.kills[{j}].victim", f"{kill.victim!r} is not a victim"))
@@ -154,7 +160,7 @@ def _truth(script: Script) -> list[Problem]:
             if killer not in names:
                 problems.append(_error(f"truth.kills[{j}].killers[{k}]",
                                        f"{killer!r} is not a character"))
-    for victim in sorted(victims - killed):
+    for victim in sorted(victims - killed if solved else ()):
         problems.append(_error("truth.kills", f"victim {victim!r} has no killer"))
     problems += _side_agreement(script)
     return problems
