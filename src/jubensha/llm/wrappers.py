@@ -1,8 +1,31 @@
-"""Wrappers add one behaviour around any model without changing the ``Model`` interface."""
+"""Wrappers add one behaviour around any model without changing the ``Model`` interface.
+
+- ``RetryModel``: bounded retries with backoff for flaky clients.
+- ``CachedModel``: replies by ``Request.cache_key`` in memory or in an SQLite file.
+- ``BudgetModel``: stops a run at a number of calls, tokens or dollars.
+- ``AccountingModel``: prices each reply from a ``PriceTable`` and totals usage per seat,
+  purpose and model.
+
+``stack`` puts them in the order that makes each see what it needs (see its docstring).
+"""
 
 from __future__ import annotations
 
-from jubensha.llm.base import Model, Request, Response
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import yaml
+from pydantic import BaseModel, Field, RootModel, ValidationError
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
+from tenacity.wait import wait_exponential_jitter
+
+from jubensha.llm.base import Model, ModelError, Request, Response, Usage
+
+if TYPE_CHECKING:
+    from jubensha.llm.calls import CallRecord
 
 
 class ModelWrapper(Model):
@@ -20,3 +43,303 @@ class ModelWrapper(Model):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+# --- retry ---------------------------------------------------------------------------------
+
+def is_retryable(error: BaseException) -> bool:
+    """Model errors are worth another try unless their class says ``retryable = False``."""
+    return isinstance(error, ModelError) and getattr(error, "retryable", True)
+
+
+class RetryModel(ModelWrapper):
+    """Retries failed calls up to ``attempts`` in all, with jittered exponential backoff."""
+
+    def __init__(self, inner: Model, attempts: int = 3, backoff_s: float = 0.5,
+                 backoff_max_s: float = 10.0) -> None:
+        super().__init__(inner)
+        if attempts < 1:
+            raise ValueError(f"RetryModel: attempts must be at least 1, got {attempts}")
+        self.attempts = attempts
+        self.wait = wait_exponential_jitter(multiplier=backoff_s, max=backoff_max_s,
+                                            jitter=backoff_s)
+
+    async def generate(self, request: Request) -> Response:
+        retrying = AsyncRetrying(stop=stop_after_attempt(self.attempts), wait=self.wait,
+                                 retry=retry_if_exception(is_retryable), reraise=True)
+        async for attempt in retrying:
+            with attempt:
+                response = await self.inner.generate(request)
+        return response
+
+
+# --- cache ---------------------------------------------------------------------------------
+
+class MemoryCache:
+    """Replies kept for the life of the process."""
+
+    def __init__(self) -> None:
+        self._replies: dict[str, Response] = {}
+
+    def get(self, key: str) -> Response | None:
+        return self._replies.get(key)
+
+    def put(self, key: str, response: Response) -> None:
+        self._replies[key] = response
+
+
+class SqliteCache:
+    """Replies kept in an SQLite file, shared by runs and processes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path)
+        self._db.execute("CREATE TABLE IF NOT EXISTS replies "
+                         "(key TEXT PRIMARY KEY, response TEXT NOT NULL)")
+        self._db.commit()
+
+    def get(self, key: str) -> Response | None:
+        row = self._db.execute("SELECT response FROM replies WHERE key = ?", (key,)).fetchone()
+        return Response.model_validate_json(row[0]) if row else None
+
+    def put(self, key: str, response: Response) -> None:
+        self._db.execute("INSERT OR REPLACE INTO replies VALUES (?, ?)",
+                         (key, response.model_dump_json()))
+        self._db.commit()
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class CachedModel(ModelWrapper):
+    """Answers a request seen before (same ``cache_key``: messages, settings, schema,
+    sample index and model) from the store; hits come back with ``origin="cache"``."""
+
+    def __init__(self, inner: Model, store: MemoryCache | SqliteCache | None = None) -> None:
+        super().__init__(inner)
+        self.store = store if store is not None else MemoryCache()
+        self.hits = 0
+        self.misses = 0
+
+    async def generate(self, request: Request) -> Response:
+        key = request.cache_key(self.inner.name)
+        cached = self.store.get(key)
+        if cached is not None:
+            self.hits += 1
+            return cached.model_copy(update={"origin": "cache"})
+        self.misses += 1
+        response = await self.inner.generate(request)
+        self.store.put(key, response)
+        return response
+
+    async def aclose(self) -> None:
+        if isinstance(self.store, SqliteCache):
+            self.store.close()
+        await self.inner.aclose()
+
+
+# --- prices and accounting -----------------------------------------------------------------
+
+class Price(BaseModel):
+    input_per_1m: float = Field(ge=0, description="Dollars per million prompt tokens.")
+    output_per_1m: float = Field(ge=0, description="Dollars per million completion tokens.")
+
+
+class PriceTable(RootModel[dict[str, Price]]):
+    """``{model: {input_per_1m, output_per_1m}}``, keyed by model name with or without the
+    ``openai:`` prefix (``gpt-4o-mini`` prices ``openai:gpt-4o-mini``)."""
+
+    @classmethod
+    def load(cls, path: Path) -> PriceTable:
+        """Read YAML or JSON; problems name the file and the field."""
+        path = Path(path)
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except OSError as error:
+            raise ValueError(f"price table {path}: {error.strerror or error}") from None
+        except yaml.YAMLError as error:
+            raise ValueError(f"price table {path}: not YAML or JSON: {error}") from None
+        try:
+            return cls.model_validate(data or {})
+        except ValidationError as error:
+            problem = error.errors()[0]
+            where = ".".join(str(p) for p in problem["loc"]) or "the table"
+            raise ValueError(f"price table {path}: {where}: {problem['msg']}") from None
+
+    def price(self, model: str) -> Price | None:
+        prices = self.root
+        return prices.get(model) or prices.get(model.partition(":")[2] or model)
+
+    def cost(self, model: str, usage: Usage) -> float | None:
+        price = self.price(model)
+        if price is None:
+            return None
+        return (usage.prompt_tokens * price.input_per_1m
+                + usage.completion_tokens * price.output_per_1m) / 1_000_000
+
+
+class UsageTotals(BaseModel):
+    calls: int = 0
+    reused_calls: int = Field(0, description="Answered from a cache or a cassette (free).")
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float | None = Field(None, description="None while no call had a known price.")
+
+    def add(self, usage: Usage, reused: bool) -> None:
+        self.calls += 1
+        self.reused_calls += int(reused)
+        self.prompt_tokens += usage.prompt_tokens
+        self.completion_tokens += usage.completion_tokens
+        self.latency_s += usage.latency_s
+        if usage.cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + usage.cost_usd
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class Accounting(BaseModel):
+    """Usage totals overall and per seat, purpose and model."""
+
+    total: UsageTotals = Field(default_factory=UsageTotals)
+    by_seat: dict[str, UsageTotals] = Field(default_factory=dict,
+                                            description='Calls with no seat count under "".')
+    by_purpose: dict[str, UsageTotals] = Field(default_factory=dict)
+    by_model: dict[str, UsageTotals] = Field(default_factory=dict)
+
+    def add(self, seat: str | None, purpose: str, model: str, usage: Usage,
+            reused: bool = False) -> None:
+        for totals in (self.total, self.by_seat.setdefault(seat or "", UsageTotals()),
+                       self.by_purpose.setdefault(purpose, UsageTotals()),
+                       self.by_model.setdefault(model, UsageTotals())):
+            totals.add(usage, reused)
+
+    @classmethod
+    def from_calls(cls, records: Iterable[CallRecord]) -> Accounting:
+        """Totals of a run's call log (failed calls count as calls with no tokens)."""
+        accounting = cls()
+        for record in records:
+            accounting.add(record.seat, record.purpose, record.model, record.usage,
+                           record.origin != "live")
+        return accounting
+
+
+class AccountingModel(ModelWrapper):
+    """Prices each reply (``usage.cost_usd``) and adds it to ``accounting``.
+
+    Replies from a cache or cassette cost nothing; models missing from the table keep
+    ``cost_usd`` unset, so an unknown price never reads as free.
+    """
+
+    def __init__(self, inner: Model, prices: PriceTable | None = None,
+                 accounting: Accounting | None = None) -> None:
+        super().__init__(inner)
+        self.prices = prices
+        self.accounting = accounting if accounting is not None else Accounting()
+
+    async def generate(self, request: Request) -> Response:
+        response = await self.inner.generate(request)
+        reused = response.origin != "live"
+        cost = 0.0 if reused else (self.prices.cost(self.inner.name, response.usage)
+                                   if self.prices else None)
+        if cost is not None:
+            response = response.model_copy(
+                update={"usage": response.usage.model_copy(update={"cost_usd": cost})})
+        self.accounting.add(request.seat, request.purpose, self.inner.name, response.usage,
+                            reused)
+        return response
+
+
+# --- budget --------------------------------------------------------------------------------
+
+class Budget(BaseModel):
+    max_calls: int | None = Field(None, ge=0)
+    max_tokens: int | None = Field(None, ge=0)
+    max_cost_usd: float | None = Field(None, ge=0)
+
+
+class BudgetExceeded(ModelError):
+    """The run spent its budget; further calls fail at once (and are never retried)."""
+
+    retryable = False
+
+
+class BudgetModel(ModelWrapper):
+    """Refuses calls once a limit is reached.
+
+    Every call counts towards ``max_calls`` (counted when it starts, so concurrent calls
+    cannot overshoot); tokens and dollars are known only when a reply arrives, so the call
+    that crosses those limits completes and the next one is refused. Replies from a cache
+    or cassette spend no tokens or dollars.
+    """
+
+    def __init__(self, inner: Model, budget: Budget) -> None:
+        super().__init__(inner)
+        self.budget = budget
+        self.calls = 0
+        self.tokens = 0
+        self.cost_usd = 0.0
+
+    def exceeded(self) -> str | None:
+        """Which limit is spent, in words, or None."""
+        limits = self.budget
+        if limits.max_calls is not None and self.calls >= limits.max_calls:
+            return f"{self.calls} calls of {limits.max_calls}"
+        if limits.max_tokens is not None and self.tokens >= limits.max_tokens:
+            return f"{self.tokens} tokens of {limits.max_tokens}"
+        if limits.max_cost_usd is not None and self.cost_usd >= limits.max_cost_usd:
+            return f"${self.cost_usd:.4f} of ${limits.max_cost_usd:.4f}"
+        return None
+
+    async def generate(self, request: Request) -> Response:
+        spent = self.exceeded()
+        if spent:
+            raise BudgetExceeded(f"model budget spent ({spent}); refused "
+                                 f"{request.purpose or 'a call'} for {request.seat or 'the run'}")
+        self.calls += 1
+        response = await self.inner.generate(request)
+        if response.origin == "live":
+            self.tokens += response.usage.total_tokens
+            self.cost_usd += response.usage.cost_usd or 0.0
+        return response
+
+
+# --- the usual stack -----------------------------------------------------------------------
+
+@dataclass
+class ModelStack:
+    """A client with its wrappers, and handles to the ones that keep state."""
+
+    model: Model
+    accounting: Accounting
+    cache: CachedModel | None = None
+    budget: BudgetModel | None = None
+
+
+def stack(client: Model, *, retries: int = 1, cache: MemoryCache | SqliteCache | None = None,
+          record_to: Path | None = None, prices: PriceTable | None = None,
+          budget: Budget | None = None, accounting: Accounting | None = None) -> ModelStack:
+    """Wrap ``client`` as ``Budget(Accounting(Cache(Retry(Record(client)))))``.
+
+    Recording sits next to the client so a cassette holds real replies and real failures;
+    retry is above it (each attempt is recorded); the cache skips retries and recording
+    for known requests; accounting prices what the cache did not answer; the budget sees
+    those prices. Seat models (``CallLog.seat``) go on top, one per seat.
+    """
+    model: Model = client
+    if record_to is not None:
+        from jubensha.llm.replay import RecordingModel
+
+        model = RecordingModel(model, record_to)
+    if retries > 1:
+        model = RetryModel(model, attempts=retries)
+    cached = CachedModel(model, cache) if cache is not None else None
+    model = cached or model
+    counted = AccountingModel(model, prices, accounting)
+    limited = BudgetModel(counted, budget) if budget is not None else None
+    return ModelStack(model=limited or counted, accounting=counted.accounting, cache=cached,
+                      budget=limited)
+
