@@ -208,7 +208,8 @@ class NaiveAgent(Agent):
                                  question=question.model_dump() if question else None)
         response = await self.model.generate(
             self.request(decision.kind, messages, self.config.max_tokens))
-        text = clean_speech(response.text, self.name, self.config.speech_chars)
+        text = clean_speech(response.text, self.name, self.seat.sheet.seat_names,
+                            self.config.speech_chars)
         if not text:
             raise ModelError(f"empty {decision.kind} from the model")
         return Speech(text=text)
@@ -240,12 +241,13 @@ class NaiveAgent(Agent):
         return Questions(target=reply.target, questions=[reply.question])
 
 
-_SPEAKER_PREFIX = r"^\s*(?:\*\*)?{name}(?:\*\*)?\s*[:：]\s*"
-
-
-def clean_speech(text: str, name: str, limit: int) -> str:
-    """Model text as a line of speech: no ``Name:`` prefix, no wrapping quotes, bounded."""
-    text = re.sub(_SPEAKER_PREFIX.format(name=re.escape(name)), "", text.strip())
-    text = text.strip().strip('"“”').strip()
-    return clip(text, limit)
+def clean_speech(text: str, name: str, seats: list[str], limit: int) -> str:
+    """Model text as one line of speech by ``name``: no ``Name:`` prefix, no wrapping
+    quotes, cut where the model starts writing a dialogue line for any seat, bounded."""
+    names = "|".join(re.escape(seat) for seat in sorted(seats, key=len, reverse=True))
+    text = re.sub(rf"^\s*(?:\*\*)?{re.escape(name)}(?:\*\*)?\s*[:：]\s*", "", text.strip())
+    turn = re.search(rf"(?:^|\s)(?:\*\*)?(?:{names})(?:\*\*)?\s*[:：]", text)
+    if turn is not None:
+        text = text[:turn.start()]
+    return clip(text.strip().strip('"“”').strip(), limit)
 
