@@ -131,6 +131,16 @@ def test_one_vote_per_victim_when_there_are_several() -> None:
     assert victims_to_vote(one, rules(per_victim="always")) == ["Vic"]
 
 
+def test_victims_killed_offstage_get_no_vote() -> None:
+    script = two_victims()
+    script.victims.append(Victim(name="Old Tom"))
+    assert script.truth is not None
+    script.truth.killed_offstage = ["Old Tom"]
+    assert victims_to_vote(script, rules()) == ["Vic", "Wes"]
+    script.truth.killed_offstage = ["Old Tom", "Wes"]
+    assert victims_to_vote(script, rules()) == [None]
+
+
 def test_killers_come_from_the_truth_then_the_characters() -> None:
     script = two_victims()
     assert killers_of(script, "Wes") == ["Bob", "Cara"]

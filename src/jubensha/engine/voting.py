@@ -106,8 +106,10 @@ def candidates_for(voter: str, seats: Sequence[str], murderers: Sequence[str],
 
 
 def victims_to_vote(script: Script, rules: VotingRules) -> list[str | None]:
-    """One vote per victim, or a single vote (``None``) for "the murderer"."""
-    names = [victim.name for victim in script.victims]
+    """One vote per victim, or a single vote (``None``) for "the murderer". Victims the
+    truth says were killed offstage (by no one at the table) get no vote of their own."""
+    offstage = set(script.truth.killed_offstage) if script.truth is not None else set()
+    names = [victim.name for victim in script.victims if victim.name not in offstage]
     several = rules.per_victim == "always" or (rules.per_victim == "auto" and len(names) > 1)
     return list(names) if several and names else [None]
 

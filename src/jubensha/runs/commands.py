@@ -36,7 +36,7 @@ REAL_MODEL_HINT = (
 
 
 def fail(message: str) -> typer.Exit:
-    errors.print(Text("error: ", style="bold red") + Text(message))
+    errors.print(Text("error: ", style="bold red") + Text(message), soft_wrap=True)
     return typer.Exit(2)
 
 
@@ -86,6 +86,12 @@ def play(
     base_url: Annotated[str | None, typer.Option(
         help="OpenAI-compatible endpoint [default: $OPENAI_BASE_URL].")] = None,
     temperature: Annotated[float | None, typer.Option(min=0)] = None,
+    embedder: Annotated[str, typer.Option(
+        help="Embeddings for agents' memory: local, openai:<model>, scripted, none.")
+    ] = "local",
+    record: Annotated[Path | None, typer.Option(
+        help="Append every model call to this cassette (play it back with "
+        "--model replay:<file>).")] = None,
     verbose: Annotated[bool, typer.Option(
         "--verbose", "-v", help="Also show log-only events (votes, failures).")] = False,
 ) -> None:
@@ -110,7 +116,8 @@ def play(
         try:
             result = asyncio.run(play_game(
                 loaded, chosen, plans, out=target, seed=seed, language=language,
-                model_options=options, script_source=script or DEFAULT_SCRIPT,
+                model_options=options, embedder=embedder, record=record,
+                script_source=script or DEFAULT_SCRIPT,
                 sinks=[progress.on_event, live], on_ask=progress.on_ask))
         except PlayError as exc:
             raise fail(str(exc)) from None

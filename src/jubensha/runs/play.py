@@ -18,14 +18,16 @@ from jubensha.agents.registry import AgentSpecError, check_agent_spec, make_agen
 from jubensha.engine.game import Game, Seat
 from jubensha.engine.procedure import Procedure
 from jubensha.engine.table import AskHook, EventSink
-from jubensha.llm.base import Model, ModelError
+from jubensha.llm.base import Embedder, Model, ModelError
 from jubensha.llm.calls import CallLog
+from jubensha.llm.embeddings import EmbedderSpecError, parse_embedder_spec
 from jubensha.llm.registry import (
     ModelOptions,
     ModelSpecError,
     parse_model_spec,
     validate_model_spec,
 )
+from jubensha.llm.replay import RecordingModel
 from jubensha.runs.log import RunFolder, RunMeta, RunResult, SeatInfo, read_run, versions
 from jubensha.runs.transcript import render_markdown
 from jubensha.scripts.model import Language, Script
@@ -109,25 +111,43 @@ def build_models(plans: dict[str, SeatPlan], options: ModelOptions) -> dict[str,
     return models
 
 
+def build_embedder(spec: str, options: ModelOptions) -> Embedder | None:
+    try:
+        return parse_embedder_spec(spec, options)
+    except EmbedderSpecError as exc:
+        raise PlayError(str(exc)) from None
+
+
 async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatPlan], *,
                     out: Path, seed: int = 0, language: Language | None = None,
-                    model_options: ModelOptions | None = None, script_source: str = "",
+                    model_options: ModelOptions | None = None, embedder: str = "none",
+                    record: Path | None = None, script_source: str = "",
                     sinks: Sequence[EventSink] = (), on_ask: AskHook | None = None,
                     models: dict[str, Model] | None = None) -> RunResult:
-    """Play one game and write its run folder at ``out``; ``models`` (spec → client)
-    replaces building clients from the specs (tests pass fakes this way)."""
+    """Play one game and write its run folder at ``out``.
+
+    ``embedder`` names the seats' shared embedder (``llm.embeddings``); ``record`` appends
+    every model call to a cassette that ``--model replay:<file>`` plays back; ``models``
+    (spec → client) replaces building clients from the specs (tests pass fakes this way).
+    """
+    options = model_options or ModelOptions()
     built = models is None
-    clients = build_models(plans, model_options or ModelOptions()) if built else dict(models)
+    clients = build_models(plans, options) if built else dict(models)
+    vectors = build_embedder(embedder, options)
     language = language or script.language
     meta = RunMeta(script_id=script.id, script_title=script.title, script_source=script_source,
                    language=language, procedure=procedure.model_dump(mode="json"),
                    seats={n: SeatInfo(architecture=p.architecture, model=p.model)
                           for n, p in plans.items()},
-                   seed=seed, versions=versions())
+                   seed=seed, versions=versions(),
+                   options={"embedder": embedder, "record": str(record) if record else None})
     folder = RunFolder(out, meta)
     log = CallLog(folder)
+    bound = {spec: RecordingModel(client, record) if record else client
+             for spec, client in clients.items()}
     seats = {name: Seat(agent=make_agent(plan.architecture),
-                        model=log.seat(clients[plan.model], name)) for name, plan in plans.items()}
+                        model=log.seat(bound[plan.model], name), embedder=vectors)
+             for name, plan in plans.items()}
     game = Game(script, procedure, seats, seed=seed, language=language,
                 sinks=[folder.write_event, *sinks], on_ask=on_ask)
     folder.write_meta(meta.model_copy(update={"order": game.table.seats}))
