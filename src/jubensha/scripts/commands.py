@@ -1,16 +1,46 @@
-"""`jubensha scripts ...`: list, show, validate, import and export the schema of mysteries."""
+"""`jubensha scripts ...`: list, show, validate, import and export the schema of mysteries.
+
+Every command reports a bad script as ``file: field: problem`` lines and a non-zero exit
+code; none lets a traceback through.
+"""
 
 from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from jubensha.scripts.bundled import bundled_scripts
-from jubensha.scripts.io import load_script
+from jubensha.scripts.bundled import bundled_scripts, find_script
+from jubensha.scripts.importers import IMPORTERS, copy_assets, discover, import_script
+from jubensha.scripts.io import (
+    SCRIPT_FILENAMES,
+    ScriptError,
+    check_script,
+    load_script,
+    save_script,
+)
+from jubensha.scripts.model import PUBLIC, Script
+from jubensha.scripts.validation import Problem, validate
 
 app = typer.Typer(help="List, show, validate and import mystery scripts.", no_args_is_help=True)
 console = Console()
+
+
+def _problem_lines(source: str, problems: list[Problem]) -> None:
+    """One plain line per problem (no wrapping or markup, so it can be grepped)."""
+    for problem in problems:
+        prefix = "warning: " if problem.severity == "warning" else ""
+        typer.echo(f"{source}: {problem.field}: {prefix}{problem.message}")
+
+
+def _fail(exc: ScriptError) -> typer.Exit:
+    _problem_lines(exc.source, exc.problems)
+    return typer.Exit(code=1)
 
 
 @app.command("list")
@@ -21,3 +51,157 @@ def list_scripts() -> None:
         script = load_script(folder)
         table.add_row(script_id, script.title, script.language, str(len(script.characters)))
     console.print(table)
+
+
+@app.command("show")
+def show(name: Annotated[str, typer.Argument(help="A bundled script id, or a script file or "
+                                             "folder.")],
+         full: Annotated[bool, typer.Option("--full", help="Print the texts too.")] = False,
+         ) -> None:
+    """Summarise a script: players and sides, victims, acts, clues and questions."""
+    try:
+        script = find_script(name)
+    except ScriptError as exc:
+        raise _fail(exc) from None
+    console.print(f"[bold]{script.title}[/]  ({script.id}, {script.language}, "
+                  f"source: {script.metadata.source})", highlight=False)
+    console.print(_cast_table(script))
+    console.print(f"victims: {', '.join(v.name for v in script.victims) or 'none'}",
+                  highlight=False)
+    murderers = ", ".join(script.murderers) or "unknown (the script has no truth)"
+    console.print(f"murderers: {murderers}", highlight=False)
+    console.print(f"acts: {len(script.acts)}  " + "  ".join(
+        f"{a.number}. {a.title}" for a in script.acts if a.title), highlight=False)
+    console.print(_clue_summary(script), highlight=False)
+    console.print(_question_summary(script), highlight=False)
+    for note in script.metadata.notes:
+        console.print(f"note: {note}", highlight=False, markup=False)
+    if full:
+        _print_texts(script)
+
+
+def _cast_table(script: Script) -> Table:
+    table = Table("character", "side", "also called", "relationships", "acts")
+    for c in script.characters:
+        table.add_row(c.name, c.side, ", ".join(c.aliases), str(len(c.relationships)),
+                      str(len(c.acts)))
+    return table
+
+
+def _clue_summary(script: Script) -> str:
+    public = sum(c.holder == PUBLIC and not c.location for c in script.clues)
+    located = sum(bool(c.location) for c in script.clues)
+    held = sum(c.holder != PUBLIC for c in script.clues)
+    images = sum(bool(c.image) for c in script.clues)
+    return (f"clues: {len(script.clues)} ({public} public, {held} held by a character, "
+            f"{located} at {len(script.locations)} locations, {images} images)")
+
+
+def _question_summary(script: Script) -> str:
+    sets = Counter(q.set for q in script.questions.choice)
+    categories = Counter(q.category for q in script.questions.choice if q.category)
+    parts = [f"{n} {name}" for name, n in sets.items()]
+    if categories:
+        parts.append("categories " + ", ".join(f"{k} {v}" for k, v in categories.items()))
+    return (f"questions: {len(script.questions.choice)} choice"
+            + (f" ({'; '.join(parts)})" if parts else "")
+            + f", {len(script.questions.factual)} factual, {len(script.questions.open)} open")
+
+
+def _print_texts(script: Script) -> None:
+    sections = [("background", script.background), ("rules", script.rules)]
+    for c in script.characters:
+        sections += [(f"{c.name}: mission", c.mission), (f"{c.name}: story", c.story)]
+        sections += [(f"{c.name}: act {s.act}", s.text) for s in c.acts]
+    if script.truth is not None:
+        sections.append(("truth", script.truth.narrative))
+    for title, text in sections:
+        if text.strip():
+            console.rule(title)
+            console.print(text, markup=False, highlight=False)
+
+
+@app.command("validate")
+def validate_command(paths: Annotated[list[Path], typer.Argument(
+        help="Script files or folders (a folder of script folders too).")]) -> None:
+    """Check native scripts; print every problem as ``file: field: message``."""
+    errors = warnings = checked = 0
+    for path in paths:
+        for target in _script_targets(path):
+            _, report, source = check_script(target)
+            checked += 1
+            _problem_lines(source, report.problems)
+            errors += len(report.errors)
+            warnings += len(report.warnings)
+    typer.echo(f"{checked} script(s): {errors} error(s), {warnings} warning(s)")
+    if errors:
+        raise typer.Exit(code=1)
+
+
+def _script_targets(path: Path) -> list[Path]:
+    """The path itself, or the script folders below a folder that holds none itself."""
+    if path.is_dir() and not any((path / n).is_file() for n in SCRIPT_FILENAMES):
+        found = sorted({p.parent for n in SCRIPT_FILENAMES for p in path.rglob(n)})
+        return found or [path]
+    return [path]
+
+
+@app.command("import")
+def import_command(
+    fmt: Annotated[str, typer.Argument(metavar="FORMAT",
+                                       help=f"One of: {', '.join(IMPORTERS)}.")],
+    src: Annotated[Path, typer.Argument(help="The source script (or, with --all, a dataset).")],
+    dest: Annotated[Path, typer.Argument(help="Folder to write script.yaml (and images) to.")],
+    all_: Annotated[bool, typer.Option("--all", help="Import every script found under SRC, "
+                                       "one folder per script in DEST.")] = False,
+) -> None:
+    """Convert scripts of a public dataset format to the native YAML."""
+    try:
+        sources = discover(fmt, src) if all_ else [src]
+    except ScriptError as exc:
+        raise _fail(exc) from None
+    if all_ and not sources:
+        typer.echo(f"{src}: (folder): no {fmt} scripts found")
+        raise typer.Exit(code=1)
+    table = Table("id", "title", "players", "questions", "warnings")
+    failures = 0
+    for source in sources:
+        try:
+            script = import_script(fmt, source)
+            target = dest / script.id if all_ else dest
+            written = save_script(script, target)
+            copy_assets(script, source, written.parent)
+        except ScriptError as exc:
+            failures += 1
+            _problem_lines(exc.source, exc.problems)
+            continue
+        except OSError as exc:
+            failures += 1
+            typer.echo(f"{source}: (write): {exc}")
+            continue
+        report = validate(script)
+        _problem_lines(str(written), report.errors)
+        failures += bool(report.errors)
+        table.add_row(script.id, script.title, str(len(script.characters)),
+                      str(len(script.questions.choice)), str(len(report.warnings)))
+    console.print(table)
+    typer.echo(f"imported {len(sources) - failures} of {len(sources)} script(s) to {dest}")
+    if failures:
+        raise typer.Exit(code=1)
+
+
+@app.command("schema")
+def schema(out: Annotated[Path | None, typer.Option("--out", help="Write to this file.")]
+           = None) -> None:
+    """Print the JSON Schema of the native script format."""
+    text = json.dumps(Script.model_json_schema(), indent=2, ensure_ascii=False)
+    if out is None:
+        typer.echo(text)
+        return
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        typer.echo(f"{out}: (write): {exc}")
+        raise typer.Exit(code=1) from None
+    typer.echo(f"wrote {out}")

@@ -1,0 +1,100 @@
+"""Importers: one module per public script format, each a function ``import_<format>(src)
+-> Script`` and a discovery of every script under a dataset folder.
+
+``IMPORTERS`` maps a format name to its ``Importer``; ``import_script`` and ``discover``
+are what the ``jubensha scripts import`` command uses. Every importer raises
+``ScriptError`` naming the file, the field and the problem on malformed input.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from jubensha.scripts.importers.common import fail
+from jubensha.scripts.importers.conan import discover_conan, import_conan
+from jubensha.scripts.importers.mirage import discover_mirage, import_mirage
+from jubensha.scripts.importers.thinkthrice import discover_thinkthrice, import_thinkthrice
+from jubensha.scripts.importers.wellplay import discover_wellplay, import_wellplay
+from jubensha.scripts.importers.whodunitbench import (
+    discover_whodunitbench,
+    import_whodunitbench,
+)
+from jubensha.scripts.io import ScriptError
+from jubensha.scripts.model import Script
+from jubensha.scripts.validation import Problem
+
+
+@dataclass(frozen=True)
+class Importer:
+    name: str
+    load: Callable[[Path], Script]
+    discover: Callable[[Path], list[Path]]
+    layout: str
+
+
+IMPORTERS: dict[str, Importer] = {
+    "wellplay": Importer("wellplay", import_wellplay, discover_wellplay,
+                         "a folder with json/script_info.json (PLAYER*'s WellPlay)"),
+    "conan": Importer("conan", import_conan, discover_conan,
+                      "a <lang>/data_final/<name> folder with txt/ (Conan)"),
+    "whodunitbench": Importer("whodunitbench", import_whodunitbench, discover_whodunitbench,
+                              "a folder with env_p_all.json and img/ (WhodunitBench)"),
+    "mirage": Importer("mirage", import_mirage, discover_mirage,
+                       "a folder with script.json + clues.json or 人物剧本.json + 线索.json "
+                       "(MIRAGE)"),
+    "thinkthrice": Importer("thinkthrice", import_thinkthrice, discover_thinkthrice,
+                            "a ThinkThrice game .json file"),
+}
+
+
+def importer(name: str) -> Importer:
+    """The importer called ``name``; a ScriptError listing the formats otherwise."""
+    if name not in IMPORTERS:
+        raise fail(name, "(format)", f"unknown format; one of: {', '.join(IMPORTERS)}")
+    return IMPORTERS[name]
+
+
+def import_script(name: str, src: Path) -> Script:
+    """Import one script of format ``name`` from ``src``."""
+    load = importer(name).load
+    if not src.exists():
+        raise fail(src, "(file)", "no such file or folder")
+    try:
+        return load(src)
+    except ValidationError as exc:
+        raise ScriptError(str(src), [
+            Problem(severity="error", message=err["msg"],
+                    field=".".join(str(part) for part in err["loc"]) or "(top level)")
+            for err in exc.errors()]) from None
+
+
+def discover(name: str, root: Path) -> list[Path]:
+    """Every script of format ``name`` under the dataset folder ``root``."""
+    if not root.exists():
+        raise fail(root, "(folder)", "no such folder")
+    return importer(name).discover(root)
+
+
+def copy_assets(script: Script, src: Path, dest: Path) -> list[Path]:
+    """Copy the files the script's clues point to (images) from the source folder to the
+    folder the script is written to, keeping their relative paths; the copies made."""
+    base = src.parent if src.is_file() else src
+    copied = []
+    for clue in script.clues:
+        if clue.image is None:
+            continue
+        source, target = base / clue.image, dest / clue.image
+        if not source.is_file():
+            raise fail(source, f"clues[{clue.id}].image", "image file not found")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+        copied.append(target)
+    return copied
+
+
+__all__ = ["IMPORTERS", "Importer", "copy_assets", "discover", "import_script", "importer"]

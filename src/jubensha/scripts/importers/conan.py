@@ -1,0 +1,251 @@
+"""Conan: detective narratives (``<lang>/data_final/<NNN-Name>/txt/<Character>.txt``) and
+character-relation labels (``<lang>/label*/<NNN-Name>/all.json`` and one file per
+character), with ``equivalent_relation.json`` grouping label synonyms.
+
+Conan has no murderer annotation, so a Conan script has no truth (``has_truth: false``).
+A label map ``{A: [[B, "Victim of X, Hate of X"]]}`` reads "B is Victim of A, B is Hate
+of A"; it becomes ``Relationship(other=B, labels=[...])`` on character A, so a label's X
+is always the character that owns the relationship. "Same person as X" labels make the
+other name an alias. People the labels call a victim ("Victim of X", "Killed by X", or
+the reverse "Murderer of X") become ``victims``; who killed them stays out of sight of
+the players, in ``extra["killers"]``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from jubensha.scripts.importers.common import (
+    Names,
+    expect,
+    fail,
+    language_of,
+    name_key,
+    read_json,
+    read_text,
+    slugify,
+    text_of,
+)
+from jubensha.scripts.model import Character, Metadata, Relationship, Script, Victim
+
+PRIMARY_LABELS = "label"
+_SAME_PERSON = re.compile(r"^same person as x\b", re.IGNORECASE)
+_VICTIM_OF = re.compile(r"^(?:victim of x|killed by x)$", re.IGNORECASE)
+_MURDERER_OF = re.compile(r"^murderer of x$", re.IGNORECASE)
+
+
+def discover_conan(root: Path) -> list[Path]:
+    """Every narrative folder: ``.../data_final/<name>`` holding ``txt/``."""
+    return sorted(p.parent for p in root.rglob("txt")
+                  if p.is_dir() and p.parent.parent.name == "data_final")
+
+
+def import_conan(src: Path) -> Script:
+    folder = src
+    txt = folder / "txt"
+    if not txt.is_dir():
+        raise fail(folder, "(folder)", "no txt/ folder: not a Conan narrative folder")
+    files = sorted(txt.glob("*.txt"))
+    if not files:
+        raise fail(txt, "(folder)", "no character .txt files")
+    language = language_of(folder, *(read_text(f)[:2000] for f in files[:2]))
+    notes = ["Conan narratives carry no murderer or solution: this script has no truth"]
+    characters = [Character(name=f.stem, story=read_text(f).strip()) for f in files]
+    names = Names(c.name for c in characters)
+    unmatched = _full_texts(folder, characters, names, notes)
+    _purposes(folder, characters, names, notes)
+    if (folder / "json").is_dir():
+        notes.append("json/ (a WellPlay copy of this narrative) is not read here")
+    extra: dict[str, Any] = {"unmatched_full_texts": unmatched} if unmatched else {}
+    victims = _labels(folder, characters, names, notes, extra)
+    title = re.sub(r"^\s*\d+\s*-\s*", "", folder.name)
+    return Script(
+        id=f"conan-{language}-{slugify(folder.name)}",
+        title=title,
+        language=language,
+        victims=victims,
+        characters=characters,
+        metadata=Metadata(source="conan", has_truth=False, player_count=len(characters),
+                          source_path="/".join(folder.parts[-3:]), notes=notes),
+        extra=extra,
+    )
+
+
+def _matching_file(stem: str, names: Names, stems: list[str]) -> str | None:
+    """The character a side file (``txt_full``/``purpose``) belongs to: same name, or a
+    name with a role prefix (``保安凯文`` for ``凯文``) when exactly one character fits."""
+    exact = names.exact(stem)
+    if exact:
+        return exact
+    suffixed = [n for n in stems if name_key(stem).endswith(name_key(n))]
+    return suffixed[0] if len(suffixed) == 1 else None
+
+
+def _full_texts(folder: Path, characters: list[Character], names: Names,
+                notes: list[str]) -> dict[str, str]:
+    """``txt_full`` texts that differ from ``txt`` go to the character's
+    ``extra["full_text"]``; those that match no character are returned."""
+    by_name = {c.name: c for c in characters}
+    unmatched = {}
+    for path in sorted((folder / "txt_full").glob("*.txt")):
+        who = _matching_file(path.stem, names, list(by_name))
+        text = read_text(path).strip()
+        if who is None:
+            notes.append(f"txt_full/{path.name} matches no character: kept in extra")
+            unmatched[path.stem] = text
+        elif text != by_name[who].story:
+            by_name[who].extra["full_text"] = text
+    return unmatched
+
+
+def _purposes(folder: Path, characters: list[Character], names: Names,
+              notes: list[str]) -> None:
+    purpose = folder / "purpose"
+    if not purpose.is_dir():
+        return
+    by_name = {c.name: c for c in characters}
+    for path in sorted(purpose.iterdir()):
+        if path.suffix != ".txt":
+            notes.append(f"purpose/{path.name} is not text and is not read")
+            continue
+        who = _matching_file(path.stem, names, list(by_name))
+        if who is None:
+            notes.append(f"purpose/{path.name} matches no character and is not read")
+            continue
+        by_name[who].mission = read_text(path).strip()
+
+
+def _label_sets(folder: Path) -> dict[str, Path]:
+    """``{"label": <lang>/label/<name>, "label_v2": ...}`` for the sets that have this
+    narrative."""
+    lang_dir = folder.parent.parent
+    return {d.name: d / folder.name for d in sorted(lang_dir.glob("label*"))
+            if (d / folder.name).is_dir()}
+
+
+def _labels(folder: Path, characters: list[Character], names: Names, notes: list[str],
+            extra: dict[str, Any]) -> list[Victim]:
+    sets = _label_sets(folder)
+    if not sets:
+        notes.append("no relation labels for this narrative")
+        return []
+    primary = PRIMARY_LABELS if PRIMARY_LABELS in sets else next(iter(sets))
+    relations = _read_label_file(sets[primary] / "all.json", notes)
+    _aliases(relations, characters, names)
+    victims, killers = _victims(relations, names, notes)
+    by_name = {c.name: c for c in characters}
+    others: dict[str, Any] = {}
+    for owner, pairs in relations.items():
+        who = names.exact(owner)
+        if who is None:
+            others[owner] = pairs
+            continue
+        for other, labels in pairs:
+            _relate(by_name[who], names.exact(other) or other, labels)
+    for path in sorted(sets[primary].glob("*.json")):
+        if path.name == "all.json":
+            continue
+        who = names.resolve(path.stem, chinese=True)
+        known = _read_label_file(path, notes)
+        if who is None:
+            extra.setdefault("relations_by_file", {})[path.stem] = known
+        else:
+            by_name[who].extra["known_relations"] = known
+    if others:
+        extra["relations_of_others"] = others
+    if killers:
+        extra["killers"] = killers
+    for name, path in sets.items():
+        if name != primary and (path / "all.json").is_file():
+            extra[f"relations_{name}"] = _read_label_file(path / "all.json", notes)
+    classes = _relation_classes(folder, relations)
+    if classes:
+        extra["relation_classes"] = classes
+    return [Victim(name=v) for v in victims]
+
+
+def _read_label_file(path: Path, notes: list[str]) -> dict[str, list[list[str]]]:
+    """A label map, its shape checked: ``{name: [[other, "Label of X, ..."], ...]}``."""
+    data, note = read_json(path, trailing_commas=True)
+    if note:
+        notes.append(f"{path.parent.parent.name}/{note}")
+    data = expect(data, dict, path, "(top level)")
+    for owner, pairs in data.items():
+        for i, pair in enumerate(expect(pairs, list, path, owner)):
+            pair = expect(pair, list, path, f"{owner}[{i}]")
+            if len(pair) != 2 or not all(isinstance(x, str) for x in pair):
+                raise fail(path, f"{owner}[{i}]", "expected [other name, labels]")
+    return data
+
+
+def _split_labels(labels: str) -> list[str]:
+    return [label.strip() for label in labels.split(",") if label.strip()]
+
+
+def _aliases(relations: dict, characters: list[Character], names: Names) -> None:
+    """"Same person as X" between a character and another name: that name is an alias."""
+    by_name = {c.name: c for c in characters}
+    for owner, pairs in relations.items():
+        for other, labels in pairs:
+            if not any(_SAME_PERSON.match(label) for label in _split_labels(labels)):
+                continue
+            for known, alias in ((owner, other), (other, owner)):
+                who = names.exact(known)
+                if who and names.exact(alias) is None:
+                    names.add_alias(alias, who)
+                    by_name[who].aliases.append(alias)
+
+
+def _victims(relations: dict, names: Names,
+             notes: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+    killers: dict[str, list[str]] = {}
+    for owner, pairs in relations.items():
+        for other, labels in pairs:
+            for label in _split_labels(labels):
+                if _VICTIM_OF.match(label):
+                    killers.setdefault(other, []).append(owner)
+                elif _MURDERER_OF.match(label):
+                    killers.setdefault(owner, []).append(other)
+    victims = []
+    for victim, who in killers.items():
+        killers[victim] = list(dict.fromkeys(names.exact(k) or k for k in who))
+        if names.exact(victim):
+            notes.append(f"labels call the character {names.exact(victim)!r} a victim; "
+                         "not listed as a victim")
+        else:
+            victims.append(victim)
+    return victims, {v: killers[v] for v in victims}
+
+
+def _relate(character: Character, other: str, labels: str) -> None:
+    if other == character.name:
+        return
+    split = _split_labels(labels)
+    for relation in character.relationships:
+        if relation.other == other:
+            relation.labels += [label for label in split if label not in relation.labels]
+            return
+    character.relationships.append(Relationship(other=other, labels=split))
+
+
+def _relation_classes(folder: Path, relations: dict) -> dict[str, str]:
+    """Each label used here mapped to its class in ``equivalent_relation.json`` (found in
+    a parent folder), where the two differ: the basis for judging relation answers."""
+    for parent in folder.parents:
+        path = parent / "equivalent_relation.json"
+        if path.is_file():
+            break
+    else:
+        return {}
+    data = expect(read_json(path)[0], dict, path, "(top level)")
+    groups = expect(data.get("equivalent relations", {}), dict, path, "equivalent relations")
+    classes: dict[str, str] = {}
+    for canonical, synonyms in groups.items():
+        for label in [canonical, *expect(synonyms, list, path, canonical)]:
+            classes[text_of(label, path, canonical).casefold()] = canonical
+    used = {label for pairs in relations.values() for _, labels in pairs
+            for label in _split_labels(labels)}
+    return {label: classes[label.casefold()] for label in sorted(used)
+            if label.casefold() in classes and classes[label.casefold()] != label}

@@ -1,0 +1,99 @@
+"""Conan import: narratives without a truth, relation labels, aliases and victims."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from jubensha.scripts import ScriptError, validate
+from jubensha.scripts.importers.conan import import_conan
+
+
+@pytest.fixture(scope="module")
+def conan(datasets: Path) -> Path:
+    return datasets / "conan"
+
+
+def test_sin_relations_aliases_and_victims(conan: Path) -> None:
+    script = import_conan(conan / "english" / "data_final" / "131-Sin (4 people closed)")
+    assert (script.id, script.title, script.language) == (
+        "conan-en-131-sin-4-people-closed", "Sin (4 people closed)", "en")
+    assert script.truth is None and script.metadata.has_truth is False
+    assert "no truth" in script.metadata.notes[0]
+    assert sorted(script.names) == ["Chief Wang", "Hu Investigate", "Officer Li",
+                                    "Zhang Villager"]
+    wang = script.character("Chief Wang")
+    relation = next(r for r in wang.relationships if r.other == "Zhao Cishan")
+    assert relation.labels == ["Victim of X", "Hate of X"]
+    assert script.character("Murderer").name == "Zhang Villager"
+    assert [v.name for v in script.victims] == ["Zhao Cishan", "Officer Li's Girlfriend"]
+    assert script.extra["killers"]["Zhao Cishan"] == ["Chief Wang"]
+    assert script.extra["relation_classes"]["Hate of X"] == "Adversary of X"
+    assert "relations_label_v2" in script.extra
+    assert "Zhang Villager" in script.character("Zhang Villager").extra["known_relations"]
+    assert validate(script).ok
+
+
+def test_who_killed_whom_is_kept_out_of_what_players_see(conan: Path) -> None:
+    script = import_conan(conan / "english" / "data_final" / "131-Sin (4 people closed)")
+    assert all(not v.extra and not v.description for v in script.victims)
+
+
+def test_chinese_narrative_with_purpose_full_text_and_a_trailing_comma_label(conan: Path) -> None:
+    script = import_conan(conan / "chinese" / "data_final" / "033-丹水山庄（7人）")
+    assert script.language == "zh" and len(script.characters) == 7
+    assert all(c.mission for c in script.characters)
+    assert any("trailing comma" in note for note in script.metadata.notes)
+    assert script.character("双面虎").name == "郭望山"
+    assert validate(script).ok
+
+
+def test_side_files_with_a_role_prefix_and_non_text_purposes(conan: Path) -> None:
+    thief = import_conan(conan / "chinese" / "data_final" / "060-魔盗之殇（5人开放）")
+    assert "full_text" in thief.character("凯文").extra
+    chocolate = import_conan(conan / "chinese" / "data_final" / "049-致命巧克力（8~14开放）")
+    assert any(".docx is not text" in note for note in chocolate.metadata.notes)
+
+
+def test_middle_dot_spellings_resolve_to_the_character(conan: Path) -> None:
+    script = import_conan(conan / "chinese" / "data_final" / "003-死穿白（8人开放）")
+    berkeley = script.character("理查德•伯克利")
+    assert "院长伯克利" in berkeley.aliases
+    assert any(r.other == "西尔维娅•科斯塔" for r in berkeley.relationships)
+
+
+def _narrative(tmp_path: Path, labels: str) -> Path:
+    folder = tmp_path / "english" / "data_final" / "001-Tiny"
+    (folder / "txt").mkdir(parents=True)
+    (folder / "txt" / "Ann.txt").write_text("Ann's story", encoding="utf-8")
+    (folder / "txt" / "Bob.txt").write_text("Bob's story", encoding="utf-8")
+    label = tmp_path / "english" / "label" / "001-Tiny"
+    label.mkdir(parents=True)
+    (label / "all.json").write_text(labels, encoding="utf-8")
+    return folder
+
+
+def test_a_narrative_elsewhere_imports(tmp_path) -> None:
+    folder = _narrative(tmp_path, json.dumps({"Ann": [["Vic", "Victim of X"],
+                                                      ["Bob", "Friend of X"]]}))
+    script = import_conan(folder)
+    assert [v.name for v in script.victims] == ["Vic"]
+    assert script.character("Ann").relationships[1].labels == ["Friend of X"]
+
+
+@pytest.mark.parametrize(("labels", "message"), [
+    ('{"Ann": [["Bob", "Friend', "all.json: (file): invalid JSON at line 1"),
+    ('{"Ann": "Bob"}', "all.json: Ann: expected a list, found a string"),
+    ('{"Ann": [["Bob"]]}', "all.json: Ann[0]: expected [other name, labels]"),
+])
+def test_malformed_labels_name_file_and_field(tmp_path, labels, message) -> None:
+    with pytest.raises(ScriptError) as info:
+        import_conan(_narrative(tmp_path, labels))
+    assert len(info.value.problems) == 1 and f"label/001-Tiny/{message}" in str(info.value)
+
+
+def test_a_folder_without_txt_is_not_a_narrative(tmp_path) -> None:
+    with pytest.raises(ScriptError, match="no txt/ folder"):
+        import_conan(tmp_path)
