@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import typer
 
+from jubensha.eval.commands import app as eval_app
 from jubensha.runs.commands import play, replay
+from jubensha.runs.importers.commands import app as runs_app
 from jubensha.scripts.commands import app as scripts_app
 
 app = typer.Typer(
@@ -14,6 +16,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(scripts_app, name="scripts")
+app.add_typer(eval_app, name="eval")
+app.add_typer(runs_app, name="runs")
 app.command()(play)
 app.command()(replay)
 

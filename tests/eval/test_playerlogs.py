@@ -7,7 +7,10 @@ from typing import Any
 
 import pytest
 from openpyxl import Workbook
+from typer.testing import CliRunner
 
+from jubensha.cli import app
+from jubensha.eval.playerlog_report import compare_rules
 from jubensha.eval.playerlogs import (
     EVALUATION_COLUMNS,
     TRANSCRIPT_COLUMNS,
@@ -167,3 +170,27 @@ def test_player_star_on_sin_next_to_table_a3(real_logs: dict) -> None:
                                                                        row.paper.std)
     assert {m: (r.questions, r.paper_questions) for m, r in rows.items()} == {
         "objective": (3, 3), "reasoning": (20, 20), "relations": (21, 21), "overall": (44, 44)}
+
+
+@pytest.mark.datasets
+def test_cli_prints_a_method_on_a_script_next_to_the_paper(datasets: Path) -> None:
+    result = CliRunner().invoke(app, ["eval", "player-logs", str(datasets / "player-logs"),
+                                      "--method", "PLAYER", "--script", "罪恶", "--format",
+                                      "markdown"])
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if line.startswith("| cn | PLAYER"))
+    assert "| 0.578±0.052 | 0.577±0.053 | 0.577±0.053 | +0.001 | ≈ |" in row
+
+
+@pytest.mark.datasets
+def test_the_authors_rule_reproduces_every_logged_verdict_of_the_played_games(
+        datasets: Path) -> None:
+    rules = compare_rules(datasets / "player-logs", datasets / "wellplay")
+    counts = {(c.rule, c.subset): c.differ for c in rules.counts}
+    assert counts[("authors", "played games")] == 0
+    # The FSA logs were graded by code that marked empty answers wrong: exactly the
+    # letter-set rule.
+    assert counts[("sets", "FSA")] == 0 and counts[("authors", "FSA")] > 0
+    # On the played games the letter-set rule differs exactly on the empty answers.
+    assert counts[("sets", "played games")] == rules.empty_right > 0
+    assert counts[("exact", "played games")] > counts[("sets", "played games")]

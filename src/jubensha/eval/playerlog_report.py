@@ -1,0 +1,256 @@
+"""Reports over the PLAYER* authors' logs: every method and script next to the paper's
+tables A3/A4, and how the three correctness rules disagree with the authors' grading.
+
+Both are ``MetricResult``s, so ``jubensha eval player-logs`` and ``jubensha eval
+grading-rules`` print them as terminal tables, Markdown (docs/evaluation.md) or JSON.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from jubensha.eval.playerlogs import (
+    Comparison,
+    Grading,
+    LogEntry,
+    LogLanguage,
+    compare,
+    discover,
+    graded,
+    read_evaluation,
+    score_entry,
+)
+from jubensha.eval.report import MetricResult, ResultTable, number
+from jubensha.eval.stats import MeanStd
+from jubensha.eval.wellplay import (
+    CATEGORIES,
+    RULES,
+    ScriptScore,
+    aggregate,
+    score_pass,
+    score_script,
+)
+from jubensha.scripts.importers.wellplay import discover_wellplay, import_wellplay
+from jubensha.scripts.model import Script
+
+Kinds = dict[tuple[str, str], bool]
+
+
+class EntryResult(BaseModel):
+    """One method on one script: exact values, values as the authors rounded, the paper."""
+
+    language: LogLanguage
+    method: str
+    title: str
+    exact: list[Comparison]
+    rounded: list[Comparison]
+
+    def cell(self, metric: str, rounded: bool = False) -> Comparison | None:
+        rows = self.rounded if rounded else self.exact
+        return next((c for c in rows if c.metric == metric), None)
+
+    @property
+    def verdict(self) -> str:
+        """``=`` agrees at 3 decimals; ``≈`` only once passes are rounded as the authors
+        did; ``≠`` differs; ``–`` not in the paper."""
+        exact, rounded = self.cell("overall"), self.cell("overall", rounded=True)
+        if exact is None or exact.paper is None or rounded is None:
+            return "–"
+        if exact.difference == 0:
+            return "="
+        return "≈" if rounded.difference == 0 else "≠"
+
+
+class PlayerLogScores(MetricResult):
+    metric: str = "player-logs"
+    grading: Grading
+    entries: list[EntryResult]
+    aggregates: dict[str, dict[str, MeanStd]]
+    """``<lang>/<method>`` -> category or ``overall`` -> pooled over the logged scripts."""
+    missing: list[str]
+    """Entries without evaluation passes."""
+
+    def tables(self) -> list[ResultTable]:
+        return [self._overall_table(), self._category_table(), self._aggregate_table()]
+
+    def _overall_table(self) -> ResultTable:
+        rows = []
+        for e in self.entries:
+            exact, rounded = e.cell("overall"), e.cell("overall", rounded=True)
+            assert exact is not None and rounded is not None
+            paper = exact.paper
+            rows.append([e.language, e.method, exact.script, str(exact.questions),
+                         exact.ours.render(), rounded.ours.render(),
+                         f"{paper.mean:.3f}±{paper.std:.3f}" if paper else "–",
+                         "–" if exact.difference is None else f"{exact.difference:+.3f}",
+                         e.verdict])
+        return ResultTable(
+            title=f"WellPlay score recomputed from the authors' logs ({self.grading} grading) "
+                  "vs the paper (table A3 Chinese, A4 English)",
+            columns=["lang", "method", "script", "#QA", "ours", "ours, passes rounded",
+                     "paper", "Δ", ""],
+            rows=rows,
+            notes=[("mean±std over the 3 evaluation passes (sample std). 'passes rounded': each "
+                   "pass rounded to 3 significant digits first, as the authors' summaries were. "
+                   "Δ = ours (exact, rounded to 3 decimals) − paper. = agrees, ≈ agrees once "
+                   "passes are rounded, ≠ differs."),
+                   *([f"no evaluation passes: {', '.join(self.missing)}"] if self.missing else [])])
+
+    def _category_table(self) -> ResultTable:
+        rows = []
+        for e in self.entries:
+            row = [e.language, e.method, e.cell("overall").script]  # type: ignore[union-attr]
+            for metric in CATEGORIES:
+                c = e.cell(metric)
+                row.append("–" if c is None else (
+                    f"{number(c.ours.mean)} / {number(c.paper.mean) if c.paper else '–'}"
+                    f" ({c.questions})"))
+            rows.append(row)
+        return ResultTable(title="Accuracy per category: ours / paper (questions)",
+                           columns=["lang", "method", "script", *CATEGORIES], rows=rows)
+
+    def _aggregate_table(self) -> ResultTable:
+        rows = [[key, *(v.render() if (v := values.get(m)) else "–"
+                        for m in (*CATEGORIES, "overall"))]
+                for key, values in self.aggregates.items()]
+        return ResultTable(
+            title="Across the logged scripts: weighted mean ± weighted std (pooled passes)",
+            columns=["lang/method", *CATEGORIES, "overall"], rows=rows,
+            notes=[("Weights: question counts (categories), total points (overall). Only the "
+                   "scripts in the logs, so not comparable with the paper's 12-script rows.")])
+
+
+def wellplay_kinds(wellplay_root: Path | None) -> dict[tuple[LogLanguage, str], Kinds]:
+    """Per (language, script title), which questions are multiple choice, keyed by
+    ``(tester, question)``; the full-script-access set is asked by ``GM``."""
+    if wellplay_root is None:
+        return {}
+    found = {}
+    for folder in discover_wellplay(wellplay_root):
+        script = import_wellplay(folder)
+        found[("cn" if script.language == "zh" else "en", script.title)] = question_kinds(script)
+    return found
+
+
+def question_kinds(script: Script) -> Kinds:
+    return {(q.asked_of or "GM", q.question.strip()): q.multiple
+            for q in script.questions.choice}
+
+
+def _select(entries: Iterable[LogEntry], language: str | None, method: str | None,
+            script: str | None) -> list[LogEntry]:
+    def wanted(value: str, choice: str | None) -> bool:
+        return choice is None or value.lower() == choice.lower()
+    return [e for e in entries if wanted(e.language, language) and wanted(e.method, method)
+            and (script is None or script.lower() in (e.title.lower(), e.folder.lower()))]
+
+
+def score_logs(root: Path, *, language: str | None = None, method: str | None = None,
+               script: str | None = None, grading: Grading = "logged",
+               wellplay_root: Path | None = None) -> PlayerLogScores:
+    """Recompute every selected (language, method, script) of a ``player-logs`` folder."""
+    kinds = wellplay_kinds(wellplay_root) if grading != "logged" else {}
+    entries, missing = [], []
+    by_group: dict[str, list] = {}
+    for entry in _select(discover(root), language, method, script):
+        if not entry.passes:
+            missing.append(entry.label)
+            continue
+        passes = [read_evaluation(p) for p in entry.passes]
+        multiple = kinds.get((entry.language, entry.title))
+        exact = score_entry(entry, passes, grading, multiple)
+        rounded = score_entry(entry, passes, grading, multiple, digits=3)
+        entries.append(EntryResult(language=entry.language, method=entry.method,
+                                   title=entry.title, exact=compare(entry, exact),
+                                   rounded=compare(entry, rounded)))
+        by_group.setdefault(f"{entry.language}/{entry.method}", []).append(exact)
+    return PlayerLogScores(run=str(root), grading=grading, entries=entries, missing=missing,
+                           aggregates={k: aggregate(v) for k, v in by_group.items()})
+
+
+class RuleCount(BaseModel):
+    rule: str
+    subset: str
+    rows: int
+    differ: int
+    """Answers (question x pass) whose verdict differs from the logged ``is_right``."""
+    questions: int
+    """Distinct (method, script, tester, question) with at least one differing pass."""
+
+
+class GradingRules(MetricResult):
+    metric: str = "grading-rules"
+    counts: list[RuleCount]
+    scores: dict[str, dict[str, float]]
+    """``<lang>/<method>`` -> grading -> overall score pooled over the logged scripts."""
+    unmatched: int
+    """Rows whose question is not in the WellPlay files (graded as single choice)."""
+    empty_right: int
+    """Logged answers that are empty (or missing) yet marked right."""
+
+    def tables(self) -> list[ResultTable]:
+        rows = [[c.rule, c.subset, str(c.rows), str(c.differ), str(c.questions)]
+                for c in self.counts]
+        gradings = ("logged", *RULES)
+        return [
+            ResultTable(
+                title="Re-grading the authors' logged answers: disagreements with their "
+                      "is_right",
+                columns=["rule", "logs", "answers", "differ", "questions differing"],
+                rows=rows,
+                notes=[(f"{self.unmatched} answers ask a question missing from the WellPlay "
+                        "files and are graded as single choice."),
+                       (f"{self.empty_right} logged answers are empty yet marked right "
+                        "(an empty string is a substring of every truth).")]),
+            ResultTable(
+                title="Overall WellPlay score under each rule (logged scripts, pooled)",
+                columns=["lang/method", *gradings],
+                rows=[[key, *(number(values[g]) for g in gradings)]
+                      for key, values in self.scores.items()])]
+
+
+def compare_rules(root: Path, wellplay_root: Path) -> GradingRules:
+    """Count, per rule, the logged answers whose re-graded verdict differs from the log,
+    with the full-script-access logs (FSA, graded by other code) apart; and the overall
+    score each rule gives every method."""
+    kinds = wellplay_kinds(wellplay_root)
+    totals: Counter[tuple[str, str]] = Counter()
+    differ: Counter[tuple[str, str]] = Counter()
+    questions: dict[tuple[str, str], set[tuple[str, ...]]] = {}
+    scripts: dict[str, dict[str, list[ScriptScore]]] = {}
+    unmatched = empty_right = 0
+    for entry in discover(root):
+        if not entry.passes:
+            continue
+        multiple = kinds.get((entry.language, entry.title), {})
+        subset = "FSA" if entry.method == "FSA" else "played games"
+        passes = [read_evaluation(path) for path in entry.passes]
+        unmatched += sum((r.tester, r.question.strip()) not in multiple
+                         for p in passes for r in p.rows)
+        empty_right += sum(r.is_right and not r.answer for p in passes for r in p.rows)
+        group = scripts.setdefault(f"{entry.language}/{entry.method}", {})
+        for grading in ("logged", *RULES):
+            judged = [graded(p, grading, multiple) for p in passes]
+            group.setdefault(grading, []).append(
+                score_script(entry.title, [score_pass(j) for j in judged]))
+            if grading == "logged":
+                continue
+            for evaluation, verdicts in zip(passes, judged, strict=True):
+                for row, verdict in zip(evaluation.rows, verdicts, strict=True):
+                    totals[(grading, subset)] += 1
+                    if verdict.correct != row.is_right:
+                        differ[(grading, subset)] += 1
+                        questions.setdefault((grading, subset), set()).add(
+                            (entry.label, row.tester, row.question))
+    counts = [RuleCount(rule=rule, subset=subset, rows=totals[(rule, subset)],
+                        differ=differ[(rule, subset)],
+                        questions=len(questions.get((rule, subset), ())))
+              for rule, subset in sorted(totals, key=lambda k: (k[1], RULES.index(k[0])))]
+    scores = {key: {g: aggregate(s)["overall"].mean for g, s in by_grading.items()}
+              for key, by_grading in scripts.items()}
+    return GradingRules(run=str(root), counts=counts, scores=scores, unmatched=unmatched,
+                        empty_right=empty_right)

@@ -1,0 +1,83 @@
+"""Metric names for ``jubensha eval METRIC RUN_DIR``.
+
+A metric is an async function of one ``MetricContext`` (the script, the run as read back,
+and the models it may need) returning a ``MetricResult``. Modules register their metrics
+with ``@metric(...)``; ``load_metrics()`` imports the modules that hold them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from jubensha.eval.report import MetricResult
+from jubensha.llm.base import Embedder, Model
+from jubensha.runs.log import RunLog
+from jubensha.scripts.model import Script
+
+Need = Literal["judge", "embedder"]
+METRIC_MODULES = ("jubensha.eval.similarity", "jubensha.eval.vote_metrics")
+"""Modules whose import registers metrics; later metric modules add themselves here."""
+
+
+@dataclass
+class MetricContext:
+    """Everything a metric may read. ``judge`` and ``embedder`` are None unless asked for."""
+
+    script: Script
+    run: RunLog
+    judge: Model | None = None
+    embedder: Embedder | None = None
+    samples: int = 3
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+MetricFunction = Callable[[MetricContext], Awaitable[MetricResult]]
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    name: str
+    summary: str
+    source: str
+    """Paper and section the metric comes from."""
+    compute: MetricFunction
+    needs: frozenset[Need] = frozenset()
+    optional: frozenset[Need] = frozenset()
+    """Models the metric uses when given and skips parts of without."""
+
+
+class UnknownMetric(KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+_METRICS: dict[str, MetricSpec] = {}
+
+
+def metric(name: str, summary: str, source: str, needs: tuple[Need, ...] = (),
+           optional: tuple[Need, ...] = ()) -> Callable[[MetricFunction], MetricFunction]:
+    """Register ``compute`` under ``name``; a second registration of a name is an error."""
+    def register(compute: MetricFunction) -> MetricFunction:
+        if name in _METRICS and _METRICS[name].compute is not compute:
+            raise ValueError(f"metric {name!r} is registered twice")
+        _METRICS[name] = MetricSpec(name, summary, source, compute, frozenset(needs),
+                                    frozenset(optional))
+        return compute
+    return register
+
+
+def load_metrics() -> dict[str, MetricSpec]:
+    """Every registered metric by name (imports the metric modules once)."""
+    for module in METRIC_MODULES:
+        importlib.import_module(module)
+    return dict(sorted(_METRICS.items()))
+
+
+def get_metric(name: str) -> MetricSpec:
+    metrics = load_metrics()
+    if name not in metrics:
+        raise UnknownMetric(f"unknown metric {name!r}; known: {', '.join(metrics)}")
+    return metrics[name]

@@ -1,0 +1,53 @@
+"""Results as data first: every metric result is a pydantic model that renders itself as
+tables, shown in the terminal (rich), written into documentation (Markdown) or dumped as
+JSON, so that numbers in docs are generated, never typed."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+from rich.table import Table
+
+Format = Literal["table", "markdown", "json"]
+
+
+class ResultTable(BaseModel):
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    notes: list[str] = Field(default_factory=list)
+
+
+class MetricResult(BaseModel):
+    """Base of every metric's result; subclasses add fields and say how to tabulate them."""
+
+    metric: str
+    run: str = ""
+    """The run folder (or log) the result is about."""
+
+    def tables(self) -> list[ResultTable]:
+        raise NotImplementedError(f"{type(self).__name__} does not define its tables")
+
+
+def rich_table(table: ResultTable) -> Table:
+    out = Table(*table.columns, title=table.title, caption="\n".join(table.notes) or None)
+    for row in table.rows:
+        out.add_row(*row)
+    return out
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(table: ResultTable) -> str:
+    lines = [f"**{table.title}**", "", "| " + " | ".join(map(_cell, table.columns)) + " |",
+             "|" + "---|" * len(table.columns)]
+    lines += ["| " + " | ".join(map(_cell, row)) + " |" for row in table.rows]
+    lines += ["", *table.notes] if table.notes else []
+    return "\n".join(lines) + "\n"
+
+
+def number(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"

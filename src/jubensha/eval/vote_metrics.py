@@ -1,0 +1,93 @@
+"""Vote metrics of one game: murderer identification accuracy and the culprit's rank.
+
+The ballots counted are each victim's last voting round (a re-vote replaces the first
+round). A ballot for a victim is on target when it names one of that victim's killers
+(``truth.kills``), else one of the script's murderers.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from jubensha.engine.events import VoteCast
+from jubensha.eval.registry import MetricContext, metric
+from jubensha.eval.report import MetricResult, ResultTable, number
+from jubensha.eval.votes import Vote, culprit_rank, identification, tally
+from jubensha.runs.log import RunLog
+from jubensha.scripts.model import Script
+
+
+def final_ballots(run: RunLog) -> dict[str | None, list[VoteCast]]:
+    """Per victim (``None``: a single vote on the murderer), the ballots of its last round."""
+    rounds: dict[str | None, dict[int, list[VoteCast]]] = defaultdict(lambda: defaultdict(list))
+    for event in run.events:
+        if isinstance(event, VoteCast):
+            rounds[event.victim][event.round or 1].append(event)
+    return {victim: by_round[max(by_round)] for victim, by_round in rounds.items()}
+
+
+def culprits(script: Script, victim: str | None) -> set[str]:
+    """Who killed ``victim`` by the truth; all murderers when the truth does not say."""
+    for kill in script.truth.kills if script.truth else []:
+        if kill.victim == victim:
+            return set(kill.killers)
+    return set(script.murderers)
+
+
+class VictimVotes(MetricResult):
+    metric: str = "identification"
+    victims: dict[str, tuple[int, int]]
+    """Victim (``-`` for a single vote) -> (ballots on a culprit, ballots counted)."""
+
+    @property
+    def accuracy(self) -> float:
+        counted = sum(c for _, c in self.victims.values())
+        return sum(k for k, _ in self.victims.values()) / counted if counted else 0.0
+
+    def tables(self) -> list[ResultTable]:
+        rows = [[v, str(k), str(c), number(k / c if c else 0.0)]
+                for v, (k, c) in self.victims.items()]
+        rows.append(["all", str(sum(k for k, _ in self.victims.values())),
+                     str(sum(c for _, c in self.victims.values())), number(self.accuracy)])
+        return [ResultTable(title="Murderer identification (share of votes on the culprit)",
+                            columns=["victim", "on culprit", "votes", "accuracy"], rows=rows)]
+
+
+@metric("identification", "Share of the final ballots that name the culprit",
+        "ThinkThrice, section 6.4")
+async def identification_metric(context: MetricContext) -> VictimVotes:
+    victims = {}
+    for victim, ballots in final_ballots(context.run).items():
+        found = identification([Vote(voter=b.voter, target=b.target) for b in ballots],
+                               culprits(context.script, victim))
+        victims[victim or "-"] = (found.on_murderer, found.counted)
+    return VictimVotes(run=str(context.run.path), victims=victims)
+
+
+class CulpritRanks(MetricResult):
+    metric: str = "culprit-rank"
+    ranks: dict[str, int | None]
+    """Victim -> rank of the best-placed culprit in the final tally (None: no vote on one)."""
+
+    @property
+    def reciprocal_rank(self) -> float:
+        values = [1 / r if r else 0.0 for r in self.ranks.values()]
+        return sum(values) / len(values) if values else 0.0
+
+    def tables(self) -> list[ResultTable]:
+        rows = [[v, "–" if r is None else str(r)] for v, r in self.ranks.items()]
+        rows.append(["mean reciprocal rank", number(self.reciprocal_rank)])
+        return [ResultTable(title="Rank of the true culprit in the vote", columns=["victim", "rank"],
+                            rows=rows, notes=["ties share the best rank"])]
+
+
+@metric("culprit-rank", "Rank of the true culprit in the final tally; its reciprocal is "
+        "averaged over victims (and over games by the caller)",
+        "MIRAGE public release, Victory index")
+async def culprit_rank_metric(context: MetricContext) -> CulpritRanks:
+    candidates = context.script.names
+    ranks = {}
+    for victim, ballots in final_ballots(context.run).items():
+        votes = tally([Vote(voter=b.voter, target=b.target) for b in ballots])
+        ranks[victim or "-"] = culprit_rank(votes, culprits(context.script, victim), candidates)
+    return CulpritRanks(run=str(context.run.path), ranks=ranks)

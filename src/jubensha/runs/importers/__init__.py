@@ -1,0 +1,1 @@
+"""Importers of games played elsewhere into run folders of ours."""
