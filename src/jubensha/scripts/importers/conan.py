@@ -133,8 +133,8 @@ def _labels(folder: Path, characters: list[Character], names: Names, notes: list
         return []
     primary = PRIMARY_LABELS if PRIMARY_LABELS in sets else next(iter(sets))
     relations = _read_label_file(sets[primary] / "all.json", notes)
-    _aliases(relations, characters, names)
-    victims, killers = _victims(relations, names, notes)
+    same = _aliases(relations, characters, names)
+    victims, killers = _victims(relations, names, same, notes)
     by_name = {c.name: c for c in characters}
     others: dict[str, Any] = {}
     for owner, pairs in relations.items():
@@ -184,30 +184,35 @@ def _split_labels(labels: str) -> list[str]:
     return [label.strip() for label in labels.split(",") if label.strip()]
 
 
-def _aliases(relations: dict, characters: list[Character], names: Names) -> None:
-    """"Same person as X" between a character and another name: that name is an alias."""
+def _aliases(relations: dict, characters: list[Character], names: Names) -> dict[str, str]:
+    """"Same person as X" between a character and another name: that name is an alias.
+    Between two people who are not characters: the second name is the first (returned)."""
     by_name = {c.name: c for c in characters}
+    same: dict[str, str] = {}
     for owner, pairs in relations.items():
         for other, labels in pairs:
             if not any(_SAME_PERSON.match(label) for label in _split_labels(labels)):
                 continue
+            if names.exact(owner) is None and names.exact(other) is None:
+                same.setdefault(other, same.get(owner, owner))
             for known, alias in ((owner, other), (other, owner)):
                 who = names.exact(known)
                 if who and names.exact(alias) is None:
                     names.add_alias(alias, who)
                     by_name[who].aliases.append(alias)
+    return same
 
 
-def _victims(relations: dict, names: Names,
+def _victims(relations: dict, names: Names, same: dict[str, str],
              notes: list[str]) -> tuple[list[str], dict[str, list[str]]]:
     killers: dict[str, list[str]] = {}
     for owner, pairs in relations.items():
         for other, labels in pairs:
             for label in _split_labels(labels):
                 if _VICTIM_OF.match(label):
-                    killers.setdefault(other, []).append(owner)
+                    killers.setdefault(same.get(other, other), []).append(owner)
                 elif _MURDERER_OF.match(label):
-                    killers.setdefault(owner, []).append(other)
+                    killers.setdefault(same.get(owner, owner), []).append(other)
     victims = []
     for victim, who in killers.items():
         killers[victim] = list(dict.fromkeys(names.exact(k) or k for k in who))
