@@ -35,6 +35,14 @@ _LOCK = threading.Lock()
 _warned_chinese = False
 
 
+def default_threads() -> int:
+    """All cores but one. llama.cpp's threads wait on each other at every step, so when
+    another process (or this one's event loop, or the embedder) takes a core, a thread per
+    core collapses generation from ~100 to ~3 tokens/s on 2 cores; leaving one core free
+    keeps it steady (see docs/models.md)."""
+    return max(1, (os.cpu_count() or 1) - 1)
+
+
 class LocalModelError(ModelError):
     """The embedded model is missing or failed."""
 
@@ -84,7 +92,7 @@ class LocalModel(Model):
         self.name = "local" if path is None else f"local:{self.path.name}"
         self.context_tokens = context_tokens or DEFAULT_CONTEXT_TOKENS
         self.temperature = temperature
-        self.threads = threads or os.cpu_count() or 1
+        self.threads = threads or default_threads()
         self.max_tokens = max_tokens
 
     async def load(self) -> float:

@@ -45,6 +45,8 @@ class ModelOptions(BaseModel):
         None, description="Embeddings model of an openai: client (e.g. text-embedding-3-small).")
     context_tokens: int | None = Field(
         None, gt=0, description="Context window of the local model (default: its own).")
+    threads: int | None = Field(
+        None, ge=1, description="CPU threads of the local model (default: all cores but one).")
     seed: int = Field(0, description="Seed of the scripted fake.")
     latency_s: float = Field(0.0, ge=0, description="Simulated latency of the scripted fake.")
 
@@ -101,7 +103,7 @@ def _build(spec: str, options: ModelOptions) -> Model:
 
         return LocalModel(path=Path(argument) if argument else None,
                           context_tokens=options.context_tokens,
-                          temperature=options.temperature)
+                          temperature=options.temperature, threads=options.threads)
     if kind == "openai":
         from jubensha.llm.openai_client import OpenAIModel
 
