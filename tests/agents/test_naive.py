@@ -181,6 +181,7 @@ async def test_a_seat_without_a_model_cannot_decide() -> None:
     ('"I saw a lamp."', "I saw a lamp."),
     ("I was asleep. Bob: Really? Ann: Yes.", "I was asleep."),
     ("**Ann**: Fine.", "Fine."),
+    ("Bob: Where were you? Ann: Asleep.", "Where were you?"),
 ])
 def test_speech_is_cleaned_of_speaker_labels_and_other_seats_lines(raw: str,
                                                                    expected: str) -> None:

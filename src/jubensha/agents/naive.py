@@ -47,6 +47,8 @@ class NaiveConfig(BaseModel):
     clue_chars: int = Field(500, ge=0, description="Budget for the clues known.")
     sentences: int = Field(3, ge=1, description="Asked length of a speech.")
     max_tokens: int = Field(160, ge=16, description="Token limit of a speech.")
+    object_tokens: int = Field(200, ge=32, description="Token limit of a structured reply "
+                                                      "(questions, votes).")
     speech_chars: int = Field(800, ge=50, description="A longer speech is cut.")
     temperature: float = Field(0.7, ge=0)
     attempts: int = Field(2, ge=1, description="Tries for a structured reply.")
@@ -197,7 +199,8 @@ class NaiveAgent(Agent):
 
     async def structured(self, purpose: str, messages: list[Message],
                          schema: type[BaseModel]) -> Any:
-        result = await generate_object(self.model, self.request(purpose, messages, 200),
+        result = await generate_object(self.model,
+                                       self.request(purpose, messages, self.config.object_tokens),
                                        schema, attempts=self.config.attempts, lang=self.lang)
         return result.value
 
@@ -243,11 +246,14 @@ class NaiveAgent(Agent):
 
 def clean_speech(text: str, name: str, seats: list[str], limit: int) -> str:
     """Model text as one line of speech by ``name``: no ``Name:`` prefix, no wrapping
-    quotes, cut where the model starts writing a dialogue line for any seat, bounded."""
+    quotes, cut where the model starts writing a dialogue line for any seat (when the
+    reply is nothing but such lines, the first one's words are kept), bounded."""
     names = "|".join(re.escape(seat) for seat in sorted(seats, key=len, reverse=True))
     text = re.sub(rf"^\s*(?:\*\*)?{re.escape(name)}(?:\*\*)?\s*[:：]\s*", "", text.strip())
-    turn = re.search(rf"(?:^|\s)(?:\*\*)?(?:{names})(?:\*\*)?\s*[:：]", text)
-    if turn is not None:
-        text = text[:turn.start()]
+    turns = list(re.finditer(rf"(?:^|\s)(?:\*\*)?(?:{names})(?:\*\*)?\s*[:：]", text))
+    if turns:
+        head = text[:turns[0].start()].strip()
+        end = turns[1].start() if len(turns) > 1 else len(text)
+        text = head or text[turns[0].end():end]
     return clip(text.strip().strip('"“”').strip(), limit)
 
