@@ -19,7 +19,7 @@ from jubensha.scripts import find_script
 @pytest.mark.parametrize("text", [
     "At 21:10 Tom crossed the yard.", "Nora left at 9 pm.", "around 9.30 a.m.",
     "at ten o'clock", "at 10 o'clock", "by midnight", "at half past nine",
-    "21：52，钱守仁下了药。", "晚上十点他回了房。", "十点半她出了门。", "他10点回来。", "子时前后",
+    "21：52，钱守仁下了药。", "晚上十点他回了房。", "十点半她出了门。", "三点一刻", "他10点回来。", "子时前后",
 ])
 def test_specific_times_are_found_in_both_languages(text: str) -> None:
     assert has_time(text)
