@@ -11,7 +11,7 @@ from jubensha.agents.thinkthrice.verification import AttemptReport, Claim
 from jubensha.engine.decisions import Speak
 from jubensha.engine.events import HostSpoke
 from jubensha.llm.base import ModelError, Request
-from jubensha.llm.fake import ScriptedModel
+from jubensha.llm.fake import HashingEmbedder, ScriptedModel
 from jubensha.scripts import find_script
 
 INTRO = "Tom Hale, please introduce yourself and say what you did on the day of the crime."
@@ -46,6 +46,27 @@ async def test_mr_puts_the_relevant_remembered_statement_in_the_answer_prompt(
     prompt = user_prompt(model, "answer")
     assert f'Tom Hale says to everyone: "{BOATHOUSE}"' in prompt
     assert "cribbage" not in prompt and "baking" not in prompt
+
+
+class CountingEmbedder(HashingEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        self.texts.extend(texts)
+        return await super().embed(texts)
+
+
+async def test_seats_sharing_an_embedder_embed_each_line_once() -> None:
+    embedder = CountingEmbedder()
+    agents = [await seat(name, ScriptedModel(), "mr+retrieval=dense", embedder=embedder)
+              for name in ("Nora Vance", "Tom Hale")]
+    line = f'Samuel Reed says to everyone: "{BOATHOUSE}"'
+    for agent in agents:
+        await agent.observe(spoke(3, "Samuel Reed", BOATHOUSE))
+        assert await agent.recall("the boathouse") == [line]
+    assert sorted(embedder.texts) == sorted([line, "the boathouse"])  # once each
 
 
 async def test_without_mr_the_agent_is_memoryless() -> None:
