@@ -18,6 +18,7 @@ Factory = Callable[[str], Agent]
 
 ARCHITECTURES: dict[str, str] = {
     "naive": "jubensha.agents.naive:NaiveAgent.from_option",
+    "player": "jubensha.agents.player_star:PlayerStarAgent.from_option",
     "extractive": "jubensha.agents.extractive:ExtractiveAgent.from_option",
     "thinkthrice": "jubensha.agents.thinkthrice.agent:ThinkThriceAgent.from_option",
 }
