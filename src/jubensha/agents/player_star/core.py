@@ -1,0 +1,126 @@
+"""The seat a PLAYER* agent plays: its sheet, memory, suspect state and model calls.
+
+Every prompt is a ``prompts/player_star`` template with a system prompt (the rules and the
+seat's role, civilian or murderer: appendix C.6.1) and one user message; every request is
+tagged with a precise purpose (``sensor.<name>``, ``question``, ``pruner``, ``answer``...).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from jubensha.agents.base import SeatContext
+from jubensha.agents.naive import clean_speech
+from jubensha.agents.player_star.config import PlayerConfig
+from jubensha.agents.player_star.memory import SeatMemory
+from jubensha.agents.player_star.suspects import SuspectState
+from jubensha.engine.events import ActStarted, Event
+from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request
+from jubensha.llm.structured import generate_object
+from jubensha.memory.text import chunk
+from jubensha.prompts import render
+
+
+class PlayerCore:
+    def __init__(self, seat: SeatContext, config: PlayerConfig) -> None:
+        sheet = seat.sheet
+        self.seat = seat
+        self.sheet = sheet
+        self.config = config
+        self.name = sheet.me.name
+        self.lang = sheet.language
+        self.others = [other.name for other in sheet.others]
+        self.victims: list[str | None] = [victim.name for victim in sheet.victims] or [None]
+        self.kills: set[str | None] = set(sheet.me.killed) & set(self.victims)
+        if sheet.is_murderer and not self.kills:
+            self.kills = set(self.victims)
+        self.memory = SeatMemory(sheet, chunk_tokens=config.chunk_tokens,
+                                 mode=config.retrieval, embedder=seat.embedder)
+        self.state = SuspectState(self.others, self.victims)
+        self.act_sheet = sheet.me.act_sheet(1)
+        self.summaries: dict[tuple[Any, ...], str] = {}
+        for sensor in config.sensors:
+            sensor.ask(self.lang, self.name, self.name)
+        self.system = self._system()
+
+    @property
+    def murderer(self) -> bool:
+        return bool(self.kills)
+
+    def killed(self, victim: str | None) -> bool:
+        """Whether this seat killed ``victim``: it then plays the murderer's variant of
+        every prompt about that victim (the authors' code: ``kill_by_me``)."""
+        return victim in self.kills
+
+    def observe(self, event: Event) -> None:
+        if isinstance(event, ActStarted) and event.sheet is not None:
+            self.act_sheet = event.sheet
+        self.memory.observe(event)
+
+    def goals(self) -> list[str]:
+        me = self.sheet.me
+        act = self.act_sheet
+        return (act.goals if act and act.goals else me.final_goals) or (
+            [me.mission] if me.mission else [])
+
+    # -- prompts -------------------------------------------------------------------------
+    def prompt(self, name: str, **values: Any) -> str:
+        return render("player_star", name, self.lang, me=self.name, **values)
+
+    def _system(self) -> str:
+        """The rules and the seat's role; it never changes during a game."""
+        sheet = self.sheet
+        return self.prompt("system", title=sheet.title, others=self.others,
+                           background=first_tokens(sheet.background,
+                                                   self.config.background_tokens),
+                           murderer=self.murderer,
+                           kills=[victim for victim in self.victims if victim in self.kills])
+
+    def request(self, purpose: str, user: str, max_tokens: int) -> Request:
+        config = GenerateConfig(temperature=self.config.temperature, max_tokens=max_tokens,
+                                seed=self.seat.seed)
+        messages = [Message(role="system", content=self.system),
+                    Message(role="user", content=user)]
+        return Request(messages=messages, config=config, purpose=purpose, seat=self.name)
+
+    @property
+    def model(self) -> Model:
+        if self.seat.model is None:
+            raise ModelError(f"seat {self.name!r} has no model")
+        return self.seat.model
+
+    async def structured(self, purpose: str, user: str, schema: type[BaseModel]) -> Any:
+        request = self.request(purpose, user, self.config.structured_tokens)
+        result = await generate_object(self.model, request, schema,
+                                       attempts=self.config.attempts, lang=self.lang)
+        return result.value
+
+    async def text(self, purpose: str, user: str) -> str:
+        response = await self.model.generate(
+            self.request(purpose, user, self.config.speech_tokens))
+        return response.text.strip()
+
+    async def speech(self, purpose: str, user: str) -> str:
+        """Model text as this seat's line of dialogue (no name prefix, no other speakers)."""
+        text = clean_speech(await self.text(purpose, user), self.name, self.sheet.seat_names,
+                            self.config.speech_chars)
+        if not text:
+            raise ModelError(f"empty {purpose} from the model")
+        return text
+
+    async def about(self, victim: str | None, character: str) -> tuple[list[str], list[str]]:
+        """Script and dialogue retrieved for a suspect and a victim (the authors' query is
+        ``"<character>,<victim>"``)."""
+        query = f"{character}, {victim}" if victim else character
+        return (await self.memory.script(query, self.config.script_tokens),
+                await self.memory.dialogue(query, self.config.dialogue_tokens))
+
+
+def first_tokens(text: str, budget: int) -> str:
+    """The start of ``text`` within about ``budget`` tokens, cut at a sentence."""
+    if budget <= 0 or not text.strip():
+        return ""
+    pieces = chunk(text, budget)
+    return pieces[0] + ("…" if len(pieces) > 1 else "")

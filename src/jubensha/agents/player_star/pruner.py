@@ -1,0 +1,46 @@
+"""Action-space refinement with a pruner (section 2.3): after a round, read the refinement
+sensors about every current suspect of every victim and let the model keep the most
+suspicious subset.
+
+The paper puts no hard limit on refinement: the list may shrink, shift to someone
+overlooked, or grow back. With ``regrow`` (default) the reply may name any other seat, and
+the prompt lists the seats dropped earlier; without it, only current suspects.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from jubensha.agents.player_star.core import PlayerCore
+from jubensha.agents.player_star.questioning import sense, summary
+from jubensha.llm.structured import StructuredOutputError
+
+
+@lru_cache(maxsize=256)
+def suspects_schema(options: tuple[str, ...]) -> type[BaseModel]:
+    return create_model("Suspects", suspicion=(list[Literal[tuple(options)]],
+                                               Field(min_length=1)))
+
+
+async def refine(core: PlayerCore) -> None:
+    """Prune every victim's suspect list; a reply that never validates keeps the list."""
+    for victim in core.victims:
+        suspects = core.state.suspects(victim)
+        notes = []
+        for suspect in suspects:
+            readings = await sense(core, victim, suspect, "refinement")
+            notes.append({"character": suspect,
+                          "summary": await summary(core, victim, suspect, readings)})
+        options = core.others if core.config.regrow else suspects
+        user = core.prompt("pruner", victim=victim, suspects=suspects, notes=notes,
+                           dropped=[seat for seat in options if seat not in suspects],
+                           murderer=core.killed(victim))
+        try:
+            reply = await core.structured("pruner", user, suspects_schema(tuple(options)))
+        except StructuredOutputError:
+            core.state.update(victim, suspects)
+            continue
+        core.state.update(victim, reply.suspicion)

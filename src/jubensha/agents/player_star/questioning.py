@@ -1,0 +1,121 @@
+"""Search by questioning (section 2.3): read the sensors about each suspect of each victim,
+summarise the readings, and ask the chosen suspect m questions.
+
+The authors' code asks every suspect of every victim in each round. The engine gives a seat
+one target per turn, so the seat reads the sensors about every (victim, suspect) pair it
+may question and asks the pair the readings make most suspicious, discounted by the
+questions it already put to that seat (``SuspectState.pick``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from pydantic import BaseModel, Field, create_model
+
+from jubensha.agents.player_star.core import PlayerCore
+from jubensha.agents.player_star.sensors import Phase, Sensor, SensorReading
+from jubensha.engine.decisions import Questions
+from jubensha.llm.structured import StructuredOutputError
+
+
+def sensors_for(core: PlayerCore, phase: Phase) -> list[Sensor]:
+    return [sensor for sensor in core.config.sensors if sensor.used_in(phase)]
+
+
+async def sense(core: PlayerCore, victim: str | None, suspect: str,
+                phase: Phase) -> list[SensorReading]:
+    """The phase's sensor readings about ``suspect``; a reading taken since the memory last
+    changed is reused rather than asked again."""
+    mark = core.memory.mark
+    context: tuple[list[str], list[str]] | None = None
+    readings = []
+    for sensor in sensors_for(core, phase):
+        reading = core.state.fresh(victim, suspect, sensor.name, mark)
+        if reading is None:
+            context = context or await core.about(victim, suspect)
+            reading = await read(core, sensor, victim, suspect, *context, mark=mark)
+        if reading is not None:
+            core.state.record(victim, suspect, reading)
+            readings.append(reading)
+    return readings
+
+
+async def read(core: PlayerCore, sensor: Sensor, victim: str | None, suspect: str,
+               script: list[str], dialogue: list[str], *, mark: int) -> SensorReading | None:
+    """One sensor call; a reply that never fits the choices reads as nothing."""
+    lang = core.lang
+    user = core.prompt("sensor", victim=victim, character=suspect, script=script,
+                       dialogue=dialogue, question=sensor.ask(lang, suspect, victim or ""),
+                       choices=sensor.shown_choices(lang), murderer=core.killed(victim))
+    try:
+        reply = await core.structured(f"sensor.{sensor.name}", user, sensor.schema(lang))
+    except StructuredOutputError:
+        return None
+    choice = sensor.choice(reply.answer, lang)
+    return SensorReading(sensor=sensor.name, value=choice.value, shown=reply.answer,
+                         reason=reply.reason.strip(), score=choice.score, mark=mark)
+
+
+async def summary(core: PlayerCore, victim: str | None, suspect: str,
+                  readings: Sequence[SensorReading]) -> str:
+    """The readings as the prompts show them: listed (``summary=template``), or condensed
+    by one model call per new set of readings (``summary=model``)."""
+    labels = {sensor.name: sensor.label.get(core.lang, sensor.name)
+              for sensor in core.config.sensors}
+    listed = core.prompt("summary", character=suspect,
+                         readings=[{"label": labels[r.sensor], **r.model_dump()}
+                                   for r in readings])
+    if core.config.summary == "template" or not readings:
+        return listed
+    key = (victim, suspect, tuple((r.sensor, r.mark) for r in readings))
+    if key not in core.summaries:
+        core.summaries[key] = await core.text("summary", core.prompt(
+            "summarise", victim=victim, character=suspect, readings=listed))
+    return core.summaries[key]
+
+
+@lru_cache(maxsize=16)
+def questions_schema(count: int) -> type[BaseModel]:
+    return create_model("Questions", questions=(list[str], Field(min_length=count,
+                                                                 max_length=count)))
+
+
+async def generate(core: PlayerCore, victim: str | None, suspect: str, count: int) -> list[str]:
+    """m questions for ``suspect`` about ``victim`` from the retrieved script and dialogue
+    and the summary of the questioning sensors (civilian or murderer variant)."""
+    script, dialogue = await core.about(victim, suspect)
+    notes = ""
+    if core.config.sensing:
+        readings = core.state.readings(victim, suspect, sensors_for(core, "questioning"))
+        notes = await summary(core, victim, suspect, readings)
+    user = core.prompt("question", victim=victim, character=suspect, script=script,
+                       dialogue=dialogue, summary=notes, count=count,
+                       murderer=core.killed(victim))
+    reply = await core.structured("question", user, questions_schema(count))
+    return [question.strip() for question in reply.questions]
+
+
+def pairs_to_question(core: PlayerCore, candidates: Sequence[str],
+                      victim: str | None = None) -> list[tuple[str | None, str]]:
+    """Each victim's suspects the seat may question now; every candidate when the lists
+    hold none of them (the procedure may forbid the suspects this turn)."""
+    victims = [victim] if victim in core.victims else core.victims
+    allowed = set(candidates)
+    pairs = [(v, s) for v in victims for s in core.state.suspects(v) if s in allowed]
+    return pairs or [(v, s) for v in victims for s in candidates]
+
+
+async def ask(core: PlayerCore, candidates: Sequence[str], count: int,
+              victim: str | None = None) -> Questions:
+    """One questioning turn: sense, pick the most suspicious pair, ask it m questions."""
+    pairs = pairs_to_question(core, candidates, victim)
+    if core.config.sensing:
+        for pair_victim, suspect in pairs:
+            await sense(core, pair_victim, suspect, "questioning")
+    chosen_victim, target = core.state.pick(pairs, core.config.sensors,
+                                            core.config.repeat_discount)
+    questions = await generate(core, chosen_victim, target, count)
+    core.state.asked[target] += 1
+    return Questions(target=target, questions=questions)

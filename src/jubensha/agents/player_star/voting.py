@@ -1,0 +1,63 @@
+"""Votes, accusations and trust ratings of a PLAYER* seat.
+
+The paper ends with each player's vote for the murderer of each victim but prints no vote
+prompt. Here the seat votes from its state: its current suspects of that victim with the
+latest sensor summaries, and the script and dialogue retrieved for the victim. A murderer
+votes for someone else to stay hidden. Trust ratings (MIRAGE procedures) read the
+statement against the retrieved script and dialogue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from jubensha.agents.player_star.core import PlayerCore
+from jubensha.agents.player_star.questioning import summary
+from jubensha.engine.decisions import RateStatement, Rating
+from jubensha.llm.structured import choice_schema
+
+
+class RatingReply(BaseModel):
+    trust: int = Field(ge=0, le=2)
+    doubt: int = Field(ge=0, le=2)
+
+
+async def choose(core: PlayerCore, purpose: Literal["vote", "accuse"],
+                 candidates: Sequence[str], victim: str | None = None,
+                 accused: Sequence[str] = ()) -> tuple[str, str]:
+    """The candidate the seat names as the murderer of ``victim`` (of every victim when
+    None), and its reason."""
+    victims = [victim] if victim in core.victims else core.victims
+    cases = []
+    for case in victims:
+        notes = []
+        for suspect in core.state.suspects(case):
+            readings = core.state.readings(case, suspect, core.config.sensors)
+            notes.append({"character": suspect,
+                          "summary": await summary(core, case, suspect, readings)})
+        cases.append({"victim": case, "notes": notes, "murderer": core.killed(case)})
+    query = " ".join(filter(None, [*victims, *candidates]))
+    config = core.config
+    user = core.prompt(purpose, cases=cases, candidates=list(candidates),
+                       accused=list(accused),
+                       script=await core.memory.script(query, config.script_tokens),
+                       dialogue=await core.memory.dialogue(query, config.dialogue_tokens),
+                       murderer=any(case["murderer"] for case in cases))
+    reply = await core.structured(purpose, user, choice_schema(
+        list(candidates), field_name="target", name=purpose.capitalize()))
+    return reply.target, reply.reason.strip()
+
+
+async def rate(core: PlayerCore, decision: RateStatement) -> Rating:
+    statement = decision.statement
+    config = core.config
+    user = core.prompt("rate", speaker=statement.speaker, statement=statement.text,
+                       script=await core.memory.script(statement.text, config.script_tokens),
+                       dialogue=await core.memory.dialogue(statement.text,
+                                                           config.dialogue_tokens),
+                       murderer=core.murderer)
+    reply = await core.structured("rate", user, RatingReply)
+    return Rating(trust=reply.trust, doubt=reply.doubt)
