@@ -20,6 +20,8 @@ ARCHITECTURES: dict[str, str] = {
     "naive": "jubensha.agents.naive:NaiveAgent.from_option",
     "player": "jubensha.agents.player_star:PlayerStarAgent.from_option",
     "extractive": "jubensha.agents.extractive:ExtractiveAgent.from_option",
+    "werewolf": "jubensha.agents.werewolf:WerewolfAgent.from_option",
+    "ocot": "jubensha.agents.ocot:OCoTAgent.from_option",
     "thinkthrice": "jubensha.agents.thinkthrice.agent:ThinkThriceAgent.from_option",
 }
 DEFAULT_ARCHITECTURE = "naive"
