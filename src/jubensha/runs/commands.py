@@ -74,6 +74,11 @@ def play(
     seat: Annotated[list[str] | None, typer.Option(
         "--seat", help='One seat: "NAME=MODEL", "NAME=ARCH@MODEL" or "NAME=ARCH@" '
         "(repeatable).")] = None,
+    murderer_agents: Annotated[str | None, typer.Option(
+        "--murderer-agents", help="Fixed-murderer protocol: the murderers' architecture, "
+        "whatever --agents the civilians play.")] = None,
+    murderer_model: Annotated[str | None, typer.Option(
+        "--murderer-model", help="The murderers' model (fixed-murderer protocol).")] = None,
     rounds: Annotated[int | None, typer.Option(
         min=1, help="Rounds of every open questioning stage.")] = None,
     questions: Annotated[int | None, typer.Option(
@@ -99,7 +104,8 @@ def play(
     try:
         loaded = find_script(script or DEFAULT_SCRIPT)
         chosen = find_procedure(procedure).with_options(rounds=rounds, questions=questions)
-        plans = plan_seats(loaded, agents, model, seat or [])
+        plans = plan_seats(loaded, agents, model, seat or [],
+                           murderer_architecture=murderer_agents, murderer_model=murderer_model)
     except (ScriptError, ProcedureError, PlayError) as exc:
         raise fail(str(exc)) from None
     if lang is not None and lang not in get_args(Language):

@@ -72,14 +72,27 @@ def parse_seat(text: str, script: Script) -> tuple[str, str | None, str | None]:
 
 
 def plan_seats(script: Script, architecture: str, model: str,
-               seat_texts: Sequence[str] = ()) -> dict[str, SeatPlan]:
-    """Every character's architecture and model, defaults overridden by ``--seat``."""
+               seat_texts: Sequence[str] = (), *, murderer_architecture: str | None = None,
+               murderer_model: str | None = None) -> dict[str, SeatPlan]:
+    """Every character's architecture and model, defaults overridden by ``--seat``.
+
+    The fixed-murderer protocol (PLAYER* section 3): ``murderer_architecture`` and
+    ``murderer_model`` seat the murderers with the same opponent whatever the civilians
+    play, so that civilian architectures are compared against equal opposition. An
+    explicit ``--seat`` still wins over them.
+    """
     try:
         architecture = check_agent_spec(architecture)
         model = validate_model_spec(model)
+        fixed_arch = check_agent_spec(murderer_architecture) if murderer_architecture else None
+        fixed_model = validate_model_spec(murderer_model) if murderer_model else None
     except (AgentSpecError, ModelSpecError) as exc:
         raise PlayError(str(exc)) from None
-    plans = {name: SeatPlan(name=name, architecture=architecture, model=model)
+    murderers = set(script.murderers)
+    plans = {name: SeatPlan(name=name,
+                            architecture=(fixed_arch if name in murderers and fixed_arch
+                                          else architecture),
+                            model=fixed_model if name in murderers and fixed_model else model)
              for name in script.names}
     for text in seat_texts:
         name, arch, spec = parse_seat(text, script)
