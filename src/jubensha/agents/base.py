@@ -73,6 +73,11 @@ class SeatContext(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
 
 
+class UnsupportedDecision(NotImplementedError):
+    """Raised by an agent for a decision its architecture has no way to make; the table then
+    answers with the shared default (``agents.defaults``) so mixed tables still play."""
+
+
 class Agent(ABC):
     """A player. Subclasses keep their own memory of what they observed."""
 
@@ -87,4 +92,5 @@ class Agent(ABC):
 
     @abstractmethod
     async def decide(self, decision: Decision) -> Action:
-        """Answer what the engine asks; return the action type matching the decision."""
+        """Answer what the engine asks; return the action type matching the decision, or
+        raise ``UnsupportedDecision`` to let the shared default answer it."""

@@ -88,6 +88,8 @@ class Questions(BaseModel):
 class Investigate(BaseModel):
     type: Literal["investigate"] = "investigate"
     location: str
+    statement: str = Field("", description="What the seat says to everyone as it searches "
+                                           "(MIRAGE: its reasoning is public).")
 
 
 class Rating(BaseModel):

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from jubensha.agents.base import Agent, CharacterSheet, SeatContext
 from jubensha.engine.events import GameEnded, StageStarted, VictimOutcome
@@ -47,6 +47,9 @@ class GameResult(BaseModel):
     failures: int
     events: int
     duration_s: float
+    extra: dict[str, Any] = Field(
+        default_factory=dict, description="What stage kinds recorded for the result "
+        "(``TableState.extra``, JSON data), e.g. MIRAGE's trust and doubt scores.")
 
 
 class GameSetupError(ValueError):
@@ -124,4 +127,4 @@ class Game:
                           seed=self.seed, language=self.language, order=table.seats,
                           winner=won, outcomes=table.state.outcomes, votes=table.state.votes,
                           failures=table.failures, events=len(table.events),
-                          duration_s=round(duration_s, 3))
+                          duration_s=round(duration_s, 3), extra=table.state.extra)

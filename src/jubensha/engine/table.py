@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from jubensha.agents.base import Agent
+from jubensha.agents.base import Agent, UnsupportedDecision
+from jubensha.agents.defaults import default_action
 from jubensha.engine.decisions import (
     Accusation,
     Action,
@@ -65,7 +66,8 @@ class VoteRecord(BaseModel):
 @dataclass
 class TableState:
     """What stages share: the current act, released clues, accusations, votes, outcomes.
-    ``extra`` is free space for stage kinds defined outside the engine."""
+    ``extra`` is free space for stage kinds defined outside the engine; it is copied into
+    the game's result, so it holds JSON data only."""
 
     act: int = 1
     released: set[str] = field(default_factory=set)
@@ -168,7 +170,7 @@ class Table:
             self._on_ask(seat, decision)
         purpose = purpose_of(decision)
         try:
-            action = await asyncio.wait_for(self.agents[seat].decide(decision), self._timeout)
+            action = await asyncio.wait_for(self._decide(seat, decision), self._timeout)
         except Exception as exc:  # noqa: BLE001  (any failure of a seat becomes a fallback)
             return await self._record_failure(seat, purpose, exc, fallback())
         expected = EXPECTED_ACTIONS.get(decision.type, ())
@@ -182,6 +184,15 @@ class Table:
                 return await self.fail(seat, purpose, f"invalid action: {problem}", fixed,
                                        {"action": action.model_dump(mode="json")})
         return action
+
+    async def _decide(self, seat: str, decision: Decision) -> Action:
+        """The agent's answer, or the shared default when its architecture has none."""
+        agent = self.agents[seat]
+        try:
+            return await agent.decide(decision)
+        except UnsupportedDecision:
+            seen = [event for event in self.events if event.visible_to(seat)]
+            return await default_action(agent, decision, seen)
 
     async def ask_all(self, asks: Sequence[tuple[str, Decision, Callable[[], Action],
                                                  Check | None]]) -> list[Action]:

@@ -1,0 +1,91 @@
+"""Shared answers to decisions an architecture has no way of its own to make.
+
+Mixed ("arena") tables seat architectures built for different papers: a ThinkThrice agent
+was never asked to investigate a place or to rate a statement. When an agent raises
+``UnsupportedDecision`` the table answers with these defaults instead, built from what the
+agent does know how to do:
+
+- an open turn (``TakeTurn``) becomes one question, asked through the agent's own
+  ``AskQuestions`` logic;
+- an accusation (``Accuse``) is the agent's own vote among the same candidates;
+- a trust/doubt rating (``RateStatement``) is one structured call to the seat's model with
+  the recent events that seat saw (the table passes only those) and the statement.
+
+Anything else has no sensible default and stays unsupported (the table then records a
+failure and uses the stage's fallback).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from jubensha.agents.base import Agent, UnsupportedDecision
+from jubensha.engine.decisions import (
+    Accusation,
+    Accuse,
+    Action,
+    AskQuestions,
+    CastVote,
+    Decision,
+    Questions,
+    RateStatement,
+    Rating,
+    TakeTurn,
+    Vote,
+)
+from jubensha.engine.events import Event, HostSpoke
+from jubensha.llm.base import GenerateConfig, Message, ModelError, Request
+from jubensha.llm.structured import generate_object
+from jubensha.prompts import render
+
+HISTORY_LINES = 30
+"""How many of the seat's most recent events the default rating prompt shows."""
+
+
+class RatingReply(BaseModel):
+    trust: int = Field(ge=0, le=2)
+    doubt: int = Field(ge=0, le=2)
+
+
+async def default_action(agent: Agent, decision: Decision, seen: Sequence[Event] = ()
+                         ) -> Action:
+    """The shared answer to ``decision`` for ``agent``; ``seen`` are the events its seat
+    may see (used as context by the rating prompt)."""
+    common = {"stage": decision.stage, "round": decision.round}
+    if isinstance(decision, TakeTurn):
+        asked = await agent.decide(AskQuestions(candidates=decision.candidates, count=1,
+                                                **common))
+        if not isinstance(asked, Questions):
+            raise ModelError(f"asked for questions, got {type(asked).__name__}")
+        return Questions(target=asked.target, questions=asked.questions[:1])
+    if isinstance(decision, Accuse):
+        vote = await agent.decide(CastVote(candidates=decision.candidates, **common))
+        if not isinstance(vote, Vote):
+            raise ModelError(f"asked for a vote, got {type(vote).__name__}")
+        return Accusation(target=vote.target, reason=vote.reason)
+    if isinstance(decision, RateStatement):
+        return await rate_statement(agent, decision, seen)
+    raise UnsupportedDecision(f"no default answer to a {decision.type!r} decision")
+
+
+async def rate_statement(agent: Agent, decision: RateStatement, seen: Sequence[Event]
+                         ) -> Rating:
+    """Trust and doubt from one structured call to the seat's model."""
+    seat = getattr(agent, "seat", None)
+    if seat is None or seat.model is None:
+        raise ModelError("the seat has no model to rate a statement with")
+    sheet = seat.sheet
+    lang = sheet.language
+    lines = [render("naive", "line", lang, **event.model_dump()) for event in seen
+             if not isinstance(event, HostSpoke)]
+    statement = decision.statement
+    prompt = render("defaults", "rate", lang, me=sheet.me.name, title=sheet.title,
+                    history=[line for line in lines if line][-HISTORY_LINES:],
+                    speaker=statement.speaker, statement=statement.text)
+    request = Request(messages=[Message(role="user", content=prompt)],
+                      config=GenerateConfig(max_tokens=120, seed=seat.seed),
+                      purpose="default.rate", seat=sheet.me.name)
+    reply = await generate_object(seat.model, request, RatingReply, attempts=2, lang=lang)
+    return Rating(trust=reply.value.trust, doubt=reply.value.doubt)
