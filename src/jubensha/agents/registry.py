@@ -19,6 +19,8 @@ Factory = Callable[[str], Agent]
 ARCHITECTURES: dict[str, str] = {
     "naive": "jubensha.agents.naive:NaiveAgent.from_option",
     "player": "jubensha.agents.player_star:PlayerStarAgent.from_option",
+    "mirage": "jubensha.agents.mirage:MirageAgent.from_option",
+    "whodunit": "jubensha.agents.whodunit:WhodunitAgent.from_option",
     "extractive": "jubensha.agents.extractive:ExtractiveAgent.from_option",
     "werewolf": "jubensha.agents.werewolf:WerewolfAgent.from_option",
     "ocot": "jubensha.agents.ocot:OCoTAgent.from_option",
