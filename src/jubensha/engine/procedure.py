@@ -16,6 +16,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator
 
 from jubensha.engine import stages as _builtin_stages  # noqa: F401  (registers the kinds)
+from jubensha.engine import stages_mirage as _mirage_stages  # noqa: F401
+from jubensha.engine import stages_whodunit as _whodunit_stages  # noqa: F401
 from jubensha.engine.registry import StageSpec, UnknownName, load_plugins, stage_kind
 from jubensha.engine.voting import VotingRules
 from jubensha.scripts.validation import Problem

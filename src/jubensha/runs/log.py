@@ -26,6 +26,7 @@ from jubensha.engine.events import Event
 from jubensha.engine.game import GameResult
 from jubensha.llm.base import Usage
 from jubensha.llm.calls import CallRecord
+from jubensha.runs.counts import CallCounts
 
 META, EVENTS, CALLS, RESULT, TRANSCRIPT = (
     "meta.json", "events.jsonl", "calls.jsonl", "result.json", "transcript.md")
@@ -64,9 +65,12 @@ class UsageReport(BaseModel):
     total: Usage = Field(default_factory=Usage)
     seats: dict[str, Usage] = Field(default_factory=dict)
     purposes: dict[str, Usage] = Field(default_factory=dict)
+    counts: CallCounts = Field(default_factory=CallCounts,
+                               description="MPIRD-LLMA table 2's counts (runs.counts).")
 
     def add(self, record: CallRecord) -> None:
         self.calls += 1
+        self.counts.add(record)
         self.total = self.total + record.usage
         seat = record.seat or "-"
         self.seats[seat] = self.seats.get(seat, Usage()) + record.usage
