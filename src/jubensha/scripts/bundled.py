@@ -5,7 +5,8 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from jubensha.scripts.io import ScriptError, load_script
+from jubensha.scripts.caption import resolve_images
+from jubensha.scripts.io import ScriptError, load_script, resolve_script_file
 from jubensha.scripts.model import Script
 from jubensha.scripts.validation import Problem
 
@@ -25,12 +26,13 @@ def bundled_scripts() -> dict[str, Path]:
 
 
 def find_script(name: str) -> Script:
-    """Load a bundled script by id, or a script file or folder by path."""
+    """Load a bundled script by id, or a script file or folder by path; image paths of
+    the loaded script are absolute, so a game can open them from anywhere."""
     bundled = bundled_scripts()
     if name in bundled:
         return load_script(bundled[name])
     if Path(name).exists():
-        return load_script(name)
+        return resolve_images(load_script(name), resolve_script_file(Path(name)).parent)
     known = ", ".join(bundled) or "none"
     raise ScriptError(name, [Problem(severity="error", field="(name)",
                                      message=f"no bundled script or file of that name "

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from jubensha.scripts.bundled import bundled_scripts, find_script
+from jubensha.scripts.caption import caption_command
 from jubensha.scripts.importers import IMPORTERS, copy_assets, discover, import_script
 from jubensha.scripts.io import (
     SCRIPT_FILENAMES,
@@ -205,3 +206,6 @@ def schema(out: Annotated[Path | None, typer.Option("--out", help="Write to this
         typer.echo(f"{out}: (write): {exc}")
         raise typer.Exit(code=1) from None
     typer.echo(f"wrote {out}")
+
+
+app.command("caption")(caption_command)
