@@ -41,12 +41,12 @@ async def test_refinement_reads_every_sensor_about_the_current_suspects_only() -
     model = ScriptedModel(replies={"pruner": [{"suspicion": ["Dan"]}, {"suspicion": ["Dan"]}]})
     bob = await seated("Bob", model)
     await bob.decide(ask(1))
-    await bob.observe(Spoke(index=1, speaker="Dan", kind="statement", text="I was in bed."))
+    await bob.observe(Spoke(index=1, speaker="Dan", kind="statement", text="I was in bed when Lord Vale died."))
     await bob.decide(ask(2))
     counts = purposes(model)
     assert counts["sensor.information_value"] == 3
     assert counts["sensor.emotion"] == 6  # 3 to question in round 1, 3 to refine
-    await bob.observe(Spoke(index=2, speaker="Ann", kind="statement", text="So was I."))
+    await bob.observe(Spoke(index=2, speaker="Ann", kind="statement", text="Lord Vale was alive at eleven."))
     await bob.decide(ask(3))
     info = sent(model, "sensor.information_value")
     assert [about(r, OTHERS) for r in info[3:]] == ["Dan"]

@@ -82,7 +82,7 @@ async def test_the_target_is_the_suspect_the_sensors_find_most_suspicious() -> N
     assert "On motive for the crime, your view of Cara: Yes. Because." in question
 
 
-async def test_readings_are_reused_until_the_memory_changes() -> None:
+async def test_readings_are_reused_until_what_they_read_changes() -> None:
     model = ScriptedModel()
     bob = await seated("Bob", model, spec="player:prune=false")
     first = await bob.decide(ask())
@@ -90,10 +90,17 @@ async def test_readings_are_reused_until_the_memory_changes() -> None:
     await bob.decide(ask())
     assert purposes(model) - calls == Counter({"question": 1})  # nothing new to read
     assert bob.core.state.asked[first.target] == 1
-    await bob.observe(Spoke(index=5, speaker="Dan", kind="statement", text="I saw a lamp."))
+    await bob.observe(Spoke(index=5, speaker="Bob", kind="statement", text="Nice weather."))
     calls = purposes(model)
     await bob.decide(ask())
-    assert (purposes(model) - calls)["sensor.emotion"] == 3
+    assert (purposes(model) - calls)["sensor.emotion"] == 0  # not retrieved for anyone
+    await bob.observe(Spoke(index=6, speaker="Dan", kind="statement",
+                            text="Cara was near Lord Vale's library at midnight."))
+    calls = purposes(model)
+    await bob.decide(ask())
+    new = [about(r, ["Ann", "Cara", "Dan"]) for r in sent(model, "sensor.emotion")[3:]]
+    assert (purposes(model) - calls)["sensor.emotion"] == len(new) == 3  # the victim's name
+    assert sorted(new) == ["Ann", "Cara", "Dan"]
 
 
 async def test_with_equal_readings_the_seat_asked_least_is_asked() -> None:

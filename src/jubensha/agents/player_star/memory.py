@@ -55,11 +55,6 @@ class SeatMemory:
         for part in character_texts(sheet.me, self.lang, acts):
             self.store.add_document(part, source="script", speaker=sheet.me.name)
 
-    @property
-    def mark(self) -> int:
-        """Grows with every record: readings taken at the same mark saw the same memory."""
-        return len(self.store)
-
     def add_act(self, sheet: ActSheet) -> None:
         """A new act's private text (an act already indexed is not added twice)."""
         if sheet.act not in self._acts and sheet.text.strip():

@@ -9,6 +9,7 @@ questions it already put to that seat (``SuspectState.pick``).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -26,16 +27,16 @@ def sensors_for(core: PlayerCore, phase: Phase) -> list[Sensor]:
 
 async def sense(core: PlayerCore, victim: str | None, suspect: str,
                 phase: Phase) -> list[SensorReading]:
-    """The phase's sensor readings about ``suspect``; a reading taken since the memory last
-    changed is reused rather than asked again."""
-    mark = core.memory.mark
-    context: tuple[list[str], list[str]] | None = None
+    """The phase's sensor readings about ``suspect``. A reading whose retrieved script and
+    dialogue have not changed since it was taken is reused: its prompt would be the same."""
+    script, dialogue = await core.about(victim, suspect)
+    digest = hashlib.sha256("\n\x00".join([*script, "\x01", *dialogue]).encode()).hexdigest()
     readings = []
     for sensor in sensors_for(core, phase):
-        reading = core.state.fresh(victim, suspect, sensor.name, mark)
+        reading = core.state.fresh(victim, suspect, sensor.name, digest)
         if reading is None:
-            context = context or await core.about(victim, suspect)
-            reading = await read(core, sensor, victim, suspect, *context, mark=mark)
+            reading = await read(core, sensor, victim, suspect, script, dialogue,
+                                 context=digest)
         if reading is not None:
             core.state.record(victim, suspect, reading)
             readings.append(reading)
@@ -43,7 +44,8 @@ async def sense(core: PlayerCore, victim: str | None, suspect: str,
 
 
 async def read(core: PlayerCore, sensor: Sensor, victim: str | None, suspect: str,
-               script: list[str], dialogue: list[str], *, mark: int) -> SensorReading | None:
+               script: list[str], dialogue: list[str], *,
+               context: str) -> SensorReading | None:
     """One sensor call; a reply that never fits the choices reads as nothing."""
     lang = core.lang
     user = core.prompt("sensor", victim=victim, character=suspect, script=script,
@@ -55,7 +57,7 @@ async def read(core: PlayerCore, sensor: Sensor, victim: str | None, suspect: st
         return None
     choice = sensor.choice(reply.answer, lang)
     return SensorReading(sensor=sensor.name, value=choice.value, shown=reply.answer,
-                         reason=reply.reason.strip(), score=choice.score, mark=mark)
+                         reason=reply.reason.strip(), score=choice.score, context=context)
 
 
 async def summary(core: PlayerCore, victim: str | None, suspect: str,
@@ -69,7 +71,7 @@ async def summary(core: PlayerCore, victim: str | None, suspect: str,
                                    for r in readings])
     if core.config.summary == "template" or not readings:
         return listed
-    key = (victim, suspect, tuple((r.sensor, r.mark) for r in readings))
+    key = (victim, suspect, tuple((r.sensor, r.context, r.value) for r in readings))
     if key not in core.summaries:
         core.summaries[key] = await core.text("summary", core.prompt(
             "summarise", victim=victim, character=suspect, readings=listed))

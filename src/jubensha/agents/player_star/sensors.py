@@ -85,14 +85,14 @@ class Sensor(BaseModel):
 
 
 class SensorReading(BaseModel):
-    """What one sensor said about one suspect, and when (the memory size at the time)."""
+    """What one sensor said about one suspect, and a digest of what it was shown."""
 
     sensor: str
     value: str
     shown: str
     reason: str = ""
     score: float
-    mark: int
+    context: str = Field(description="Digest of the retrieved script and dialogue.")
 
 
 _SENSOR_LIST = TypeAdapter(list[Sensor])

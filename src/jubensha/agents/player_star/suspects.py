@@ -52,10 +52,10 @@ class SuspectState:
         return self.suspects(victim)
 
     def fresh(self, victim: str | None, suspect: str, sensor: str,
-              mark: int) -> SensorReading | None:
-        """The reading of ``sensor`` taken when the memory was exactly at ``mark``."""
+              context: str) -> SensorReading | None:
+        """The reading of ``sensor`` taken from exactly the same retrieved ``context``."""
         reading = self._readings.get((victim, suspect), {}).get(sensor)
-        return reading if reading is not None and reading.mark == mark else None
+        return reading if reading is not None and reading.context == context else None
 
     def record(self, victim: str | None, suspect: str, reading: SensorReading) -> None:
         self._readings.setdefault((victim, suspect), {})[reading.sensor] = reading
