@@ -29,7 +29,7 @@ from jubensha.engine.decisions import (
 )
 from jubensha.engine.events import ActStarted, ClueRevealed, Failure, GameEnded, Spoke
 from jubensha.engine.game import Game, Seat
-from jubensha.engine.procedure import find_procedure
+from jubensha.engine.procedure import find_procedure, presets
 from jubensha.memory.text import split_sentences, tokenize
 from jubensha.scripts import Character, Script, bundled_scripts, load_script
 from jubensha.scripts.importers.wellplay import import_wellplay
@@ -278,6 +278,13 @@ def test_an_account_that_contradicts_the_own_script_raises_suspicion() -> None:
     assert asyncio.run(bonus("At 22:10 I played cribbage with Tom at the parlour window.")) == 0
 
 
+def test_reasoning_names_a_method_and_a_motive() -> None:
+    script = load_script(bundled_scripts()["lighthouse-keeper"])
+    nora = asyncio.run(seated(script, "Nora Vance"))
+    text = asyncio.run(say(nora, Speak(kind="reasoning", prompt="How and why?")))
+    assert text.startswith("I suspect ") and "Modus operandi: " in text and "Motive: " in text
+
+
 def test_open_turns_alternate_questions_and_searches() -> None:
     script = load_script(bundled_scripts()["lighthouse-keeper"])
 
@@ -314,9 +321,10 @@ def test_the_same_seed_plays_the_same_game() -> None:
     assert events[0] == events[1]
 
 
-@pytest.mark.parametrize("preset", ["demo", "player", "thinkthrice"])
+@pytest.mark.parametrize("preset", presets())
 @pytest.mark.parametrize("script_id", list(bundled_scripts()))
-def test_it_finishes_every_bundled_mystery(script_id: str, preset: str) -> None:
+def test_it_finishes_every_bundled_mystery_with_every_preset(script_id: str,
+                                                              preset: str) -> None:
     script = load_script(bundled_scripts()[script_id])
     events = play(script, preset).table.events
     assert not [e.error for e in events if isinstance(e, Failure)]

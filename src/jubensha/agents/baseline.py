@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jubensha.agents.base import Agent, SeatContext
+from jubensha.agents.base import Agent, SeatContext, UnsupportedDecision
 from jubensha.agents.naive import (
     RatingReply,
     clean_speech,
@@ -228,8 +228,8 @@ class BaselineAgent(Agent):
             return await self.rate(decision.statement)
         if isinstance(decision, TakeTurn):
             return await self.turn(decision)
-        raise ModelError(f"the {self.architecture} agent cannot answer a {decision.type!r} "
-                         "decision")
+        raise UnsupportedDecision(f"the {self.architecture} agent has no {decision.type!r} "
+                                  "decision")
 
     @abstractmethod
     async def ask(self, decision: AskQuestions) -> Questions:

@@ -22,7 +22,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from jubensha.agents.base import Agent, CharacterSheet, SeatContext
+from jubensha.agents.base import Agent, CharacterSheet, SeatContext, UnsupportedDecision
 from jubensha.agents.options import parse_options
 from jubensha.engine.decisions import (
     Accusation,
@@ -91,6 +91,7 @@ class Lexicon(BaseModel):
 
     kill_words_en: frozenset[str]
     kill_words_zh: tuple[str, ...]
+    motive_words: tuple[str, ...]
     titles: frozenset[str]
     function_words: frozenset[str]
     object_you_after: frozenset[str]
@@ -101,7 +102,9 @@ def lexicon() -> Lexicon:
     data = yaml.safe_load(resources.files("jubensha.agents").joinpath(
         "data", "extractive.yaml").read_text(encoding="utf-8"))
     return Lexicon(kill_words_en=frozenset(data["kill_words"]["en"]["exact"]),
-                   kill_words_zh=tuple(data["kill_words"]["zh"]), titles=frozenset(data["titles"]),
+                   kill_words_zh=tuple(data["kill_words"]["zh"]),
+                   motive_words=(*data["motive_words"]["en"], *data["motive_words"]["zh"]),
+                   titles=frozenset(data["titles"]),
                    function_words=frozenset(data["function_words"]),
                    object_you_after=frozenset(data["object_you_after"]))
 
@@ -536,7 +539,7 @@ class ExtractiveAgent(Agent):
             return self.rate(decision.statement.speaker)
         if isinstance(decision, TakeTurn):
             return self.turn(decision)
-        raise ValueError(f"the extractive agent cannot answer a {decision.type!r} decision")
+        raise UnsupportedDecision(f"the extractive agent has no {decision.type!r} decision")
 
     def speak(self, decision: Speak) -> str:
         if decision.kind == "answer" and decision.question is not None:
@@ -551,11 +554,22 @@ class ExtractiveAgent(Agent):
             clues = [c for c in self.clues if self.guard is None or not self.guard.direct(c)]
             return render("extractive", "clues", self.lang, clues=clues)
         suspect, _ = self.suspicion(self.seat.sheet.seat_names, None)[0]
+        if decision.kind == "reasoning":
+            return self.reasoning(suspect)
         facts = []
         if decision.kind == "statement" and self.config.statement_sentences:
             facts = self.retrieve(self.crime_query(None), self.config.statement_sentences)
         return render("extractive", "suspect", self.lang, suspect=suspect, facts=facts,
                       reason=self.reason_about(suspect, None), victims=self.victims)
+
+    def reasoning(self, suspect: str) -> str:
+        """The suspect, how (the sayable sentence most related to the crime) and why (the
+        one most related to motives), as "Modus operandi: ... Motive: ..."."""
+        method = self.retrieve(self.crime_query(None), 1)
+        motive = self.retrieve(" ".join([*self.names.forms[suspect],
+                                         *lexicon().motive_words]), 1)
+        return render("extractive", "reasoning", self.lang, suspect=suspect,
+                      victims=self.victims, method=" ".join(method), motive=" ".join(motive))
 
     def answer(self, question: str) -> str:
         query = self.names.strip(question, [self.name])
