@@ -158,6 +158,10 @@ def summarise(result: RunResult, folder: Path) -> None:
     console.print(usage)
     console.print(f"{result.usage.calls} model calls · {result.failures} failure(s) · "
                   f"{result.events} events · {result.duration_s:.1f} s · run folder: {folder}")
+    counts = result.usage.counts
+    console.print(f"as MPIRD-LLMA counts: env {counts.env_tokens} tokens / {counts.env_requests} "
+                  f"requests · agents {counts.user_tokens} tokens / {counts.user_requests} "
+                  f"completions · {counts.parse_failures} parsing failure(s)")
 
 
 def replay(
