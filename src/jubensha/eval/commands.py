@@ -23,6 +23,7 @@ from jubensha.eval.registry import MetricContext, MetricSpec, load_metrics
 from jubensha.eval.report import Format, MetricResult, ResultTable, markdown_table, rich_table
 from jubensha.llm.base import Embedder, Model
 from jubensha.llm.registry import ModelSpecError, parse_model_spec
+from jubensha.memory.dense import EmbeddingCache
 from jubensha.runs.log import RunError, RunLog, read_run
 from jubensha.scripts.bundled import find_script
 from jubensha.scripts.importers.wellplay import import_wellplay
@@ -145,18 +146,29 @@ class E5Embedder:
         return np.asarray(vectors, dtype=float).tolist()
 
 
+class CachedEmbedder:
+    """Embeds each distinct text once per command (runs on one script share its chunks);
+    vectors come back unit-normalised, so each chunk weighs the same in an average."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.cache = EmbeddingCache(inner)
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        return (await self.cache.vectors(texts)).astype(float).tolist()
+
+
 def build_embedder(spec: str) -> Embedder | None:
     """``none``, ``e5`` (embedded, offline), ``hashing`` (deterministic bag of words) or a
     model spec whose client embeds (e.g. ``openai:text-embedding-3-small``)."""
     if spec == "none":
         return None
     if spec == "e5":
-        return E5Embedder()
+        return CachedEmbedder(E5Embedder())
     if spec == "hashing":
         from jubensha.llm.fake import HashingEmbedder
 
-        return HashingEmbedder()
-    return parse_model_spec(spec)
+        return CachedEmbedder(HashingEmbedder())
+    return CachedEmbedder(parse_model_spec(spec))
 
 
 def _script_for(run: RunLog, given: str | None) -> Script:
@@ -168,15 +180,37 @@ def _script_for(run: RunLog, given: str | None) -> Script:
 
 
 def merge(results: list[MetricResult]) -> list[ResultTable]:
-    """One table per kind of table, with a row per run, for several runs of one metric."""
+    """One table per kind of table with a row per run, for several runs of one metric,
+    closed by the mean of each numeric column: per group when there are several, and over
+    all runs."""
     if len(results) == 1:
         return results[0].tables()
     merged = []
     for i, first in enumerate(results[0].tables()):
         rows = [[Path(r.run).name, *row] for r in results for row in r.tables()[i].rows]
+        groups = list(dict.fromkeys(r.group for r in results))
+        for group in (groups if len(groups) > 1 else []):
+            rows.append([f"mean {group}", *_means(
+                [row for r in results if r.group == group for row in r.tables()[i].rows])])
+        rows.append([f"mean of {len(results)}", *_means(
+            [row for r in results for row in r.tables()[i].rows])])
         merged.append(first.model_copy(update={"columns": ["run", *first.columns],
                                                "rows": rows}))
     return merged
+
+
+def _means(rows: list[list[str]]) -> list[str]:
+    """Column means of cells that are all numbers (integers stay integers); else blank."""
+    out = []
+    for cells in zip(*rows, strict=True):
+        try:
+            values = [float(c) for c in cells]
+        except ValueError:
+            out.append("")
+            continue
+        mean = sum(values) / len(values)
+        out.append(f"{mean:.0f}" if all(c.isdigit() for c in cells) else f"{mean:.3f}")
+    return out
 
 
 async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
@@ -187,8 +221,16 @@ async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
         run = read_run(path)
         context = MetricContext(script=_script_for(run, script), run=run, judge=judge,
                                 embedder=embedder, samples=samples)
-        results.append(await spec.compute(context))
+        result = await spec.compute(context)
+        results.append(result.model_copy(update={"group": _group(run)}))
     return results
+
+
+def _group(run: RunLog) -> str:
+    if run.meta is None:
+        return ""
+    architectures = sorted({seat.architecture for seat in run.meta.seats.values()})
+    return " ".join([run.meta.language, "/".join(architectures)]).strip()
 
 
 def metric_command(spec: MetricSpec) -> Callable[..., None]:

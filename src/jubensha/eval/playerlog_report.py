@@ -92,12 +92,14 @@ class PlayerLogScores(MetricResult):
             title=f"WellPlay score recomputed from the authors' logs ({self.grading} grading) "
                   "vs the paper (table A3 Chinese, A4 English)",
             columns=["lang", "method", "script", "#QA", "ours", "ours, passes rounded",
-                     "paper", "Δ", ""],
+                     "paper", "Δ", "agree"],
             rows=rows,
             notes=[("mean±std over the 3 evaluation passes (sample std). 'passes rounded': each "
                    "pass rounded to 3 significant digits first, as the authors' summaries were. "
                    "Δ = ours (exact, rounded to 3 decimals) − paper. = agrees, ≈ agrees once "
                    "passes are rounded, ≠ differs."),
+                   "Tally: " + ", ".join(f"{v} {n}" for v, n in
+                                          Counter(e.verdict for e in self.entries).items()),
                    *([f"no evaluation passes: {', '.join(self.missing)}"] if self.missing else [])])
 
     def _category_table(self) -> ResultTable:

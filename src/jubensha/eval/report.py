@@ -25,6 +25,8 @@ class MetricResult(BaseModel):
     metric: str
     run: str = ""
     """The run folder (or log) the result is about."""
+    group: str = ""
+    """What the run is an instance of (language and architecture), for averages."""
 
     def tables(self) -> list[ResultTable]:
         raise NotImplementedError(f"{type(self).__name__} does not define its tables")
@@ -45,7 +47,8 @@ def markdown_table(table: ResultTable) -> str:
     lines = [f"**{table.title}**", "", "| " + " | ".join(map(_cell, table.columns)) + " |",
              "|" + "---|" * len(table.columns)]
     lines += ["| " + " | ".join(map(_cell, row)) + " |" for row in table.rows]
-    lines += ["", *table.notes] if table.notes else []
+    for note in table.notes:
+        lines += ["", note]
     return "\n".join(lines) + "\n"
 
 

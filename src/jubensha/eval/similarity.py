@@ -38,7 +38,7 @@ class Similarity(MetricResult):
 
     def tables(self) -> list[ResultTable]:
         return [ResultTable(
-            title=f"Chat history vs all players' scripts{f' ({self.run})' if self.run else ''}",
+            title="Chat history vs all players' scripts",
             columns=["embedding cosine", "TF-IDF cosine", f"{self.n}-gram Jaccard",
                      "chat tokens", "script tokens"],
             rows=[[number(self.embedding), number(self.tfidf), number(self.ngram),
