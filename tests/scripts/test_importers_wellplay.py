@@ -160,3 +160,17 @@ def test_truncated_and_missing_files_are_clear_errors(tmp_path) -> None:
         import_wellplay(folder)
     with pytest.raises(ScriptError, match="not a WellPlay script folder"):
         import_wellplay(tmp_path)
+
+
+def test_chinese_texts_stored_double_escaped_get_real_line_breaks(wellplay: Path) -> None:
+    script = import_wellplay(wellplay / "chinese" / "罪恶（4人封闭）")
+    for character in script.characters:
+        assert "\\n" not in character.story and "\\n" not in character.mission
+        assert character.story.count("\n") >= 10
+
+
+def test_unescaping_leaves_texts_with_real_line_breaks_alone() -> None:
+    from jubensha.scripts.importers.common import unescape_doubled
+
+    assert unescape_doubled('a\\nb \\"c\\"') == 'a\nb "c"'
+    assert unescape_doubled("C:\\new\nfolder\nx") == "C:\\new\nfolder\nx"

@@ -100,8 +100,22 @@ def text_list(value: Any, source: Path | str, field: str) -> list[str]:
             continue
         text = text_of(item, source, f"{field}[{i}]")
         parsed = _literal_list(text)
-        out.extend(parsed if parsed is not None else [text])
+        out.extend(parsed if parsed is not None else [unescape_doubled(text)])
     return out
+
+
+_DOUBLED_ESCAPES = {"\\n": "\n", "\\t": "\t", '\\"': '"', "\\'": "'"}
+
+
+def unescape_doubled(text: str) -> str:
+    """Undo escaping applied twice: WellPlay's Chinese files store a JSON list whose text
+    still holds ``\\n`` as two characters. Only texts with more escaped than real line
+    breaks are touched, so a script that mentions a backslash keeps it."""
+    if text.count("\\n") <= text.count("\n"):
+        return text
+    for escaped, plain in _DOUBLED_ESCAPES.items():
+        text = text.replace(escaped, plain)
+    return text
 
 
 def _literal_list(text: str) -> list[str] | None:
