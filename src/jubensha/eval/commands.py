@@ -1,27 +1,33 @@
 """`jubensha eval ...`: score run folders, and reproduce the PLAYER* paper from its logs.
 
 One sub-command per registered metric (``jubensha eval similarity RUN_DIR...``), plus
-``list``, ``player-logs`` (every method and script of the authors' logs next to the
-paper's tables) and ``grading-rules`` (how the correctness rules disagree on those logs).
+``all`` (every metric that applies to a run and whose models are given), ``list``,
+``player-logs`` (every method and script of the authors' logs next to the paper's tables) and ``grading-rules`` (how the correctness rules disagree on those logs).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import typer
+import yaml
+from pydantic import BaseModel, Field
 from rich.console import Console
 from rich.text import Text
 
+from jubensha.eval.judge import EVAL_CALLS, EvalError, open_session
 from jubensha.eval.playerlog_report import compare_rules, score_logs
 from jubensha.eval.playerlogs import Grading, PlayerLogError
 from jubensha.eval.registry import MetricContext, MetricSpec, load_metrics
 from jubensha.eval.report import Format, MetricResult, ResultTable, markdown_table, rich_table
-from jubensha.llm.base import Embedder, Model
+from jubensha.llm.base import Embedder, Model, ModelError
+from jubensha.llm.calls import read_calls
 from jubensha.llm.registry import ModelSpecError, parse_model_spec
 from jubensha.memory.dense import EmbeddingCache
 from jubensha.runs.log import RunError, RunLog, read_run
@@ -38,6 +44,8 @@ errors = Console(stderr=True)
 
 FormatOption = Annotated[Format, typer.Option("--format", help="table, markdown or json.")]
 OutOption = Annotated[Path | None, typer.Option("--out", help="Also write the JSON here.")]
+OptionsOption = Annotated[Path | None, typer.Option(
+    "--options", help="YAML/JSON file: metric name -> its options (docs/evaluation.md).")]
 
 
 def fail(message: str) -> typer.Exit:
@@ -214,16 +222,46 @@ def _means(rows: list[list[str]]) -> list[str]:
 
 
 async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
-                 judge: Model | None, embedder: Embedder | None, samples: int
-                 ) -> list[MetricResult]:
+                 judge: Model | None, embedder: Embedder | None, samples: int,
+                 options: dict[str, Any] | None = None) -> list[MetricResult]:
+    """Score each run; its model calls go to ``RUN_DIR/eval/`` and its result to
+    ``RUN_DIR/eval/<metric>.json``."""
     results = []
     for path in runs:
         run = read_run(path)
-        context = MetricContext(script=_script_for(run, script), run=run, judge=judge,
-                                embedder=embedder, samples=samples)
-        result = await spec.compute(context)
-        results.append(result.model_copy(update={"group": _group(run)}))
+        session = open_session(path)
+        try:
+            context = MetricContext(script=_script_for(run, script), run=run, judge=judge,
+                                    embedder=embedder, samples=samples,
+                                    options=dict(options or {}), calls=session.calls,
+                                    cache=session.cache)
+            result = await spec.compute(context)
+        finally:
+            session.close()
+        result = result.model_copy(update={"group": _group(run)})
+        write_result(session.folder, spec.name, result)
+        results.append(result)
     return results
+
+
+def write_result(folder: Path, name: str, result: MetricResult) -> None:
+    (folder / f"{name}.json").write_text(result.model_dump_json(indent=2) + "\n",
+                                         encoding="utf-8")
+
+
+def read_options(path: Path | None) -> dict[str, Any]:
+    """``--options FILE``: YAML or JSON, metric name → that metric's options."""
+    if path is None:
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise fail(f"{path}: cannot read options: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise fail(f"{path}: options must map metric names to their options")
+    return data
 
 
 def _group(run: RunLog) -> str:
@@ -243,21 +281,136 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
         embedder: Annotated[str, typer.Option(
             help="none, e5 (embedded), hashing, or a model spec that embeds.")] = "e5",
         samples: Annotated[int, typer.Option(min=1, help="Samples per question.")] = 3,
+        options: OptionsOption = None,
         fmt: FormatOption = "table",
         out: OutOption = None,
     ) -> None:
         if "judge" in spec.needs and judge is None:
             raise fail(f"metric {spec.name} needs --judge MODEL")
+        settings = read_options(options)
         try:
             judge_model = parse_model_spec(judge) if judge else None
             embed = build_embedder(embedder) if "embedder" in spec.needs | spec.optional else None
-            results = asyncio.run(_score(spec, runs, script, judge_model, embed, samples))
-        except (RunError, ScriptError, ModelSpecError) as exc:
+            results = asyncio.run(_score(spec, runs, script, judge_model, embed, samples,
+                                         settings))
+        except (RunError, ScriptError, ModelSpecError, EvalError) as exc:
             raise fail(str(exc)) from None
         emit(results, fmt, out)
 
     command.__doc__ = f"{spec.summary} ({spec.source})."
     return command
+
+
+class MetricStatus(BaseModel):
+    metric: str
+    status: Literal["scored", "skipped", "failed"]
+    note: str = ""
+
+
+class EvalSummary(MetricResult):
+    """What ``jubensha eval all`` did with one run: each metric scored, skipped (and why)
+    or failed (and how), and the model calls the evaluation made, by purpose."""
+
+    metric: str = "all"
+    statuses: list[MetricStatus]
+    calls: dict[str, int] = Field(default_factory=dict)
+
+    def tables(self) -> list[ResultTable]:
+        rows = [[s.metric, s.status, s.note] for s in self.statuses]
+        calls = ", ".join(f"{purpose or '-'} {n}" for purpose, n in sorted(self.calls.items()))
+        return [ResultTable(title=f"Evaluation of {Path(self.run).name}",
+                            columns=["metric", "status", "note"], rows=rows,
+                            notes=[f"model calls: {sum(self.calls.values())}"
+                                   + (f" ({calls})" if calls else "")])]
+
+
+def skip_reason(spec: MetricSpec, script: Script, run: RunLog, judge: Model | None,
+                embedder: Embedder | None) -> str | None:
+    """Why ``all`` does not run ``spec`` on this run, or None."""
+    if "judge" in spec.needs and judge is None:
+        return "needs --judge MODEL"
+    if "embedder" in spec.needs and embedder is None:
+        return "needs --embedder"
+    return spec.applies(script, run) if spec.applies else None
+
+
+async def _score_all(specs: list[MetricSpec], path: Path, script: str | None,
+                     judge: Model | None, embedder: Embedder | None, samples: int,
+                     options: dict[str, Any]) -> tuple[list[MetricResult], EvalSummary]:
+    run = read_run(path)
+    played = _script_for(run, script)
+    session = open_session(path)
+    first_call = session.calls.count
+    results: list[MetricResult] = []
+    statuses = []
+    try:
+        for spec in specs:
+            reason = skip_reason(spec, played, run, judge, embedder)
+            if reason:
+                statuses.append(MetricStatus(metric=spec.name, status="skipped", note=reason))
+                continue
+            context = MetricContext(script=played, run=run, judge=judge, embedder=embedder,
+                                    samples=samples, options=dict(options),
+                                    calls=session.calls, cache=session.cache)
+            try:
+                result = await spec.compute(context)
+            except (EvalError, ModelError, ScriptError, KeyError, ValueError) as exc:
+                statuses.append(MetricStatus(metric=spec.name, status="failed",
+                                             note=f"{type(exc).__name__}: {exc}"))
+                continue
+            result = result.model_copy(update={"group": _group(run)})
+            write_result(session.folder, spec.name, result)
+            results.append(result)
+            statuses.append(MetricStatus(metric=spec.name, status="scored"))
+    finally:
+        session.close()
+    made = [r for r in read_calls(session.folder / EVAL_CALLS) if r.index >= first_call] \
+        if (session.folder / EVAL_CALLS).is_file() else []
+    summary = EvalSummary(run=str(path), statuses=statuses,
+                          calls=dict(Counter(r.purpose for r in made)))
+    write_result(session.folder, "all", summary)
+    return results, summary
+
+
+@app.command("all")
+def evaluate_all(
+    runs: Annotated[list[Path], typer.Argument(help="Run folder(s).")],
+    script: Annotated[str | None, typer.Option(
+        help="The script played (bundled id, script file, or WellPlay folder); default: "
+             "what the run's meta.json names.")] = None,
+    judge: Annotated[str | None, typer.Option(help="Judge model spec.")] = None,
+    embedder: Annotated[str, typer.Option(
+        help="none, e5 (embedded), hashing, or a model spec that embeds.")] = "e5",
+    samples: Annotated[int, typer.Option(min=1, help="Samples per question.")] = 3,
+    metric: Annotated[list[str] | None, typer.Option(
+        "--metric", help="Only these metrics (repeatable); default: every one.")] = None,
+    options: OptionsOption = None,
+    fmt: FormatOption = "table",
+) -> None:
+    """Score each run with every registered metric that applies to it and whose models are
+    given; say which were skipped and why. Results go to RUN_DIR/eval/<metric>.json."""
+    known = load_metrics()
+    unknown = [name for name in metric or [] if name not in known]
+    if unknown:
+        raise fail(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(known)}")
+    specs = [known[name] for name in metric] if metric else list(known.values())
+    settings = read_options(options)
+    try:
+        judge_model = parse_model_spec(judge) if judge else None
+        embed = build_embedder(embedder)
+        for path in runs:
+            results, summary = asyncio.run(_score_all(specs, path, script, judge_model, embed,
+                                                      samples, settings))
+            if fmt == "json":
+                typer.echo(json.dumps({"run": str(path), "summary": summary.model_dump(),
+                                       "results": {r.metric: r.model_dump() for r in results}},
+                                      ensure_ascii=False, indent=2))
+                continue
+            for result in results:
+                show(result.tables(), fmt)
+            show(summary.tables(), fmt)
+    except (RunError, ScriptError, ModelSpecError) as exc:
+        raise fail(str(exc)) from None
 
 
 for _spec in load_metrics().values():

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from jubensha.eval.report import MetricResult
 from jubensha.llm.base import Embedder, Model
+from jubensha.llm.calls import CallLog
+from jubensha.llm.wrappers import MemoryCache, SqliteCache
 from jubensha.runs.log import RunLog
 from jubensha.scripts.model import Script
 
@@ -32,9 +34,20 @@ class MetricContext:
     embedder: Embedder | None = None
     samples: int = 3
     options: dict[str, Any] = field(default_factory=dict)
+    calls: CallLog | None = None
+    """Where the metric's own model calls (judges, post-game answers) are logged; the
+    command logs them to ``RUN_DIR/eval/calls.jsonl``. None: not logged."""
+    cache: MemoryCache | SqliteCache | None = None
+    """Replies to those calls, kept so that evaluating a run again repeats no call
+    (``RUN_DIR/eval/cache.sqlite`` from the command). None: no cache."""
+    answerer: Model | None = None
+    """The model every seat answers post-game questions with; None: each seat's own model
+    as ``meta.json`` names it (``eval.judge.seat_model``)."""
 
 
 MetricFunction = Callable[[MetricContext], Awaitable[MetricResult]]
+Applies = Callable[[Script, RunLog], str | None]
+"""Why a metric cannot score this run (e.g. "no trust ratings"), or None when it can."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,8 @@ class MetricSpec:
     needs: frozenset[Need] = frozenset()
     optional: frozenset[Need] = frozenset()
     """Models the metric uses when given and skips parts of without."""
+    applies: Applies | None = None
+    """``jubensha eval all`` skips the metric, saying why, when this returns a reason."""
 
 
 class UnknownMetric(KeyError):
@@ -58,13 +73,14 @@ _METRICS: dict[str, MetricSpec] = {}
 
 
 def metric(name: str, summary: str, source: str, needs: tuple[Need, ...] = (),
-           optional: tuple[Need, ...] = ()) -> Callable[[MetricFunction], MetricFunction]:
+           optional: tuple[Need, ...] = (), applies: Applies | None = None
+           ) -> Callable[[MetricFunction], MetricFunction]:
     """Register ``compute`` under ``name``; a second registration of a name is an error."""
     def register(compute: MetricFunction) -> MetricFunction:
         if name in _METRICS and _METRICS[name].compute is not compute:
             raise ValueError(f"metric {name!r} is registered twice")
         _METRICS[name] = MetricSpec(name, summary, source, compute, frozenset(needs),
-                                    frozenset(optional))
+                                    frozenset(optional), applies)
         return compute
     return register
 

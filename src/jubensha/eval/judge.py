@@ -1,0 +1,155 @@
+"""Model calls that metrics make: judges scoring what seats did, seats answering after the game.
+
+Judge calls are model calls like any other: they go through ``generate_object`` (a
+validated pydantic object, corrective retries), carry a precise ``purpose`` and the judged
+seat, and are logged, cached and counted. ``open_session`` gives a run folder its
+evaluation record: ``RUN_DIR/eval/calls.jsonl`` (one ``CallRecord`` per call, appended
+across invocations) and ``RUN_DIR/eval/cache.sqlite`` (a reply cache, so evaluating a run
+again costs nothing and gives the same numbers). A judge reply that is out of range or not
+an object even after the retries becomes a ``JudgeFailure`` in the metric's result, never
+an exception.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel
+
+from jubensha.eval.registry import MetricContext
+from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request
+from jubensha.llm.calls import CallLog, JsonlSink, SeatModel
+from jubensha.llm.registry import parse_model_spec
+from jubensha.llm.structured import generate_object
+from jubensha.llm.wrappers import CachedModel, SqliteCache
+from jubensha.memory.text import chunk, count_tokens
+from jubensha.prompts import render
+
+T = TypeVar("T", bound=BaseModel)
+
+EVAL_DIR = "eval"
+EVAL_CALLS = "calls.jsonl"
+EVAL_CACHE = "cache.sqlite"
+
+
+class JudgeFailure(BaseModel):
+    """A judgement (or post-game answer) that could not be had: the item is left out of
+    the averages and reported."""
+
+    purpose: str
+    seat: str | None = None
+    item: str = ""
+    """What was being judged: an ability, a script part, a question id."""
+    error: str
+
+
+@dataclass
+class Judged(Generic[T]):
+    value: T | None
+    failure: JudgeFailure | None = None
+
+
+class EvalError(ValueError):
+    """A run cannot be evaluated as asked (no judge given, no model for a seat...); the
+    message says why in one line."""
+
+
+async def ask(model: Model, request: Request, schema: type[T], *, item: str = "",
+              attempts: int = 3, lang: str | None = None) -> Judged[T]:
+    """One structured call; a reply that never validates (or a failed call) is a failure."""
+    try:
+        result = await generate_object(model, request, schema, attempts=attempts, lang=lang)
+    except ModelError as error:
+        return Judged(None, JudgeFailure(purpose=request.purpose, seat=request.seat,
+                                         item=item, error=str(error)))
+    return Judged(result.value)
+
+
+def judge_request(template: str, lang: str, *, purpose: str, seat: str | None = None,
+                  max_tokens: int | None = None, **values: object) -> Request:
+    """A judge request: ``prompts/eval/<lang>/<template>.j2`` as the user message,
+    at temperature 0 (a judge should not vary between evaluations)."""
+    return Request(messages=[Message(role="user", content=render("eval", template, lang,
+                                                                  **values))],
+                   config=GenerateConfig(temperature=0.0, max_tokens=max_tokens),
+                   purpose=purpose, seat=seat)
+
+
+def judge_of(context: MetricContext, metric: str) -> Model:
+    """The judge, cached and logged in the run's evaluation record; an error naming the
+    metric when no judge was given."""
+    if context.judge is None:
+        raise EvalError(f"metric {metric} needs a judge model (--judge MODEL)")
+    return recorded(context.judge, context)
+
+
+def recorded(model: Model, context: MetricContext, seat: str | None = None) -> Model:
+    """``model`` behind the context's reply cache and call log, when it has them."""
+    if context.cache is not None:
+        model = CachedModel(model, context.cache)
+    return SeatModel(model, context.calls, seat=seat) if context.calls is not None else model
+
+
+@lru_cache(maxsize=16)
+def _client(spec: str) -> Model:
+    """One client per model spec per process (a local model loads its weights once)."""
+    return parse_model_spec(spec)
+
+
+def seat_model(context: MetricContext, seat: str) -> Model:
+    """The model ``seat`` answers post-game questions with: ``context.answerer``, else the
+    seat's own model from ``meta.json``; logged (and cached by the session) like judges."""
+    if context.answerer is not None:
+        return recorded(context.answerer, context, seat)
+    meta = context.run.meta
+    if meta is None or seat not in meta.seats:
+        raise EvalError(f"{context.run.path}: meta.json names no model for seat {seat!r}")
+    return recorded(_client(meta.seats[seat].model), context, seat)
+
+
+def clip(text: str, max_tokens: int) -> str:
+    """``text`` within about ``max_tokens``: its start and its end with a gap marker
+    between, so introductions and the last exchanges both reach the judge."""
+    if max_tokens <= 0 or count_tokens(text) <= max_tokens:
+        return text
+    pieces = chunk(text, max(1, max_tokens // 8))
+    head: list[str] = []
+    tail: list[str] = []
+    budget = max_tokens // 2
+    for piece in pieces:
+        if count_tokens("\n".join([*head, piece])) > budget:
+            break
+        head.append(piece)
+    for piece in reversed(pieces[len(head):]):
+        if count_tokens("\n".join([piece, *tail])) > budget:
+            break
+        tail.insert(0, piece)
+    return "\n".join([*head, "[…]", *tail])
+
+
+@dataclass
+class EvalSession:
+    """A run folder's evaluation record: the call log and the reply cache."""
+
+    folder: Path
+    calls: CallLog
+    cache: SqliteCache
+
+    def close(self) -> None:
+        self.cache.close()
+
+
+def open_session(run_path: Path) -> EvalSession:
+    """Create ``RUN_DIR/eval/`` with its call log (numbering continues after earlier
+    evaluations) and reply cache."""
+    folder = Path(run_path) / EVAL_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    log_path = folder / EVAL_CALLS
+    calls = CallLog(JsonlSink(log_path))
+    if log_path.is_file():
+        with log_path.open(encoding="utf-8") as handle:
+            calls.count = sum(1 for line in handle if line.strip())
+    return EvalSession(folder, calls, SqliteCache(folder / EVAL_CACHE))
