@@ -54,7 +54,7 @@ def test_player_plays_every_bundled_mystery_to_the_end(script_id: str) -> None:
     assert leaks(script, game.table.events, calls) == []
 
 
-@pytest.mark.parametrize("preset", ["demo", "thinkthrice", "player"])
+@pytest.mark.parametrize("preset", ["demo", "thinkthrice", "player", "mirage"])
 def test_player_plays_every_engine_preset(preset: str) -> None:
     _, game, calls = play(tiny(), find_procedure(preset))
     assert any(isinstance(e, Spoke) and e.kind == "answer" for e in game.table.events)

@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from jubensha.agents.base import CharacterSheet, SeatContext
 from jubensha.agents.player_star import PlayerConfig, default_sensors, load_sensors
 from jubensha.agents.registry import AgentSpecError, make_agent
+from jubensha.llm.fake import ScriptedModel
+from jubensha.scripts import bundled_scripts, load_script
 
 CUSTOM = [{
     "name": "alibi",
@@ -89,6 +92,15 @@ def test_missing_or_broken_files_are_clear_errors(tmp_path: Path) -> None:
     broken.write_text("- name: [unclosed\n", encoding="utf-8")
     with pytest.raises(ValueError, match="broken.yaml: invalid YAML at line"):
         load_sensors(broken)
+
+
+async def test_a_sensor_without_the_games_language_fails_at_the_start(tmp_path: Path) -> None:
+    path = write(tmp_path, [{**CUSTOM[0], "question": {"en": "Is {{ character }} lying?"}}])
+    agent = make_agent(f"player:sensors={path}")
+    script = load_script(bundled_scripts()["tingsong-tea-estate"])
+    sheet = CharacterSheet.for_seat(script, script.names[0])
+    with pytest.raises(ValueError, match="player sensors alibi: no 'zh' question"):
+        await agent.start(SeatContext(sheet=sheet, model=ScriptedModel()))
 
 
 def test_options_set_the_papers_switches_and_budgets() -> None:

@@ -41,8 +41,10 @@ class PlayerCore:
         self.state = SuspectState(self.others, self.victims)
         self.act_sheet = sheet.me.act_sheet(1)
         self.summaries: dict[tuple[Any, ...], str] = {}
-        for sensor in config.sensors:
-            sensor.ask(self.lang, self.name, self.name)
+        missing = [s.name for s in config.sensors if self.lang not in s.question]
+        if missing:
+            raise ValueError(f"player sensors {', '.join(missing)}: no {self.lang!r} question "
+                             f"for this {self.lang} game")
         self.system = self._system()
 
     @property
