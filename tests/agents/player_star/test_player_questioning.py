@@ -11,6 +11,7 @@ from jubensha.engine.decisions import AskQuestions, TakeTurn
 from jubensha.engine.events import Spoke
 from jubensha.llm.base import Request
 from jubensha.llm.fake import ScriptedModel
+from jubensha.scripts import bundled_scripts, load_script
 
 QUESTIONING_SENSORS = ["sensor.emotion", "sensor.motivation", "sensor.suspicion"]
 
@@ -182,3 +183,17 @@ async def test_requests_carry_purpose_seat_and_the_seat_seed() -> None:
     readings = {r.sensor: r.value for r in bob.core.state.readings("Lord Vale", "Ann")}
     assert set(readings) == {"emotion", "motivation", "suspicion"}
     assert readings["emotion"] in ("Positive", "Neutral", "Negative")
+
+
+async def test_chinese_games_get_chinese_prompts_and_choices() -> None:
+    script = load_script(bundled_scripts()["tingsong-tea-estate"])
+    me, *others = script.names
+    model = ScriptedModel()
+    agent = await seated(me, model, script)
+    await agent.decide(AskQuestions(stage="questioning", round=1, candidates=others))
+    text = user_text(sent(model, "sensor.motivation")[0])
+    assert "被杀害了" in text and "请从“是”或“否”中选择一个回答" in text
+    schema = sent(model, "sensor.motivation")[0].json_schema
+    assert schema["properties"]["answer"]["enum"] == ["是", "否"]
+    assert {r.value for r in agent.core.state.readings(script.victims[0].name, others[0])
+            if r.sensor == "motivation"} <= {"Yes", "No"}
