@@ -197,3 +197,15 @@ async def test_chinese_games_get_chinese_prompts_and_choices() -> None:
     assert schema["properties"]["answer"]["enum"] == ["是", "否"]
     assert {r.value for r in agent.core.state.readings(script.victims[0].name, others[0])
             if r.sensor == "motivation"} <= {"Yes", "No"}
+
+
+async def test_a_model_summary_condenses_the_readings_of_the_chosen_suspect() -> None:
+    model = ScriptedModel(replies={"summary": lambda r: "Condensed: very suspicious."})
+    bob = await seated("Bob", model, spec="player:summary=model")
+    first = await bob.decide(ask())
+    assert purposes(model)["summary"] == 1
+    summarise = user_text(sent(model, "summary")[0])
+    assert f"On motive for the crime, your view of {first.target}" in summarise
+    assert "Condensed: very suspicious." in user_text(sent(model, "question")[0])
+    await bob.decide(ask(candidates=[first.target]))  # same readings: summary reused
+    assert purposes(model)["summary"] == 1
