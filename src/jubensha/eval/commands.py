@@ -2,7 +2,8 @@
 
 One sub-command per registered metric (``jubensha eval similarity RUN_DIR...``), plus
 ``all`` (every metric that applies to a run and whose models are given), ``list``,
-``player-logs`` (every method and script of the authors' logs next to the paper's tables) and ``grading-rules`` (how the correctness rules disagree on those logs).
+``player-logs`` (every method and script of the authors' logs next to the paper's
+tables) and ``grading-rules`` (how the correctness rules disagree on those logs).
 """
 
 from __future__ import annotations

@@ -20,7 +20,12 @@ from jubensha.runs.log import RunLog
 from jubensha.scripts.model import Script
 
 Need = Literal["judge", "embedder"]
-METRIC_MODULES = ("jubensha.eval.similarity", "jubensha.eval.vote_metrics")
+METRIC_MODULES = (
+    "jubensha.eval.similarity",
+    "jubensha.eval.vote_metrics",
+    "jubensha.eval.mirage",
+    "jubensha.eval.whodunit",
+)
 """Modules whose import registers metrics; later metric modules add themselves here."""
 
 
