@@ -1,0 +1,125 @@
+"""`jubensha eval all`: every registered metric that applies to a finished run and whose
+models are given, the reasons for the others, each result written to RUN_DIR/eval/, and
+judge calls logged and cached there."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from jubensha.cli import app
+from jubensha.engine.procedure import find_procedure
+from jubensha.eval.registry import load_metrics
+from jubensha.llm.calls import read_calls
+from jubensha.llm.fake import ScriptedModel
+from jubensha.runs.play import SeatPlan, play_game
+from jubensha.scripts import find_script
+
+MINE = ("mirage", "mirage-cic", "mirage-llm-score", "mirage-rouge", "mirage-trust",
+        "whodunit-cmd", "whodunit-mcq", "whodunit-rp", "whodunit-spc")
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    script = find_script("lighthouse-keeper")
+    out = tmp_path_factory.mktemp("all") / "run"
+    plans = {c.name: SeatPlan(name=c.name, architecture="mirage", model="scripted")
+             for c in script.characters}
+    asyncio.run(play_game(script, find_procedure("mirage").with_options(rounds=1), plans,
+                          out=out, seed=7, models={"scripted": ScriptedModel(seed=7)},
+                          script_source="lighthouse-keeper"))
+    return out
+
+
+@pytest.fixture
+def run_dir(finished: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the finished run for each test (evaluation writes into it)."""
+    return Path(shutil.copytree(finished, tmp_path / "run"))
+
+
+def summary(run_dir: Path) -> dict[str, dict[str, str]]:
+    data = json.loads((run_dir / "eval" / "all.json").read_text(encoding="utf-8"))
+    return {s["metric"]: s for s in data["statuses"]}
+
+
+def test_without_a_judge_the_judge_metrics_are_skipped_and_say_why(run_dir: Path) -> None:
+    result = CliRunner().invoke(app, ["eval", "all", str(run_dir), "--embedder", "none",
+                                      "--samples", "1"])
+    assert result.exit_code == 0, result.output
+    statuses = summary(run_dir)
+    assert set(statuses) == set(load_metrics())
+    for name in ("mirage-llm-score", "whodunit-rp"):
+        assert statuses[name]["status"] == "skipped"
+        assert statuses[name]["note"] == "needs --judge MODEL"
+    for name in ("mirage", "mirage-trust", "mirage-cic", "mirage-rouge", "whodunit-spc",
+                 "whodunit-cmd", "whodunit-mcq"):
+        assert statuses[name]["status"] == "scored", statuses[name]
+        assert (run_dir / "eval" / f"{name}.json").is_file()
+    rouge = json.loads((run_dir / "eval" / "mirage-rouge.json").read_text(encoding="utf-8"))
+    assert rouge["method"] == "extractive"
+    assert "skipped" in result.output and "needs --judge MODEL" in result.output
+
+
+def test_with_a_judge_every_metric_of_mine_scores_and_calls_are_logged_and_cached(
+        run_dir: Path) -> None:
+    args = ["eval", "all", str(run_dir), "--judge", "scripted", "--embedder", "none",
+            "--samples", "1", *(x for name in MINE for x in ("--metric", name))]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.output
+    assert {s["status"] for s in summary(run_dir).values()} == {"scored"}
+    calls = read_calls(run_dir / "eval" / "calls.jsonl")
+    purposes = {c.purpose for c in calls}
+    assert {"judge.mirage.score", "judge.mirage.reconstruct", "judge.whodunit.rp",
+            "judge.whodunit.cmd", "judge.whodunit.spc"} <= purposes
+    scores = json.loads((run_dir / "eval" / "mirage.json").read_text(encoding="utf-8"))
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 0, again.output
+    both = read_calls(run_dir / "eval" / "calls.jsonl")
+    assert [c.index for c in both] == list(range(len(both)))
+    assert {c.origin for c in both[len(calls):]} == {"cache"}
+    assert json.loads((run_dir / "eval" / "mirage.json").read_text(encoding="utf-8")) \
+        == scores
+
+
+def test_a_metric_that_does_not_apply_is_skipped_with_its_reason(run_dir: Path) -> None:
+    events = run_dir / "events.jsonl"
+    kept = [line for line in events.read_text(encoding="utf-8").splitlines()
+            if json.loads(line)["type"] != "rated"]
+    events.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["eval", "all", str(run_dir), "--embedder", "none",
+                                      "--metric", "mirage-trust", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["results"] == {}
+    assert data["summary"]["statuses"] == [{
+        "metric": "mirage-trust", "status": "skipped",
+        "note": "no trust/doubt ratings in the run (MIRAGE procedure only)"}]
+
+
+def test_unknown_metrics_and_bad_options_are_one_line_errors(run_dir: Path,
+                                                               tmp_path: Path) -> None:
+    unknown = CliRunner().invoke(app, ["eval", "all", str(run_dir), "--metric", "nope"])
+    assert unknown.exit_code == 2 and "unknown metric(s) nope" in unknown.output
+    options = tmp_path / "options.yaml"
+    options.write_text("- not a mapping\n", encoding="utf-8")
+    bad = CliRunner().invoke(app, ["eval", "all", str(run_dir), "--options", str(options)])
+    assert bad.exit_code == 2 and "options must map metric names" in bad.output
+
+
+def test_options_reach_the_metrics(run_dir: Path, tmp_path: Path) -> None:
+    options = tmp_path / "options.yaml"
+    options.write_text("mirage:\n  reconstruction: extractive\n  per_part: false\n",
+                       encoding="utf-8")
+    result = CliRunner().invoke(app, ["eval", "mirage-rouge", str(run_dir), "--judge",
+                                      "scripted", "--options", str(options), "--format",
+                                      "json"])
+    assert result.exit_code == 0, result.output
+    seats = json.loads(result.output)["seats"]
+    assert all(list(seat["parts"]) == ["whole"] for seat in seats.values())
+    assert not (run_dir / "eval" / "calls.jsonl").exists() or \
+        not read_calls(run_dir / "eval" / "calls.jsonl")
