@@ -25,6 +25,7 @@ from rich.text import Text
 from jubensha.eval.judge import EVAL_CALLS, EvalError, open_session
 from jubensha.eval.playerlog_report import compare_rules, score_logs
 from jubensha.eval.playerlogs import Grading, PlayerLogError
+from jubensha.eval.postgame_commands import factual_questions, wellplay_reference
 from jubensha.eval.registry import MetricContext, MetricSpec, load_metrics
 from jubensha.eval.report import Format, MetricResult, ResultTable, markdown_table, rich_table
 from jubensha.llm.base import Embedder, Model, ModelError
@@ -47,6 +48,10 @@ FormatOption = Annotated[Format, typer.Option("--format", help="table, markdown 
 OutOption = Annotated[Path | None, typer.Option("--out", help="Also write the JSON here.")]
 OptionsOption = Annotated[Path | None, typer.Option(
     "--options", help="YAML/JSON file: metric name -> its options (docs/evaluation.md).")]
+SeatModelOption = Annotated[str | None, typer.Option(
+    "--seat-model", help="Model that answers post-game questions and re-votes for every "
+                         "seat; default: each seat's own model in meta.json.")]
+REFERENCE_METRICS = ("wellplay", "inferential")
 
 
 def fail(message: str) -> typer.Exit:
@@ -205,7 +210,7 @@ def merge(results: list[MetricResult]) -> list[ResultTable]:
             [row for r in results for row in r.tables()[i].rows])])
         merged.append(first.model_copy(update={"columns": ["run", *first.columns],
                                                "rows": rows}))
-    return merged
+    return merged + type(results[0]).across(results)
 
 
 def _means(rows: list[list[str]]) -> list[str]:
@@ -224,7 +229,8 @@ def _means(rows: list[list[str]]) -> list[str]:
 
 async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
                  judge: Model | None, embedder: Embedder | None, samples: int,
-                 options: dict[str, Any] | None = None) -> list[MetricResult]:
+                 options: dict[str, Any] | None = None, answerer: Model | None = None
+                 ) -> list[MetricResult]:
     """Score each run; its model calls go to ``RUN_DIR/eval/`` and its result to
     ``RUN_DIR/eval/<metric>.json``."""
     results = []
@@ -235,7 +241,7 @@ async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
             context = MetricContext(script=_script_for(run, script), run=run, judge=judge,
                                     embedder=embedder, samples=samples,
                                     options=dict(options or {}), calls=session.calls,
-                                    cache=session.cache)
+                                    cache=session.cache, answerer=answerer)
             result = await spec.compute(context)
         finally:
             session.close()
@@ -283,17 +289,26 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
             help="none, e5 (embedded), hashing, or a model spec that embeds.")] = "e5",
         samples: Annotated[int, typer.Option(min=1, help="Samples per question.")] = 3,
         options: OptionsOption = None,
+        seat_model: SeatModelOption = None,
+        reference: Annotated[Literal["ssa", "fsa"] | None, typer.Option(
+            help="wellplay, inferential: the ssa or fsa reference answers instead of the "
+                 "seats.")] = None,
         fmt: FormatOption = "table",
         out: OutOption = None,
     ) -> None:
         if "judge" in spec.needs and judge is None:
             raise fail(f"metric {spec.name} needs --judge MODEL")
+        if reference and spec.name not in REFERENCE_METRICS:
+            raise fail(f"--reference applies to {' and '.join(REFERENCE_METRICS)}")
         settings = read_options(options)
+        if reference:
+            settings[spec.name] = {**settings.get(spec.name, {}), "answerer": reference}
         try:
             judge_model = parse_model_spec(judge) if judge else None
+            answerer = parse_model_spec(seat_model) if seat_model else None
             embed = build_embedder(embedder) if "embedder" in spec.needs | spec.optional else None
             results = asyncio.run(_score(spec, runs, script, judge_model, embed, samples,
-                                         settings))
+                                         settings, answerer))
         except (RunError, ScriptError, ModelSpecError, EvalError) as exc:
             raise fail(str(exc)) from None
         emit(results, fmt, out)
@@ -337,7 +352,8 @@ def skip_reason(spec: MetricSpec, script: Script, run: RunLog, judge: Model | No
 
 async def _score_all(specs: list[MetricSpec], path: Path, script: str | None,
                      judge: Model | None, embedder: Embedder | None, samples: int,
-                     options: dict[str, Any]) -> tuple[list[MetricResult], EvalSummary]:
+                     options: dict[str, Any], answerer: Model | None = None
+                     ) -> tuple[list[MetricResult], EvalSummary]:
     run = read_run(path)
     played = _script_for(run, script)
     session = open_session(path)
@@ -352,7 +368,8 @@ async def _score_all(specs: list[MetricSpec], path: Path, script: str | None,
                 continue
             context = MetricContext(script=played, run=run, judge=judge, embedder=embedder,
                                     samples=samples, options=dict(options),
-                                    calls=session.calls, cache=session.cache)
+                                    calls=session.calls, cache=session.cache,
+                                    answerer=answerer)
             try:
                 result = await spec.compute(context)
             except (EvalError, ModelError, ScriptError, KeyError, ValueError) as exc:
@@ -386,6 +403,7 @@ def evaluate_all(
     metric: Annotated[list[str] | None, typer.Option(
         "--metric", help="Only these metrics (repeatable); default: every one.")] = None,
     options: OptionsOption = None,
+    seat_model: SeatModelOption = None,
     fmt: FormatOption = "table",
 ) -> None:
     """Score each run with every registered metric that applies to it and whose models are
@@ -398,10 +416,11 @@ def evaluate_all(
     settings = read_options(options)
     try:
         judge_model = parse_model_spec(judge) if judge else None
+        answerer = parse_model_spec(seat_model) if seat_model else None
         embed = build_embedder(embedder)
         for path in runs:
             results, summary = asyncio.run(_score_all(specs, path, script, judge_model, embed,
-                                                      samples, settings))
+                                                      samples, settings, answerer))
             if fmt == "json":
                 typer.echo(json.dumps({"run": str(path), "summary": summary.model_dump(),
                                        "results": {r.metric: r.model_dump() for r in results}},
@@ -416,3 +435,5 @@ def evaluate_all(
 
 for _spec in load_metrics().values():
     app.command(_spec.name)(metric_command(_spec))
+app.command("wellplay-reference")(wellplay_reference)
+app.command("factual-questions")(factual_questions)

@@ -25,6 +25,10 @@ METRIC_MODULES = (
     "jubensha.eval.vote_metrics",
     "jubensha.eval.mirage",
     "jubensha.eval.whodunit",
+    "jubensha.eval.wellplay_game",
+    "jubensha.eval.factual",
+    "jubensha.eval.inferential",
+    "jubensha.eval.revote",
 )
 """Modules whose import registers metrics; later metric modules add themselves here."""
 

@@ -4,6 +4,7 @@ JSON, so that numbers in docs are generated, never typed."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -30,6 +31,11 @@ class MetricResult(BaseModel):
 
     def tables(self) -> list[ResultTable]:
         raise NotImplementedError(f"{type(self).__name__} does not define its tables")
+
+    @classmethod
+    def across(cls, results: Sequence[MetricResult]) -> list[ResultTable]:
+        """Tables over several results beyond the column means (e.g. weighted); none."""
+        return []
 
 
 def rich_table(table: ResultTable) -> Table:

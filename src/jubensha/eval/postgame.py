@@ -1,0 +1,73 @@
+"""The seats after the game: what each may read when it answers questions or votes again,
+and the model it answers with.
+
+A seat answers from its own sheet (every act: the game is over) and the events its seat
+observed (``Event.audience``), retrieved for each question; never from the script as a
+whole. ``agents.answerers`` builds these contexts (``dialogue``: sheet and observed
+dialogue, ``ssa``: the sheet alone, ``fsa``: every character's script, the omniscient
+reference). Seats whose architecture played without memory (ThinkThrice's "No MR" row)
+answer from their sheet alone, as they played.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Iterable
+from typing import TypeVar
+
+from jubensha.agents.answerers import Access, AnswerContext, AnswererConfig, build_context
+from jubensha.eval.judge import seat_model
+from jubensha.eval.registry import MetricContext
+from jubensha.llm.base import Model, Request, Response
+from jubensha.llm.wrappers import ModelWrapper
+
+T = TypeVar("T")
+
+MEMORYLESS = ("thinkthrice:none",)
+"""Architectures that play with no memory of the game (ThinkThrice's "No MR" row)."""
+
+
+class PurposePrefix(ModelWrapper):
+    """Prefixes every request's purpose (``answer.dialogue`` becomes
+    ``wellplay.answer.dialogue``), so the calls of shared answerers are told apart by
+    metric in the evaluation's call log."""
+
+    def __init__(self, inner: Model, prefix: str) -> None:
+        super().__init__(inner)
+        self.prefix = prefix
+
+    async def generate(self, request: Request) -> Response:
+        if not request.purpose.startswith(self.prefix):
+            request = request.model_copy(update={"purpose": self.prefix + request.purpose})
+        return await self.inner.generate(request)
+
+
+def answering_model(context: MetricContext, seat: str, prefix: str) -> Model:
+    """The model ``seat`` answers with (``eval.judge.seat_model``), its purposes prefixed."""
+    return PurposePrefix(seat_model(context, seat), prefix)
+
+
+def seat_access(context: MetricContext, seat: str, memoryless: Iterable[str] = MEMORYLESS
+                ) -> Access:
+    """``ssa`` for a seat whose architecture played without memory, else ``dialogue``."""
+    meta = context.run.meta
+    architecture = meta.seats[seat].architecture if meta and seat in meta.seats else ""
+    return "ssa" if architecture.strip().lower() in set(memoryless) else "dialogue"
+
+
+def answer_context(context: MetricContext, seat: str | None, access: Access,
+                   config: AnswererConfig) -> AnswerContext:
+    """What ``seat`` may read after the game (``fsa``: every script, no seat)."""
+    return build_context(access, context.script, seat, context.run.events, config=config,
+                         embedder=context.embedder)
+
+
+async def gather_limited(tasks: Iterable[Awaitable[T]], limit: int) -> list[T]:
+    """Await ``tasks`` with at most ``limit`` in flight; results in input order."""
+    semaphore = asyncio.Semaphore(max(1, limit))
+
+    async def run(task: Awaitable[T]) -> T:
+        async with semaphore:
+            return await task
+
+    return list(await asyncio.gather(*(run(task) for task in tasks)))
