@@ -119,7 +119,7 @@ def test_role_play_is_judged_per_seat_and_out_of_range_fails() -> None:
 def test_cmd_scores_reasoning_statements_and_asks_a_seat_that_made_none() -> None:
     reasoning = Spoke(speaker="Bo", kind="reasoning",
                       text="Modus operandi: pushed him down the stairs. Motive: money.")
-    answerer = ScriptedModel(replies={"answer.whodunit.reasoning": [
+    answerer = ScriptedModel(replies={"whodunit.answer.reasoning": [
         "Modus operandi: poison. Motive: jealousy."]})
     judge = ScriptedModel(replies={"judge.whodunit.cmd": lambda r: {
         "reason": "-", "score": 62 if "jealousy" in r.messages[0].text else 90}})
@@ -156,7 +156,7 @@ def letters(answers: dict[str, str]) -> Any:
 
 
 def test_choice_accuracy_is_split_by_reasoning_steps() -> None:
-    answerer = ScriptedModel(replies={"answer.dialogue": letters(
+    answerer = ScriptedModel(replies={"whodunit.answer.dialogue": letters(
         {"q1": "a", "q2": "a", "q3": "a", "q4": "b", "q5": "b"})})
     result = asyncio.run(step_accuracy_metric(context([], answerer=answerer, samples=2)))
     # q4 has no number of steps and is left out; q5 is Bo's alone.
@@ -169,7 +169,7 @@ def test_choice_accuracy_is_split_by_reasoning_steps() -> None:
 
 
 def test_an_unparsable_answer_counts_as_wrong() -> None:
-    answerer = ScriptedModel(replies={"answer.dialogue": lambda r: "I cannot say"})
+    answerer = ScriptedModel(replies={"whodunit.answer.dialogue": lambda r: "I cannot say"})
     result = asyncio.run(step_accuracy_metric(context([], answerer=answerer, samples=1)))
     assert result.accuracy == 0 and result.by_seat["Ann"].unparsed == 3
 

@@ -22,14 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from jubensha.agents.answerers import Access, answer_choice, build_context, seat_context
 from jubensha.engine.events import Spoke
-from jubensha.eval.judge import (
-    JudgeFailure,
-    ask,
-    clip,
-    judge_of,
-    judge_request,
-    seat_model,
-)
+from jubensha.eval.judge import JudgeFailure, ask, clip, judge_of, judge_request
 from jubensha.eval.mirage import (
     failure_notes,
     has_speech,
@@ -39,6 +32,7 @@ from jubensha.eval.mirage import (
     seats_of,
     truth_text,
 )
+from jubensha.eval.postgame import answering_model
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import rouge_l
@@ -49,6 +43,8 @@ from jubensha.runs.log import RunLog
 from jubensha.scripts.model import ChoiceQuestion, Clue, Script
 
 Method = Literal["auto", "judge", "lexical"]
+PREFIX = "whodunit."
+"""Purposes of the seats' post-game calls (``whodunit.answer.dialogue``...)."""
 
 
 class WhodunitOptions(BaseModel):
@@ -305,9 +301,9 @@ async def ask_reasoning(context: MetricContext, seat: str) -> str:
         dialogue=await answer.memory.dialogue(query, options.answer_tokens)))]
     if answer.system:
         messages.insert(0, Message(role="system", content=answer.system))
-    request = Request(messages=messages, purpose="answer.whodunit.reasoning", seat=seat,
+    request = Request(messages=messages, purpose="answer.reasoning", seat=seat,
                       config=GenerateConfig(max_tokens=600))
-    return (await seat_model(context, seat).generate(request)).text.strip()
+    return (await answering_model(context, seat, PREFIX).generate(request)).text.strip()
 
 
 async def seat_answer(context: MetricContext, seat: str, failures: list[JudgeFailure]
@@ -320,7 +316,7 @@ async def seat_answer(context: MetricContext, seat: str, failures: list[JudgeFai
     try:
         return SeatAnswer(answer=await ask_reasoning(context, seat), source="asked")
     except ModelError as error:
-        failures.append(JudgeFailure(purpose="answer.whodunit.reasoning", seat=seat,
+        failures.append(JudgeFailure(purpose=f"{PREFIX}answer.reasoning", seat=seat,
                                      item="reasoning", error=str(error)))
         return None
 
@@ -439,7 +435,7 @@ async def step_accuracy_metric(context: MetricContext) -> StepAccuracy:
     for seat in seats_of(context):
         answer_context = build_context(options.answerer, script, seat, context.run.events,
                                        embedder=context.embedder)
-        model = seat_model(context, seat)
+        model = answering_model(context, seat, PREFIX)
         tally = by_seat.setdefault(seat, Tally())
         for question in questions:
             if question.asked_of not in (None, seat):
