@@ -82,6 +82,8 @@ def test_with_a_judge_every_metric_of_mine_scores_and_calls_are_logged_and_cache
     both = read_calls(run_dir / "eval" / "calls.jsonl")
     assert [c.index for c in both] == list(range(len(both)))
     assert {c.origin for c in both[len(calls):]} == {"cache"}
+    summary_data = json.loads((run_dir / "eval" / "all.json").read_text(encoding="utf-8"))
+    assert summary_data["cached"] == sum(summary_data["calls"].values()) == len(calls)
     assert json.loads((run_dir / "eval" / "mirage.json").read_text(encoding="utf-8")) \
         == scores
 

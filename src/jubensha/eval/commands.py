@@ -330,6 +330,8 @@ class EvalSummary(MetricResult):
     metric: str = "all"
     statuses: list[MetricStatus]
     calls: dict[str, int] = Field(default_factory=dict)
+    cached: int = 0
+    """Of those calls, how many the run's reply cache answered (no model was asked)."""
 
     def tables(self) -> list[ResultTable]:
         rows = [[s.metric, s.status, s.note] for s in self.statuses]
@@ -337,7 +339,8 @@ class EvalSummary(MetricResult):
         return [ResultTable(title=f"Evaluation of {Path(self.run).name}",
                             columns=["metric", "status", "note"], rows=rows,
                             notes=[f"model calls: {sum(self.calls.values())}"
-                                   + (f" ({calls})" if calls else "")])]
+                                   + (f" ({calls})" if calls else "")
+                                   + (f", {self.cached} from the cache" if self.cached else "")])]
 
 
 def skip_reason(spec: MetricSpec, script: Script, run: RunLog, judge: Model | None,
@@ -385,7 +388,8 @@ async def _score_all(specs: list[MetricSpec], path: Path, script: str | None,
     made = [r for r in read_calls(session.folder / EVAL_CALLS) if r.index >= first_call] \
         if (session.folder / EVAL_CALLS).is_file() else []
     summary = EvalSummary(run=str(path), statuses=statuses,
-                          calls=dict(Counter(r.purpose for r in made)))
+                          calls=dict(Counter(r.purpose for r in made)),
+                          cached=sum(r.origin == "cache" for r in made))
     write_result(session.folder, "all", summary)
     return results, summary
 
