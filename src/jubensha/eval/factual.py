@@ -66,7 +66,7 @@ class FactualOptions(BaseModel):
     grounding: float = Field(0.7, ge=0, le=1)
     judge: Literal["model", "lexical"] | None = Field(
         None, description="None: the judge model when one is given, else lexical.")
-    threshold: float = Field(0.5, gt=0, le=1, description="Lexical judge: share of the "
+    threshold: float = Field(0.6, gt=0, le=1, description="Lexical judge: share of the "
                                                           "reference's key tokens.")
     batch: int = Field(10, ge=1, description="Questions per answering call.")
     samples: int = Field(1, ge=1, description="Answers per question (the paper: one).")
@@ -138,7 +138,8 @@ async def generate_for(character: Character, script: Script, model: Model,
                 list[GeneratedQuestion], Field(min_length=1, max_length=count)))
             request = judge_request("factual_generate", script.language,
                                     purpose="factual.generate", seat=character.name,
-                                    name=character.name, part=part, text=piece, count=count)
+                                    character=character.name, part=part, text=piece,
+                                    count=count)
             request = request.model_copy(update={"config": GenerateConfig(temperature=None)})
             judged = await ask(model, request, schema, item=f"{part}#{number_}",
                                attempts=options.attempts, lang=script.language)
@@ -276,7 +277,7 @@ async def answer_batch(reads: AnswerContext, model: Model, questions: list[Factu
     return [str(getattr(judged.value, f"a{i}")) for i in range(1, len(questions) + 1)], None
 
 
-def lexical_verdict(question: str, reference: str, reply: str, threshold: float = 0.5) -> bool:
+def lexical_verdict(question: str, reference: str, reply: str, threshold: float = 0.6) -> bool:
     """Whether ``reply`` holds at least ``threshold`` of the reference answer's key tokens:
     its content tokens (stop words dropped, Chinese per character) not already in the
     question; all of its content tokens when the question holds every one."""

@@ -28,7 +28,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from jubensha.agents.answerers import AnswerContext, AnswererConfig
-from jubensha.agents.player_star.core import first_tokens
 from jubensha.engine.procedure import find_procedure
 from jubensha.engine.voting import (
     Ballots,
@@ -106,16 +105,16 @@ class Revotes(MetricResult):
     ballots: list[ReBallot] = Field(default_factory=list)
 
     def tables(self) -> list[ResultTable]:
-        game = ("–" if self.game_winner is None else
-                f"{self.game_winner}, {number(self.game_identification)}")
         summary = ResultTable(
             title=f"Civilian win rate and murderer identification over {self.revotes} "
                   "memoryless re-votes",
             columns=["identification", "on culprit", "ballots", "civilian win rate",
-                     "win rate (PLAYER* rule)", "failures", "game (winner, identification)"],
+                     "win rate (PLAYER* rule)", "failures", "game winner",
+                     "game identification"],
             rows=[[number(self.identification), str(self.on_culprit), str(self.counted),
                    number(self.win_rate), number(self.win_rate_player), str(self.failures),
-                   game]])
+                   self.game_winner or "–", number(self.game_identification)]],
+            notes=["game: the vote actually cast in the game, under the run's rules"])
         seats = ResultTable(title="Re-votes on a culprit, per seat",
                             columns=["seat", "on culprit", "ballots", "accuracy"],
                             rows=[[name, str(s.on_culprit), str(s.counted), number(s.accuracy)]
@@ -159,7 +158,6 @@ async def revote_once(context: AnswerContext, model: Model, victim: str | None,
     lang = context.language
     query = render("eval", "revote_query", lang, victim=victim)
     prompt = render("eval", "revote", lang, me=context.seat, victim=victim,
-                    background=first_tokens(context.script.background, 400),
                     script=await context.memory.script(query, options.script_tokens),
                     memory=await context.memory.dialogue(query, options.memory_tokens),
                     candidates=candidates)
