@@ -1,0 +1,192 @@
+"""`jubensha runs batch|resume|reindex|report`: experiments of many games, and their reports.
+
+Registered under ``jubensha runs`` (the commands merge into that group).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
+
+from jubensha.eval.report import rich_table
+from jubensha.runs.batch import Batch, BatchError, BatchSummary, Update
+from jubensha.runs.index import INDEX_FILE, BatchIndex
+from jubensha.runs.report import ReportFormat, build_report, render
+from jubensha.runs.spec import SPEC_FILE, SpecError, load_spec
+
+app = typer.Typer()
+console = Console()
+errors = Console(stderr=True)
+
+ConcurrencyOption = Annotated[int | None, typer.Option(
+    min=1, help="Games played at once [default: the spec's concurrency].")]
+
+
+def fail(message: str) -> typer.Exit:
+    errors.print(Text("error: ", style="bold red") + Text(message), soft_wrap=True)
+    return typer.Exit(2)
+
+
+@app.command()
+def batch(
+    spec: Annotated[Path, typer.Argument(help="Experiment spec (YAML); see docs/experiments.md.")],
+    out: Annotated[Path | None, typer.Option(
+        help="Batch folder [default: the spec's `out`, else runs/<spec name>].")] = None,
+    concurrency: ConcurrencyOption = None,
+    extend: Annotated[bool, typer.Option(
+        help="Accept a spec that adds games to an existing batch.")] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="List the games and their folders; play nothing.")] = False,
+) -> None:
+    """Play every game of an experiment spec, or the ones not finished yet (a second run of
+    the same spec resumes the batch)."""
+    try:
+        loaded = load_spec(spec)
+        root = out or Path(loaded.out or Path("runs") / loaded.name)
+        if dry_run:
+            from jubensha.runs.spec import expand
+
+            games = expand(loaded)
+            typer.echo(f"{len(games)} games into {root}:")
+            for game in games:
+                typer.echo(f"  {game.id}  {game.name}")
+            return
+        opened = Batch.open(loaded, root, extend=extend)
+    except (SpecError, BatchError) as exc:
+        raise fail(str(exc)) from None
+    play(opened, concurrency)
+
+
+@app.command()
+def resume(
+    batch_dir: Annotated[Path, typer.Argument(help="A batch folder (holds spec.yaml).")],
+    concurrency: ConcurrencyOption = None,
+) -> None:
+    """Play the games of a batch that have not finished, with the spec it was started with."""
+    try:
+        opened = Batch.resume(batch_dir)
+    except (SpecError, BatchError) as exc:
+        raise fail(str(exc)) from None
+    play(opened, concurrency)
+
+
+def play(opened: Batch, concurrency: int | None) -> None:
+    """Run the batch with a live progress bar, then print the summary and the report."""
+    try:
+        summary = asyncio.run(_play_live(opened, concurrency))
+    except KeyboardInterrupt:
+        errors.print(f"stopped; finished games are kept. Resume with: "
+                     f"jubensha runs resume {opened.root}")
+        raise typer.Exit(130) from None
+    finally:
+        rows = opened.index.rows()
+        opened.close()
+    _summarise(summary, opened)
+    for table in build_report(rows, batch=opened.spec.name).tables():
+        console.print(rich_table(table))
+    console.print(f"report: jubensha runs report {opened.root} [--format md|csv|json] "
+                  f"[--plots DIR]")
+    if summary.failed or summary.pending:
+        raise typer.Exit(1)
+
+
+async def _play_live(opened: Batch, concurrency: int | None) -> BatchSummary:
+    rows = await opened.sync()
+    finished = sum(row.status == "finished" for row in rows)
+    failed = 0
+    playing: set[str] = set()
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task("", total=len(rows), completed=finished)
+
+        def on_update(update: Update) -> None:
+            nonlocal finished, failed
+            row = update.row
+            if row.status == "running":
+                playing.add(row.name)
+            else:
+                playing.discard(row.name)
+                finished += row.status == "finished"
+                failed += row.status == "failed"
+                mark = "[green]✓[/]" if row.status == "finished" else "[red]✗[/]"
+                detail = (f"{row.winner} win · {row.usage.calls} calls · "
+                          f"{row.duration_s or 0:.1f} s" if row.status == "finished"
+                          else row.error or "")
+                progress.console.print(f"{mark} {row.name}: {detail}", soft_wrap=True,
+                                       highlight=False)
+            progress.update(task, completed=finished, description=(
+                f"{finished} finished · {failed} failed · {len(playing)} playing"))
+
+        return await opened.run(concurrency=concurrency, on_update=on_update)
+
+
+def _summarise(summary: BatchSummary, opened: Batch) -> None:
+    spent = summary.spent
+    cost = f" · ${spent.cost_usd:.4f}" if spent.cost_usd is not None else ""
+    console.print(Text(
+        f"{summary.finished}/{summary.games} finished · {summary.failed} failed · "
+        f"{summary.pending} pending · {summary.played} played now in {summary.seconds:.1f} s · "
+        f"{spent.calls} calls · {spent.tokens} tokens{cost} (all attempts) → {opened.root}",
+        style="bold"))
+    if summary.skipped:
+        console.print(f"the batch budget is spent: {summary.skipped} game(s) were not started")
+
+
+@app.command()
+def reindex(
+    batch_dir: Annotated[Path, typer.Argument(help="A batch folder.")],
+) -> None:
+    """Rebuild batch.sqlite from the run folders (the folders are the source of truth)."""
+    try:
+        opened = Batch.rebuild(batch_dir)
+    except (SpecError, BatchError) as exc:
+        raise fail(str(exc)) from None
+    try:
+        rows = asyncio.run(opened.reindex())
+    finally:
+        opened.close()
+    counts = {status: sum(r.status == status for r in rows)
+              for status in ("finished", "failed", "pending")}
+    console.print(f"reindexed {len(rows)} games: " +
+                  ", ".join(f"{n} {status}" for status, n in counts.items()))
+
+
+@app.command()
+def report(
+    batch_dir: Annotated[Path, typer.Argument(help="A batch folder.")],
+    fmt: Annotated[ReportFormat, typer.Option(
+        "--format", help="table (terminal), md, csv or json.")] = "table",
+    plots: Annotated[Path | None, typer.Option(
+        help="Also write rates.png and tokens.png into this folder.")] = None,
+    by_script: Annotated[bool, typer.Option(
+        "--by-script", help="One row per architecture × model × script.")] = False,
+    out: Annotated[Path | None, typer.Option(help="Write the report to this file.")] = None,
+) -> None:
+    """Tables of a batch: win rate and identification with 95% intervals, failures, calls,
+    tokens, cost, duration, and the post-game metrics."""
+    if not (batch_dir / INDEX_FILE).is_file():
+        hint = (f"run: jubensha runs reindex {batch_dir}" if (batch_dir / SPEC_FILE).is_file()
+                else "not a batch folder")
+        raise fail(f"{batch_dir}: no {INDEX_FILE}; {hint}")
+    with BatchIndex.of(batch_dir) as index:
+        rows = index.rows()
+    result = build_report(rows, by_script=by_script, batch=batch_dir.name)
+    if fmt == "table":
+        for table in result.tables():
+            console.print(rich_table(table))
+    else:
+        typer.echo(render(result, fmt), nl=False)
+    if out is not None:
+        out.write_text(render(result, "md" if fmt == "table" else fmt), encoding="utf-8")
+    if plots is not None:
+        from jubensha.runs.plots import write_plots
+
+        for path in write_plots(rows, plots):
+            console.print(f"wrote {path}")

@@ -1,0 +1,85 @@
+"""A batch report's plots, written as PNG files with matplotlib's Agg renderer.
+
+``rates.png``: civilian win rate and murderer identification per architecture × model,
+each a point with its 95% Wilson interval; ``tokens.png``: tokens per finished game, a box
+per group with the games drawn over it. The ``Figure`` API is used without ``pyplot``, so
+nothing depends on a display or on global plotting state.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from jubensha.runs.index import GameRow
+from jubensha.runs.report import BatchReport, GroupStats, Interval, build_report
+
+
+def _labels(groups: list[GroupStats]) -> list[str]:
+    return [f"{g.architecture}\n{g.model}" for g in groups]
+
+
+def _rates(axes: Axes, groups: list[GroupStats], pick: str, title: str, label: str) -> None:
+    for x, group in enumerate(groups):
+        interval: Interval = getattr(group, pick)
+        if interval.rate is None or interval.low is None or interval.high is None:
+            continue
+        axes.errorbar([x], [interval.rate], yerr=[[interval.rate - interval.low],
+                                                  [interval.high - interval.rate]],
+                      fmt="o", capsize=6, color="tab:blue")
+        axes.annotate(f"{interval.k}/{interval.n}", (x, interval.rate), xytext=(8, 0),
+                      textcoords="offset points", va="center", fontsize=8)
+    axes.set_title(title, fontsize=10)
+    axes.set_ylabel(label)
+    axes.set_ylim(-0.03, 1.03)
+    axes.set_xlim(-0.5, len(groups) - 0.5)
+    axes.set_xticks(range(len(groups)), _labels(groups), fontsize=8)
+    axes.grid(axis="y", alpha=0.3)
+
+
+def rates_figure(report: BatchReport) -> Figure:
+    figure = Figure(figsize=(max(8.0, 3.2 * len(report.groups)), 4), layout="constrained")
+    FigureCanvasAgg(figure)
+    left, right = figure.subplots(1, 2)
+    _rates(left, report.groups, "civilian_wins", "Civilian win rate (95% Wilson)",
+           "share of finished games")
+    _rates(right, report.groups, "identification", "Murderer identification (95% Wilson)",
+           "share of ballots on a culprit")
+    return figure
+
+
+def tokens_figure(report: BatchReport, rows: list[GameRow]) -> Figure:
+    figure = Figure(figsize=(max(5.0, 1.4 * len(report.groups)), 4), layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.subplots()
+    per_group = [[r.usage.tokens for r in rows if r.status == "finished"
+                  and (r.architecture, r.model) == (g.architecture, g.model)]
+                 for g in report.groups]
+    positions = list(range(len(per_group)))
+    axes.boxplot([values or [0] for values in per_group], positions=positions, widths=0.5,
+                 showfliers=False)
+    jitter = random.Random(0)
+    for x, values in zip(positions, per_group, strict=True):
+        axes.scatter([x + jitter.uniform(-0.12, 0.12) for _ in values], values, s=12,
+                     alpha=0.6, color="tab:orange", zorder=3)
+    axes.set_xticks(positions, _labels(report.groups), fontsize=8)
+    axes.set_ylabel("tokens per game (prompt + completion)")
+    axes.set_title("Tokens per finished game", fontsize=10)
+    axes.grid(axis="y", alpha=0.3)
+    return figure
+
+
+def write_plots(rows: list[GameRow], out: Path) -> list[Path]:
+    """Write ``rates.png`` and ``tokens.png`` into ``out``; returns their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    report = build_report(rows)
+    written = []
+    for name, figure in (("rates.png", rates_figure(report)),
+                         ("tokens.png", tokens_figure(report, rows))):
+        figure.savefig(out / name, dpi=120)
+        written.append(out / name)
+    return written

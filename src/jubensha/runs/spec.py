@@ -1,0 +1,458 @@
+"""Experiment specs: which games a batch plays, read from YAML and expanded into a list.
+
+A spec crosses scripts × procedures × architectures × models × seeds (the civilians' side;
+the fixed-murderer protocol seats the murderers with one architecture and model whatever
+the civilians play). ``load_spec`` reads and checks a spec file, every problem naming the
+file and the field; ``expand`` turns it into ``PlannedGame`` s in a fixed order, each with a
+stable id (a hash of the settings that decide how the game goes) and a readable folder name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from jubensha.agents.registry import AgentSpecError, check_agent_spec
+from jubensha.engine.procedure import Procedure, ProcedureError, find_procedure
+from jubensha.eval.registry import UnknownMetric, get_metric
+from jubensha.llm.embeddings import EmbedderSpecError, parse_embedder_spec
+from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_spec
+from jubensha.llm.wrappers import Budget
+from jubensha.runs.play import PlayError, SeatPlan, parse_seat, plan_seats
+from jubensha.scripts.bundled import bundled_scripts, find_script
+from jubensha.scripts.importers import IMPORTERS, discover, import_script
+from jubensha.scripts.io import ScriptError
+from jubensha.scripts.model import Language, Script
+
+ID_LENGTH = 12
+METRIC_EMBEDDERS = ("none", "e5", "hashing")
+"""Embedders of ``eval.commands.build_embedder`` that are not model specs."""
+CACHE_FILE = "replies.sqlite"
+"""The cache file made in a folder given as ``wrappers.cache``."""
+SPEC_FILE = "spec.yaml"
+"""The batch folder's own copy of its spec, paths made absolute (``runs resume`` reads it)."""
+
+
+class SpecError(Exception):
+    """A spec that cannot be used: one ``FILE: FIELD: problem`` line per problem."""
+
+    def __init__(self, source: str | Path, problems: list[tuple[str, str]]):
+        self.source = str(source)
+        self.problems = problems
+        super().__init__("\n".join(f"{source}: {field}: {message}"
+                                   for field, message in problems))
+
+    @classmethod
+    def one(cls, source: str | Path, field: str, message: str) -> SpecError:
+        return cls(source, [(field, message)])
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ScriptEntry(_Strict):
+    """One script (``path``), or every script of a dataset folder (``dataset``); ``format``
+    names the importer for a public format (``wellplay``, ``conan``, ...)."""
+
+    path: str | None = Field(None, description="Bundled id, our script file/folder, or "
+                             "(with format) one folder of a public format.")
+    dataset: str | None = Field(None, description="A folder holding many scripts of format.")
+    format: str | None = Field(None, description="Importer: " + ", ".join(IMPORTERS))
+    limit: int | None = Field(None, ge=1, description="The first N scripts of the dataset.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain(cls, value: Any) -> Any:
+        return {"path": value} if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ScriptEntry:
+        if (self.path is None) == (self.dataset is None):
+            raise ValueError("give either path or dataset")
+        if self.dataset is not None and self.format is None:
+            raise ValueError("a dataset needs its format")
+        if self.format is not None and self.format not in IMPORTERS:
+            raise ValueError(f"unknown format {self.format!r}; one of: {', '.join(IMPORTERS)}")
+        if self.limit is not None and self.dataset is None:
+            raise ValueError("limit applies to a dataset only")
+        return self
+
+
+class SeedRange(_Strict):
+    start: int = 0
+    count: int = Field(ge=1)
+
+
+class Murderer(_Strict):
+    """The fixed-murderer protocol (PLAYER* section 3): the murderers' opponent is fixed."""
+
+    architecture: str | None = None
+    model: str | None = None
+
+
+class SeatOverride(_Strict):
+    """``seat: "NAME=ARCH@MODEL"`` (``parse_seat``'s syntax), only on ``script`` if given."""
+
+    seat: str
+    script: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain(cls, value: Any) -> Any:
+        return {"seat": value} if isinstance(value, str) else value
+
+
+class Limits(Budget):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Wrappers(_Strict):
+    """Model wrappers around every game's clients (``llm.wrappers.stack``)."""
+
+    cache: str | None = Field(None, description="SQLite file of replies shared by all games "
+                              f"(a folder gets {CACHE_FILE} inside).")
+    retries: int = Field(1, ge=1, description="Attempts per call (1: no retry).")
+    prices: str | None = Field(None, description="Price table YAML/JSON (llm.wrappers).")
+    budget_per_game: Limits | None = None
+    budget_per_batch: Limits | None = None
+
+
+def _listed(value: Any) -> Any:
+    return [value] if isinstance(value, str | int) else value
+
+
+class BatchSpec(_Strict):
+    """An experiment. Only the fields of ``GameSettings`` decide a game's id; the others
+    (concurrency, wrappers, timeout, metrics) can change between runs of one batch."""
+
+    name: str = ""
+    out: str | None = Field(None, description="Batch folder (default: runs/<name>).")
+    scripts: list[ScriptEntry] = Field(min_length=1)
+    procedures: list[str] = Field(default_factory=lambda: ["demo"], min_length=1)
+    rounds: int | None = Field(None, ge=1)
+    questions: int | None = Field(None, ge=1)
+    architectures: list[str] = Field(default_factory=lambda: ["naive"], min_length=1)
+    models: list[str] = Field(default_factory=lambda: ["local"], min_length=1)
+    murderer: Murderer | None = None
+    seats: list[SeatOverride] = Field(default_factory=list)
+    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1,
+                             description="A list, one integer, or {start, count}.")
+    language: Language | None = None
+    embedder: str = Field("local", description="The seats' embedder, as `jubensha play`.")
+    model_options: dict[str, Any] = Field(default_factory=dict)
+    concurrency: int = Field(1, ge=1)
+    timeout_s: float | None = Field(None, gt=0, description="Per game; None: no limit.")
+    wrappers: Wrappers = Field(default_factory=Wrappers)
+    metrics: list[str] = Field(default_factory=list, description="eval registry names.")
+    judge: str | None = Field(None, description="Model spec for metrics that need a judge.")
+    metric_embedder: str = Field("none", description="none, e5, hashing or a model spec.")
+    metric_samples: int = Field(3, ge=1, description="Samples per post-game question.")
+    metric_options: dict[str, Any] = Field(
+        default_factory=dict, description="Metric name → its options (docs/evaluation.md).")
+    _source: str = PrivateAttr("spec")
+    """The file the spec was read from, named by the errors of ``expand``."""
+
+    _lists = field_validator("procedures", "architectures", "models", "metrics",
+                             mode="before")(_listed)
+
+    @field_validator("seeds", mode="before")
+    @classmethod
+    def _seeds(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            try:
+                seeds = SeedRange.model_validate(value)
+            except ValidationError:
+                raise ValueError("write a list of integers, one integer, or {start: S, "
+                                 "count: N} with N >= 1") from None
+            return list(range(seeds.start, seeds.start + seeds.count))
+        return [value] if isinstance(value, int) else value
+
+    @field_validator("seeds")
+    @classmethod
+    def _distinct(cls, value: list[int]) -> list[int]:
+        return list(dict.fromkeys(value))
+
+    @field_validator("model_options")
+    @classmethod
+    def _options(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if "api_key" in value:
+            raise ValueError("api_key does not belong in a spec file; set OPENAI_API_KEY")
+        unknown = sorted(set(value) - set(ModelOptions.model_fields))
+        if unknown:
+            raise ValueError(f"unknown option(s) {', '.join(unknown)}; known: "
+                             f"{', '.join(k for k in ModelOptions.model_fields if k != 'api_key')}")
+        ModelOptions.model_validate(value)
+        return value
+
+    def options(self) -> ModelOptions:
+        return ModelOptions.model_validate(self.model_options)
+
+
+class GameSettings(BaseModel):
+    """Everything that decides how one game goes; its id is a hash of these."""
+
+    model_config = ConfigDict(frozen=True)
+
+    script: str
+    script_id: str
+    format: str | None = None
+    procedure: str
+    rounds: int | None = None
+    questions: int | None = None
+    architecture: str
+    model: str
+    murderer_architecture: str | None = None
+    murderer_model: str | None = None
+    seats: dict[str, SeatPlan]
+    seed: int
+    language: Language
+    embedder: str
+    model_options: dict[str, Any] = Field(default_factory=dict)
+
+    def game_id(self) -> str:
+        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True,
+                               ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:ID_LENGTH]
+
+
+@dataclass
+class PlannedGame:
+    """One game of a batch: its settings and what playing it needs."""
+
+    id: str
+    name: str
+    position: int
+    settings: GameSettings
+    script: Script
+    procedure: Procedure
+    plans: dict[str, SeatPlan]
+
+
+def folder_name(settings: GameSettings, game_id: str) -> str:
+    """``<script>.<procedure>.<architecture>.<model>.s<seed>.<id prefix>``, filesystem-safe."""
+    parts = [settings.script_id, settings.procedure, settings.architecture, settings.model,
+             f"s{settings.seed}", game_id[:6]]
+    return ".".join(re.sub(r"[^\w+-]+", "-", p).strip("-") or "x" for p in parts)
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+def load_spec(path: str | Path) -> BatchSpec:
+    """Read, check and resolve a spec file: relative paths become absolute (from the spec's
+    folder), and every name (script, procedure, architecture, model, metric) is checked."""
+    file = Path(path)
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SpecError(file, [("(file)", f"cannot read: {exc.strerror or exc}")]) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise SpecError(file, [("(file)", f"invalid YAML{where}")]) from None
+    if not isinstance(data, dict):
+        raise SpecError(file, [("(top level)", "expected a mapping with at least `scripts`")])
+    try:
+        spec = BatchSpec.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(file, [(_loc(err["loc"]), _message(err)) for err in exc.errors()]
+                        ) from None
+    spec = resolve_paths(spec, file.parent)
+    check_names(spec, file)
+    spec = spec.model_copy(update={"name": spec.name or file.stem})
+    spec._source = str(file)
+    return spec
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    """``("scripts", 1, "format")`` → ``scripts.1.format``."""
+    return ".".join(str(part) for part in loc) or "(top level)"
+
+
+def _message(err: Any) -> str:
+    if err["type"] == "extra_forbidden":
+        return "unknown field"
+    message = str(err["msg"])
+    return message.removeprefix("Value error, ")
+
+
+def resolve_paths(spec: BatchSpec, base: Path) -> BatchSpec:
+    """Paths of the spec relative to ``base`` made absolute; bundled ids stay ids."""
+    def absolute(value: str | None) -> str | None:
+        return None if value is None else str((base / Path(value).expanduser()).resolve())
+
+    def script_path(value: str | None) -> str | None:
+        """A path that exists from ``base`` made absolute; a bundled id, or a name that is
+        neither (its error message should show it as written), left alone."""
+        if value is None or value in bundled_scripts() or not (base / value).exists():
+            return value
+        return absolute(value)
+
+    scripts = [entry.model_copy(update={"path": script_path(entry.path),
+                                        "dataset": absolute(entry.dataset)})
+               for entry in spec.scripts]
+    procedures = [p if not Path(base / p).is_file() else absolute(p) for p in spec.procedures]
+    cache = spec.wrappers.cache
+    if cache is not None and (cache.endswith(("/", "\\")) or (base / cache).is_dir()):
+        cache = str(Path(cache) / CACHE_FILE)
+    wrappers = spec.wrappers.model_copy(update={"cache": absolute(cache),
+                                                "prices": absolute(spec.wrappers.prices)})
+    return spec.model_copy(update={"scripts": scripts, "procedures": procedures,
+                                   "wrappers": wrappers, "out": absolute(spec.out)})
+
+
+def check_names(spec: BatchSpec, source: str | Path) -> None:
+    """Every architecture, model, procedure and metric the spec names exists."""
+    problems: list[tuple[str, str]] = []
+
+    def check(field: str, test: Any, value: str) -> None:
+        try:
+            test(value)
+        except (AgentSpecError, ModelSpecError, ProcedureError, UnknownMetric,
+                EmbedderSpecError) as exc:
+            problems.append((field, str(exc)))
+
+    for i, name in enumerate(spec.architectures):
+        check(f"architectures.{i}", check_agent_spec, name)
+    for i, name in enumerate(spec.models):
+        check(f"models.{i}", validate_model_spec, name)
+    for i, name in enumerate(spec.procedures):
+        check(f"procedures.{i}", find_procedure, name)
+    if spec.murderer and spec.murderer.architecture:
+        check("murderer.architecture", check_agent_spec, spec.murderer.architecture)
+    if spec.murderer and spec.murderer.model:
+        check("murderer.model", validate_model_spec, spec.murderer.model)
+    if spec.judge:
+        check("judge", validate_model_spec, spec.judge)
+    if not spec.embedder.startswith("openai:"):
+        check("embedder", parse_embedder_spec, spec.embedder)
+    if spec.metric_embedder not in METRIC_EMBEDDERS:
+        check("metric_embedder", validate_model_spec, spec.metric_embedder)
+    for i, name in enumerate(spec.metrics):
+        try:
+            needs = get_metric(name).needs
+        except UnknownMetric as exc:
+            problems.append((f"metrics.{i}", str(exc)))
+            continue
+        if "judge" in needs and spec.judge is None:
+            needed = f"metric {name!r} needs a judge model (set `judge`)"
+            problems.append((f"metrics.{i}", needed))
+    if spec.wrappers.prices is not None and not Path(spec.wrappers.prices).is_file():
+        problems.append(("wrappers.prices", f"no such file: {spec.wrappers.prices}"))
+    if problems:
+        raise SpecError(source, problems)
+
+
+# --- expanding ---------------------------------------------------------------------------------
+
+def load_scripts(spec: BatchSpec) -> list[tuple[str, str | None, Script]]:
+    """Every script the spec names, in order: (source string, format, script)."""
+    source = spec._source
+    loaded = []
+    for i, entry in enumerate(spec.scripts):
+        try:
+            loaded += list(_entry_scripts(entry))
+        except ScriptError as exc:
+            raise SpecError(source, [(f"scripts.{i}", line) for line in str(exc).splitlines()]
+                            ) from None
+    seen: dict[str, str] = {}
+    for where, _, script in loaded:
+        if seen.setdefault(script.id, where) != where:
+            raise SpecError.one(source, "scripts", f"two scripts have the id {script.id!r} "
+                                f"({seen[script.id]} and {where})")
+    return loaded
+
+
+def _entry_scripts(entry: ScriptEntry) -> Iterator[tuple[str, str | None, Script]]:
+    if entry.dataset is not None:
+        assert entry.format is not None
+        folders = discover(entry.format, Path(entry.dataset))[:entry.limit]
+        for folder in folders:
+            yield str(folder), entry.format, import_script(entry.format, folder)
+    elif entry.format is not None:
+        assert entry.path is not None
+        yield entry.path, entry.format, import_script(entry.format, Path(entry.path))
+    else:
+        assert entry.path is not None
+        yield entry.path, None, find_script(entry.path)
+
+
+def expand(spec: BatchSpec) -> list[PlannedGame]:
+    """The games of ``spec`` in a fixed order: scripts × procedures × architectures ×
+    models × seeds. Seat overrides name characters; each must exist in some script."""
+    source = spec._source
+    scripts = load_scripts(spec)
+    procedures = {name: find_procedure(name).with_options(rounds=spec.rounds,
+                                                          questions=spec.questions)
+                  for name in spec.procedures}
+    overrides = _overrides(spec, scripts, source)
+    games: list[PlannedGame] = []
+    for (where, fmt, script), procedure, arch, model, seed in product(
+            scripts, spec.procedures, spec.architectures, spec.models, spec.seeds):
+        murderer = spec.murderer or Murderer()
+        try:
+            plans = plan_seats(script, arch, model, overrides[script.id],
+                               murderer_architecture=murderer.architecture,
+                               murderer_model=murderer.model)
+        except PlayError as exc:
+            raise SpecError.one(source, "seats", str(exc)) from None
+        settings = GameSettings(
+            script=where, script_id=script.id, format=fmt, procedure=procedure,
+            rounds=spec.rounds, questions=spec.questions, architecture=arch, model=model,
+            murderer_architecture=murderer.architecture, murderer_model=murderer.model,
+            seats=plans, seed=seed, language=spec.language or script.language,
+            embedder=spec.embedder, model_options=spec.model_options)
+        game_id = settings.game_id()
+        games.append(PlannedGame(id=game_id, name=folder_name(settings, game_id),
+                                 position=len(games), settings=settings, script=script,
+                                 procedure=procedures[procedure], plans=plans))
+    return games
+
+
+def _overrides(spec: BatchSpec, scripts: list[tuple[str, str | None, Script]],
+               source: str | Path) -> dict[str, list[str]]:
+    """Per script id, the seat texts that apply to it (``plan_seats`` takes them)."""
+    found: dict[str, list[str]] = {script.id: [] for _, _, script in scripts}
+    for i, override in enumerate(spec.seats):
+        targets = [s for _, _, s in scripts if override.script in (None, s.id)]
+        if override.script is not None and not targets:
+            raise SpecError.one(source, f"seats.{i}.script",
+                                f"no script {override.script!r} in this spec")
+        applied = False
+        for script in targets:
+            try:
+                parse_seat(override.seat, script)
+            except PlayError as exc:
+                if "no such character" in str(exc):
+                    continue
+                raise SpecError.one(source, f"seats.{i}", str(exc)) from None
+            found[script.id].append(override.seat)
+            applied = True
+        if not applied:
+            raise SpecError.one(source, f"seats.{i}",
+                                f"{override.seat!r}: no script of this spec has that character")
+    return found
+
+
+def dump_spec(spec: BatchSpec) -> str:
+    """The spec as YAML (resolved: absolute paths), for the batch folder's copy."""
+    data = spec.model_dump(mode="json", exclude_none=True)
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
