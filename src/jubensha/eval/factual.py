@@ -39,8 +39,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from jubensha.agents.answerers import AnswerContext, AnswererConfig
 from jubensha.agents.player_star.core import first_tokens
-from jubensha.eval.judge import EVAL_DIR, EvalError, ask, judge_of, judge_request, seat_model
-from jubensha.eval.postgame import MEMORYLESS, answer_context, gather_limited, seat_access
+from jubensha.eval.judge import EVAL_DIR, EvalError, ask, judge_of, judge_request
+from jubensha.eval.postgame import (
+    MEMORYLESS,
+    answer_context,
+    gather_limited,
+    seat_access,
+    seat_answerer,
+)
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.llm.base import GenerateConfig, Message, Model, Request
@@ -358,7 +364,7 @@ async def factual(context: MetricContext, options: FactualOptions) -> FactualRes
     for seat in script.names:
         reads = answer_context(context, seat, seat_access(context, seat, options.memoryless),
                                config)
-        model = seat_model(context, seat)
+        model = seat_answerer(context, seat)
         for start in range(0, len(owned), options.batch):
             batch = owned[start:start + options.batch]
             jobs += [judged_batch(script, reads, model, judge, batch, sample, options)

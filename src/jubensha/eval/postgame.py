@@ -16,9 +16,10 @@ from collections.abc import Awaitable, Iterable
 from typing import TypeVar
 
 from jubensha.agents.answerers import Access, AnswerContext, AnswererConfig, build_context
-from jubensha.eval.judge import seat_model
+from jubensha.eval.judge import EvalError, seat_model
 from jubensha.eval.registry import MetricContext
 from jubensha.llm.base import Model, Request, Response
+from jubensha.llm.registry import ModelSpecError
 from jubensha.llm.wrappers import ModelWrapper
 
 T = TypeVar("T")
@@ -42,9 +43,25 @@ class PurposePrefix(ModelWrapper):
         return await self.inner.generate(request)
 
 
+def seat_answerer(context: MetricContext, seat: str) -> Model:
+    """The model ``seat`` answers with after the game (``eval.judge.seat_model``). A game
+    replayed from a cassette, or imported with a model that is no spec of ours, cannot
+    answer: the error says to pass ``--seat-model``."""
+    meta = context.run.meta
+    spec = meta.seats[seat].model if meta and seat in meta.seats else ""
+    if context.answerer is None and spec.strip().lower().startswith("replay:"):
+        raise EvalError(f"seat {seat!r} played from a cassette ({spec}), which holds no "
+                        "post-game answers: pass --seat-model MODEL")
+    try:
+        return seat_model(context, seat)
+    except ModelSpecError:
+        raise EvalError(f"seat {seat!r}: its model {spec!r} is no model spec that can answer "
+                        "after the game here; pass --seat-model MODEL") from None
+
+
 def answering_model(context: MetricContext, seat: str, prefix: str) -> Model:
-    """The model ``seat`` answers with (``eval.judge.seat_model``), its purposes prefixed."""
-    return PurposePrefix(seat_model(context, seat), prefix)
+    """``seat_answerer`` with its purposes prefixed (``wellplay.answer.dialogue``)."""
+    return PurposePrefix(seat_answerer(context, seat), prefix)
 
 
 def seat_access(context: MetricContext, seat: str, memoryless: Iterable[str] = MEMORYLESS

@@ -40,8 +40,14 @@ from jubensha.engine.voting import (
     victims_to_vote,
     winner,
 )
-from jubensha.eval.judge import ask, seat_model
-from jubensha.eval.postgame import MEMORYLESS, answer_context, gather_limited, seat_access
+from jubensha.eval.judge import ask
+from jubensha.eval.postgame import (
+    MEMORYLESS,
+    answer_context,
+    gather_limited,
+    seat_access,
+    seat_answerer,
+)
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.vote_metrics import final_ballots
@@ -215,7 +221,7 @@ async def revote(context: MetricContext, options: RevoteOptions) -> Revotes:
     for seat in seats:
         reads = answer_context(context, seat, seat_access(context, seat, options.memoryless),
                                config)
-        model = seat_model(context, seat)
+        model = seat_answerer(context, seat)
         candidates = candidates_for(seat, seats, script.murderers, rules)
         tasks += [revote_once(reads, model, victim, candidates, sample, options)
                   for victim in victims for sample in range(options.revotes)]
