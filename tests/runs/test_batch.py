@@ -313,6 +313,8 @@ def test_extend_adds_games_and_plays_only_those(tmp_path: Path) -> None:
     assert (summary.games, summary.finished, summary.played) == (12, 12, 4)
     stored = load_spec(tmp_path / "batch" / "spec.yaml")
     assert isinstance(stored, BatchSpec) and stored.seeds == [0, 1, 2]
+    with BatchIndex.of(tmp_path / "batch") as index:
+        assert [r.seed for r in index.rows()[:3]] == [0, 1, 2]  # the new spec's order
 
 
 def test_metrics_added_later_are_computed_for_finished_games(tmp_path: Path) -> None:
@@ -391,3 +393,29 @@ def test_prices_cost_every_game_and_a_shared_cache_answers_a_repeated_batch(
     with BatchIndex.of(tmp_path / "again") as index:
         repeated = index.get(game.id)
     assert repeated is not None and repeated.usage.cost_usd == 0.0
+
+
+@pytest.mark.datasets
+def test_a_wellplay_batch_with_a_fixed_murderer_and_the_wellplay_metric(
+        tmp_path: Path, datasets: Path) -> None:
+    folder = datasets / "wellplay" / "english" / "Deadly Fountain (4 people closed)"
+    spec = spec_file(tmp_path, "", f"""
+scripts: [{{path: "{folder}", format: wellplay}}]
+procedures: [player]
+architectures: [naive, extractive]
+models: scripted
+murderer: {{architecture: extractive}}
+embedder: none
+metrics: [wellplay]
+metric_samples: 1
+""")
+    batch = Batch.open(load_spec(spec), tmp_path / "batch")
+    summary = play(batch)
+    assert summary.finished == 2
+    for game in batch.games:
+        meta = read_run(tmp_path / "batch" / game.name).meta
+        assert meta is not None and meta.script_source == str(folder)
+        assert {meta.seats[m].architecture for m in game.script.murderers} == {"extractive"}
+    with BatchIndex.of(tmp_path / "batch") as index:
+        numbers = [row.metrics["wellplay"] for row in index.rows()]
+    assert all(0 <= n["score.overall.mean"] <= 1 and n["questions"] > 0 for n in numbers)

@@ -113,18 +113,27 @@ def _calls_of(folder: Path) -> list[CallRecord]:
         return []
 
 
-def headline(result: BaseModel) -> dict[str, float]:
-    """A metric result's numbers: its numeric fields and numeric properties."""
-    numbers = {k: v for k, v in result.model_dump().items()
-               if isinstance(v, int | float) and not isinstance(v, bool)}
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def headline(result: BaseModel, prefix: str = "", depth: int = 3) -> dict[str, float]:
+    """A metric result's numbers: its numeric fields and numeric properties, and those of
+    the models nested in its fields (``score.overall.mean``). Numbers inside dictionaries
+    and lists (per seat, per question) are left to the result file."""
+    numbers: dict[str, float] = {}
+    for name in type(result).model_fields:
+        value = getattr(result, name)
+        if _number(value):
+            numbers[prefix + name] = value
+        elif isinstance(value, BaseModel) and depth > 1:
+            numbers |= headline(value, f"{prefix}{name}.", depth - 1)
     for cls in type(result).__mro__:
         if cls in (MetricResult, BaseModel):
             break
         for name, attribute in vars(cls).items():
-            if isinstance(attribute, property):
-                value = getattr(result, name)
-                if isinstance(value, int | float) and not isinstance(value, bool):
-                    numbers[name] = value
+            if isinstance(attribute, property) and _number(value := getattr(result, name)):
+                numbers[prefix + name] = value
     return numbers
 
 
@@ -383,7 +392,7 @@ class Batch:
             if row is None or row.status != "finished" or row.name != game.name or not (
                     self.root / game.name / RESULT).is_file():
                 row = await row_from_folders(self.root, game)
-            rows.append(row)
+            rows.append(row.model_copy(update={"position": game.position}))
         self.index.put_all(rows)
         return rows
 
