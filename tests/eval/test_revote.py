@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from jubensha.cli import app
 from jubensha.engine.events import Spoke, VoteCast
 from jubensha.engine.voting import VotingRules
+from jubensha.eval.judge import EvalError
 from jubensha.eval.revote import ReBallot, RevoteOptions, player_rules, score, vote_winner
 from jubensha.llm.base import Request
 from jubensha.llm.fake import ScriptedModel
@@ -64,12 +65,12 @@ def test_the_two_rules_differ_on_a_half_share() -> None:
     assert vote_winner(SCRIPT, cast, player_rules(), rng) == "civilians"  # both at 50%
 
 
-def run_folder(tmp_path: Path, architectures: dict[str, str]) -> Path:
+def run_folder(tmp_path: Path, architectures: dict[str, str], model: str = "scripted") -> Path:
     source = save_script(SCRIPT, tmp_path / "garden.yaml")
     folder = RunFolder(tmp_path / "run", RunMeta(
         script_id="garden", script_source=str(source), language="en",
         procedure={"name": "t", "voting": {"method": "plurality"}}, seed=0,
-        seats={n: SeatInfo(architecture=architectures.get(n, "naive"), model="scripted")
+        seats={n: SeatInfo(architecture=architectures.get(n, "naive"), model=model)
                for n in SCRIPT.names}))
     folder.write_event(Spoke(index=0, speaker="Wang", kind="statement",
                              text="I saw Li near the pear tree with a spade."))
@@ -121,3 +122,17 @@ def test_revote_on_a_played_game_from_the_command_line(tmp_path: Path) -> None:
     assert saved["counted"] + saved["failures"] == 4 * 3
     assert 0 <= saved["identification"] <= 1 and saved["game_winner"] in (
         "civilians", "murderers")
+
+
+@pytest.mark.parametrize(("model", "says"), [
+    ("replay:game.jsonl", "played from a cassette"),
+    ("gpt-35-turbo-16k-0613", "is no model spec that can answer after the game")])
+async def test_a_seat_model_that_cannot_answer_asks_for_seat_model(tmp_path: Path, model: str,
+                                                                   says: str) -> None:
+    run_dir = run_folder(tmp_path, {}, model=model)
+    with pytest.raises(EvalError, match=says) as failure:
+        await evaluate("revote", run_dir, script=SCRIPT)
+    assert "--seat-model MODEL" in str(failure.value)
+    result, _ = await evaluate("revote", run_dir, script=SCRIPT, seat_model=ScriptedModel(),
+                               options={"revotes": 1})
+    assert result.counted + result.failures == 3
