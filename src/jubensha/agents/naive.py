@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from jubensha.agents.base import Agent, SeatContext
+from jubensha.agents.options import parse_options
 from jubensha.engine.decisions import (
     Accusation,
     Accuse,
@@ -56,19 +57,7 @@ class NaiveConfig(BaseModel):
     @classmethod
     def parse(cls, option: str) -> NaiveConfig:
         """``"history_chars=800+temperature=0.2"`` → a config; errors name the option."""
-        pairs: dict[str, str] = {}
-        for part in filter(None, option.split("+")):
-            key, sep, value = part.partition("=")
-            if not sep:
-                raise ValueError(f"naive option {part!r}: write key=value "
-                                 f"(keys: {', '.join(cls.model_fields)})")
-            pairs[key.strip()] = value.strip()
-        try:
-            return cls.model_validate(pairs)
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-                                 for e in exc.errors())
-            raise ValueError(f"naive options {option!r}: {problems}") from None
+        return parse_options(cls, option, "naive")
 
 
 class RatingReply(BaseModel):

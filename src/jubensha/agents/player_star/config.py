@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from jubensha.agents.options import parse_options
 from jubensha.agents.player_star.sensors import Sensor, check_sensors, default_sensors, load_sensors
 from jubensha.memory.store import RetrievalMode
 
@@ -61,16 +62,4 @@ class PlayerConfig(BaseModel):
     @classmethod
     def parse(cls, option: str) -> PlayerConfig:
         """``"prune=false+script_tokens=2000"`` → a config; errors name the option."""
-        pairs: dict[str, str] = {}
-        for part in filter(None, (p.strip() for p in option.split("+"))):
-            key, sep, value = part.partition("=")
-            if not sep:
-                raise ValueError(f"player option {part!r}: write key=value "
-                                 f"(keys: {', '.join(cls.model_fields)})")
-            pairs[key.strip()] = value.strip()
-        try:
-            return cls.model_validate(pairs)
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-                                 for e in exc.errors())
-            raise ValueError(f"player options {option!r}: {problems}") from None
+        return parse_options(cls, option, "player")

@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
+from jubensha.agents.options import split_options, validate_options
 from jubensha.memory.store import RetrievalMode
 
 ABLATIONS = ("none", "mr", "mr+sr", "mr+sr+sv1", "mr+sr+sv3")
@@ -86,20 +87,9 @@ class ThinkThriceConfig(BaseModel):
     @classmethod
     def parse(cls, option: str) -> ThinkThriceConfig:
         """``"mr+sr+k=3"`` → a config; errors name the part that is wrong."""
-        tokens: list[str] = []
-        pairs: dict[str, str] = {}
-        for part in filter(None, (p.strip() for p in option.split("+"))):
-            key, sep, value = part.partition("=")
-            if sep:
-                pairs[key.strip()] = value.strip()
-            else:
-                tokens.append(part.lower())
-        try:
-            return cls.model_validate({**modules(tokens), **pairs})
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-                                 for e in exc.errors())
-            raise ValueError(f"thinkthrice options {option!r}: {problems}") from None
+        words, pairs = split_options(option)
+        data = {**modules([word.lower() for word in words]), **pairs}
+        return validate_options(cls, data, option, "thinkthrice")
 
 
 def modules(tokens: list[str]) -> dict[str, object]:
