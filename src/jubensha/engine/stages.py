@@ -4,8 +4,8 @@ see ``docs/procedures.md`` for what each does and which paper it follows."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -314,9 +314,13 @@ class VoteSpec(StageSpec):
     kind: Literal["vote"] = "vote"
 
 
-async def _ballots(table: Table, victim: str | None, among: list[str] | None) -> Ballots:
+async def collect_ballots(table: Table, victim: str | None, among: list[str] | None, *,
+                          accused: list[str] | None = None, public: bool = False) -> Ballots:
+    """Every seat's vote on ``victim``, asked concurrently, among ``among`` (all seats when
+    None); each ballot is a VoteCast event, log-only unless ``public``."""
     rules = table.procedure.voting
-    accused = [a.accused for a in table.state.accusations if a.accused]
+    if accused is None:
+        accused = [a.accused for a in table.state.accusations if a.accused]
     asks = []
     for voter in table.seats:
         candidates = candidates_for(voter, table.seats, table.murderers, rules, among)
@@ -329,27 +333,37 @@ async def _ballots(table: Table, victim: str | None, among: list[str] | None) ->
         assert isinstance(action, Vote)
         ballots[voter] = action.target
         await table.emit(VoteCast(voter=voter, target=action.target, victim=victim,
-                                  reason=action.reason, audience=[]))
+                                  reason=action.reason, audience="public" if public else []))
     table.state.votes.append(VoteRecord(victim=victim, round=table.round or 1,
                                         ballots=ballots))
     return ballots
 
 
-@register_stage(VoteSpec)
-async def run_vote(spec: VoteSpec, table: Table) -> None:
+BallotBox = Callable[[Table, str | None, list[str] | None], Awaitable[Ballots]]
+
+
+async def vote_per_victim(table: Table, call_vote: Callable[[str | None], Awaitable[Any]],
+                          ballot_box: BallotBox = collect_ballots) -> None:
+    """For each victim (or once, for "the murderer"): call the vote, collect the ballots,
+    re-vote among the tied when the rules say so, and record the outcome."""
     rules = table.procedure.voting
     for victim in victims_to_vote(table.script, rules):
         table.round = None
-        await table.say("vote", victim=victim)
-        ballots = await _ballots(table, victim, None)
+        await call_vote(victim)
+        ballots = await ballot_box(table, victim, None)
         count = count_votes(ballots, rules, table.rng)
         if count.revote_among:
             table.round = 2
             await table.say("revote", victim=victim, candidates=count.revote_among)
-            ballots = await _ballots(table, victim, count.revote_among)
+            ballots = await ballot_box(table, victim, count.revote_among)
             count = count_votes(ballots, rules, table.rng, revote_allowed=False)
         table.state.outcomes.append(outcome(table.script, victim, ballots, count.eliminated))
     table.round = None
+
+
+@register_stage(VoteSpec)
+async def run_vote(spec: VoteSpec, table: Table) -> None:
+    await vote_per_victim(table, lambda victim: table.say("vote", victim=victim))
 
 
 # -- reveal --------------------------------------------------------------------------------

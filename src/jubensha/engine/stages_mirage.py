@@ -23,7 +23,6 @@ from pydantic import Field
 from jubensha.engine.decisions import (
     Accusation,
     Accuse,
-    CastVote,
     Investigate,
     Questions,
     RateStatement,
@@ -31,7 +30,6 @@ from jubensha.engine.decisions import (
     Speak,
     Speech,
     TakeTurn,
-    Vote,
 )
 from jubensha.engine.events import (
     Accused,
@@ -40,7 +38,6 @@ from jubensha.engine.events import (
     Rated,
     SpeechKind,
     Spoke,
-    VoteCast,
 )
 from jubensha.engine.registry import StageSpec, register_stage
 from jubensha.engine.stages import (
@@ -48,12 +45,13 @@ from jubensha.engine.stages import (
     CluesSpec,
     check_choice,
     check_speech,
+    collect_ballots,
     match_name,
     run_act,
     run_clues,
 )
-from jubensha.engine.table import Check, Table, VoteRecord
-from jubensha.engine.voting import candidates_for, outcome, tally, victims_to_vote
+from jubensha.engine.table import Check, Table
+from jubensha.engine.voting import outcome, tally, victims_to_vote
 from jubensha.prompts import render
 from jubensha.scripts.model import Clue
 
@@ -332,27 +330,6 @@ async def accusations(table: Table) -> list[str]:
     return list(dict.fromkeys(a.accused for a in table.state.accusations if a.accused))
 
 
-async def ballots_among(table: Table, spec: AccusationVoteSpec, victim: str | None,
-                        suspects: list[str], accused: list[str]) -> dict[str, str | None]:
-    rules = table.procedure.voting
-    asks = []
-    for voter in table.seats:
-        candidates = candidates_for(voter, suspects, table.murderers, rules)
-        if candidates:
-            asks.append((voter, CastVote(candidates=candidates, victim=victim, accused=accused),
-                         lambda: Vote(target=None), check_choice(candidates, Vote)))
-    actions = await table.ask_all(asks)
-    ballots: dict[str, str | None] = {}
-    for (voter, *_), action in zip(asks, actions, strict=True):
-        assert isinstance(action, Vote)
-        ballots[voter] = action.target
-        await table.emit(VoteCast(voter=voter, target=action.target, victim=victim,
-                                  reason=action.reason,
-                                  audience=[] if spec.votes == "log" else "public"))
-    table.state.votes.append(VoteRecord(victim=victim, round=table.round or 1, ballots=ballots))
-    return ballots
-
-
 @register_stage(AccusationVoteSpec)
 async def run_accusation_vote(spec: AccusationVoteSpec, table: Table) -> None:
     accused = await accusations(table) if spec.accuse else []
@@ -361,13 +338,15 @@ async def run_accusation_vote(spec: AccusationVoteSpec, table: Table) -> None:
     for victim in victims_to_vote(table.script, rules):
         table.round = None
         await table.announce(host_line(table, "host_vote", victim=victim, suspects=suspects))
-        ballots = await ballots_among(table, spec, victim, suspects, accused)
+        ballots = await collect_ballots(table, victim, suspects, accused=accused,
+                                        public=spec.votes != "log")
         scores = combined_scores(table, spec, ballots, suspects)
         top = leaders(scores)
         if len(top) > 1 and rules.ties == "revote":
             table.round = 2
             await table.say("revote", victim=victim, candidates=top)
-            ballots = await ballots_among(table, spec, victim, top, accused)
+            ballots = await collect_ballots(table, victim, top, accused=accused,
+                                            public=spec.votes != "log")
             scores = combined_scores(table, spec, ballots, top)
             top = leaders(scores)
         eliminated = resolve_tie(table, top)

@@ -22,9 +22,9 @@ from pydantic import Field
 from jubensha.engine.decisions import CastVote, Speak, Speech, Vote
 from jubensha.engine.events import Spoke, VoteCast
 from jubensha.engine.registry import StageSpec, register_stage
-from jubensha.engine.stages import ask_and_answer, check_choice, check_speech
+from jubensha.engine.stages import ask_and_answer, check_choice, check_speech, vote_per_victim
 from jubensha.engine.table import Check, Table, VoteRecord
-from jubensha.engine.voting import candidates_for, count_votes, outcome, victims_to_vote
+from jubensha.engine.voting import candidates_for
 from jubensha.prompts import render
 
 _METHOD = r"(?:modus\s+operandi|method|作案手法|手法)"
@@ -153,16 +153,6 @@ async def open_ballots(table: Table, victim: str | None, among: list[str] | None
 
 @register_stage(OpenVoteSpec)
 async def run_open_vote(spec: OpenVoteSpec, table: Table) -> None:
-    rules = table.procedure.voting
-    for victim in victims_to_vote(table.script, rules):
-        table.round = None
-        await table.announce(host_line(table, "vote", victim=victim))
-        ballots = await open_ballots(table, victim, None)
-        count = count_votes(ballots, rules, table.rng)
-        if count.revote_among:
-            table.round = 2
-            await table.say("revote", victim=victim, candidates=count.revote_among)
-            ballots = await open_ballots(table, victim, count.revote_among)
-            count = count_votes(ballots, rules, table.rng, revote_allowed=False)
-        table.state.outcomes.append(outcome(table.script, victim, ballots, count.eliminated))
-    table.round = None
+    await vote_per_victim(
+        table, lambda victim: table.announce(host_line(table, "vote", victim=victim)),
+        open_ballots)
