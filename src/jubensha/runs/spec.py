@@ -42,7 +42,7 @@ from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language, Script
 
 ID_LENGTH = 12
-METRIC_EMBEDDERS = ("none", "e5", "hashing")
+METRIC_EMBEDDERS = ("none", "local", "scripted")
 """Embedders of ``eval.commands.build_embedder`` that are not model specs."""
 CACHE_FILE = "replies.sqlite"
 """The cache file made in a folder given as ``wrappers.cache``."""
@@ -163,7 +163,7 @@ class BatchSpec(_Strict):
     wrappers: Wrappers = Field(default_factory=Wrappers)
     metrics: list[str] = Field(default_factory=list, description="eval registry names.")
     judge: str | None = Field(None, description="Model spec for metrics that need a judge.")
-    metric_embedder: str = Field("none", description="none, e5, hashing or a model spec.")
+    metric_embedder: str = Field("none", description="none, local, scripted or openai:<model>.")
     metric_samples: int = Field(3, ge=1, description="Samples per post-game question.")
     metric_options: dict[str, Any] = Field(
         default_factory=dict, description="Metric name → its options (docs/evaluation.md).")
