@@ -88,9 +88,10 @@ def leaks(script: Script, events: list[Event], calls: list[CallRecord]) -> list[
     return found
 
 
-def play(script_path: str, preset: str, out: Path) -> tuple[Script, RunLog]:
+def play(script_path: str, preset: str, out: Path, architecture: str = "naive",
+         seats: tuple[str, ...] = ()) -> tuple[Script, RunLog]:
     script = load_script(script_path)
-    plans = plan_seats(script, "naive", "scripted")
+    plans = plan_seats(script, architecture, "scripted", seats)
     asyncio.run(play_game(script, find_procedure(preset), plans, out=out, seed=11,
                           models={"scripted": ScriptedModel(seed=4)}))
     return script, read_run(out)
@@ -105,6 +106,34 @@ def test_no_prompt_holds_another_characters_private_text(script_id: str, preset:
     assert {call.seat for call in run.calls} == set(script.names)
     assert leaks(script, run.events, run.calls) == []
     check_private_events_reach_only_their_owner(script, run.events)
+
+
+ARCHITECTURE_PRESETS = {"thinkthrice:mr+sr+sv1": "demo", "player": "player", "werewolf": "demo",
+                        "ocot": "demo", "extractive": "demo", "mirage": "mirage",
+                        "whodunit": "whodunit"}
+"""Every architecture on the procedure it was made for (the short demo for the others)."""
+
+
+@pytest.mark.parametrize("script_id", sorted(bundled_scripts()))
+@pytest.mark.parametrize("architecture", list(ARCHITECTURE_PRESETS))
+def test_no_architecture_puts_another_characters_private_text_in_a_prompt(
+        architecture: str, script_id: str, tmp_path: Path) -> None:
+    script, run = play(SCRIPTS[script_id], ARCHITECTURE_PRESETS[architecture],
+                       tmp_path / "run", architecture)
+    assert run.finished
+    assert leaks(script, run.events, run.calls) == []
+
+
+@pytest.mark.parametrize("preset", ["mirage", "whodunit"])
+def test_a_mixed_table_keeps_every_seat_to_its_own_view(preset: str, tmp_path: Path) -> None:
+    script = load_script(SCRIPTS["halvard-observatory"])
+    architectures = ["thinkthrice:mr+sr", "player", "werewolf", "ocot", "mirage", "whodunit"]
+    seats = tuple(f"{name}={arch}@" for name, arch in zip(script.names, architectures,
+                                                           strict=True))
+    script, run = play(SCRIPTS["halvard-observatory"], preset, tmp_path / "run", seats=seats)
+    assert run.finished
+    assert {seat.architecture for seat in run.meta.seats.values()} == set(architectures)
+    assert leaks(script, run.events, run.calls) == []
 
 
 def check_private_events_reach_only_their_owner(script: Script, events: list[Event]) -> None:
