@@ -414,7 +414,7 @@ metric_samples: 1
     assert summary.finished == 2
     for game in batch.games:
         meta = read_run(tmp_path / "batch" / game.name).meta
-        assert meta is not None and meta.script_source == str(folder)
+        assert meta is not None and Path(meta.script_source).resolve() == folder.resolve()
         assert {meta.seats[m].architecture for m in game.script.murderers} == {"extractive"}
     with BatchIndex.of(tmp_path / "batch") as index:
         numbers = [row.metrics["wellplay"] for row in index.rows()]
