@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from jubensha.engine.decisions import Action, Decision
 from jubensha.engine.events import Event
-from jubensha.llm.base import Embedder, Model
+from jubensha.llm.base import Embedder, Model, ModelError
 from jubensha.scripts.model import Character, Language, Script, Victim
 
 
@@ -86,6 +86,13 @@ class Agent(ABC):
     async def start(self, seat: SeatContext) -> None:
         """Receive the character sheet and the seat's model before the first event."""
         self.seat = seat
+
+    @property
+    def model(self) -> Model:
+        """The seat's model; a seat without one fails its decision (recorded, with fallback)."""
+        if self.seat.model is None:
+            raise ModelError(f"seat {self.seat.sheet.me.name!r} has no model")
+        return self.seat.model
 
     async def observe(self, event: Event) -> None:
         """Receive one event the seat may see; the default forgets it."""

@@ -40,7 +40,7 @@ from jubensha.engine.decisions import (
     Vote,
 )
 from jubensha.engine.events import ActStarted, ClueRevealed, Event, HostSpoke, Spoke
-from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request
+from jubensha.llm.base import GenerateConfig, Message, ModelError, Request
 from jubensha.llm.structured import choice_schema, generate_object
 from jubensha.memory.store import MemoryConfig, MemoryStore, RetrievalMode
 from jubensha.memory.text import TokenizerOptions
@@ -176,12 +176,6 @@ class BaselineAgent(Agent):
         config = GenerateConfig(temperature=self.config.temperature, max_tokens=max_tokens,
                                 seed=self.seat.seed)
         return Request(messages=messages, config=config, purpose=purpose, seat=self.name)
-
-    @property
-    def model(self) -> Model:
-        if self.seat.model is None:
-            raise ModelError(f"seat {self.name!r} has no model")
-        return self.seat.model
 
     async def text(self, purpose: str, area: str, template: str, query: str | None,
                    **values: Any) -> str:

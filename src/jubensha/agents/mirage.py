@@ -43,7 +43,7 @@ from jubensha.engine.decisions import (
     Vote,
 )
 from jubensha.engine.events import ActStarted, ClueRevealed, Event, HostSpoke, Spoke
-from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request
+from jubensha.llm.base import GenerateConfig, Message, ModelError, Request
 from jubensha.llm.structured import generate_object
 from jubensha.prompts import render
 from jubensha.scripts.model import PUBLIC, Character
@@ -143,12 +143,6 @@ class MirageAgent(Agent):
         self.summariser = Summariser(self.model, self.lang, self.name, seat.seed, self.config)
         self.description = await self.summariser.character(
             self.name, sheet_sections(sheet.me, self.lang))
-
-    @property
-    def model(self) -> Model:
-        if self.seat.model is None:
-            raise ModelError(f"seat {self.seat.sheet.me.name!r} has no model")
-        return self.seat.model
 
     async def observe(self, event: Event) -> None:
         if isinstance(event, ActStarted) and event.sheet is not None:

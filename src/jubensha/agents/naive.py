@@ -32,7 +32,7 @@ from jubensha.engine.decisions import (
     Vote,
 )
 from jubensha.engine.events import ActStarted, ClueRevealed, Event, HostSpoke
-from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request
+from jubensha.llm.base import GenerateConfig, Message, ModelError, Request
 from jubensha.llm.structured import choice_schema, generate_object
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet
@@ -179,12 +179,6 @@ class NaiveAgent(Agent):
         config = GenerateConfig(temperature=self.config.temperature, max_tokens=max_tokens,
                                 seed=self.seat.seed)
         return Request(messages=messages, config=config, purpose=purpose, seat=self.name)
-
-    @property
-    def model(self) -> Model:
-        if self.seat.model is None:
-            raise ModelError(f"seat {self.name!r} has no model")
-        return self.seat.model
 
     async def structured(self, purpose: str, messages: list[Message],
                          schema: type[BaseModel]) -> Any:

@@ -45,7 +45,6 @@ from jubensha.llm.base import (
     GenerateConfig,
     ImagePart,
     Message,
-    Model,
     ModelError,
     Request,
     TextPart,
@@ -130,12 +129,6 @@ class WhodunitAgent(Agent):
         await super().start(seat)
         self.lang = seat.sheet.language
         self.name = seat.sheet.me.name
-
-    @property
-    def model(self) -> Model:
-        if self.seat.model is None:
-            raise ModelError(f"seat {self.seat.sheet.me.name!r} has no model")
-        return self.seat.model
 
     async def observe(self, event: Event) -> None:
         if isinstance(event, ClueRevealed):

@@ -125,10 +125,8 @@ class ThinkThriceAgent(Agent):
     # -- what the prompts are made of -------------------------------------------------------
     @property
     def caller(self) -> Caller:
-        if self.seat.model is None:
-            raise ModelError(f"seat {self.name!r} has no model")
         config = self.config
-        return Caller(self.seat.model, self.name, self.lang, self.seat.seed, config.temperature,
+        return Caller(self.model, self.name, self.lang, self.seat.seed, config.temperature,
                       config.answer_tokens, config.judge_tokens, config.attempts)
 
     @property
