@@ -51,6 +51,14 @@ OptionsOption = Annotated[Path | None, typer.Option(
 SeatModelOption = Annotated[str | None, typer.Option(
     "--seat-model", help="Model that answers post-game questions and re-votes for every "
                          "seat; default: each seat's own model in meta.json.")]
+RunsArgument = Annotated[list[Path], typer.Argument(help="Run folder(s).")]
+ScriptOption = Annotated[str | None, typer.Option(
+    help="The script played (bundled id, script file, or WellPlay folder); default: what the "
+         "run's meta.json names.")]
+JudgeOption = Annotated[str | None, typer.Option(help="Judge model spec.")]
+EmbedderOption = Annotated[str, typer.Option(
+    help="local (embedded), scripted, none, or openai:<model>.")]
+SamplesOption = Annotated[int, typer.Option(min=1, help="Samples per question.")]
 REFERENCE_METRICS = ("wellplay", "inferential")
 
 
@@ -264,14 +272,11 @@ def _group(run: RunLog) -> str:
 
 def metric_command(spec: MetricSpec) -> Callable[..., None]:
     def command(
-        runs: Annotated[list[Path], typer.Argument(help="Run folder(s).")],
-        script: Annotated[str | None, typer.Option(
-            help="The script played (bundled id, script file, or WellPlay folder); default: "
-                 "what the run's meta.json names.")] = None,
-        judge: Annotated[str | None, typer.Option(help="Judge model spec.")] = None,
-        embedder: Annotated[str, typer.Option(
-            help="local (embedded), scripted, none, or openai:<model>.")] = "local",
-        samples: Annotated[int, typer.Option(min=1, help="Samples per question.")] = 3,
+        runs: RunsArgument,
+        script: ScriptOption = None,
+        judge: JudgeOption = None,
+        embedder: EmbedderOption = "local",
+        samples: SamplesOption = 3,
         options: OptionsOption = None,
         seat_model: SeatModelOption = None,
         reference: Annotated[Literal["ssa", "fsa"] | None, typer.Option(
@@ -380,14 +385,11 @@ async def _score_all(specs: list[MetricSpec], path: Path, script: str | None,
 
 @app.command("all")
 def evaluate_all(
-    runs: Annotated[list[Path], typer.Argument(help="Run folder(s).")],
-    script: Annotated[str | None, typer.Option(
-        help="The script played (bundled id, script file, or WellPlay folder); default: "
-             "what the run's meta.json names.")] = None,
-    judge: Annotated[str | None, typer.Option(help="Judge model spec.")] = None,
-    embedder: Annotated[str, typer.Option(
-        help="local (embedded), scripted, none, or openai:<model>.")] = "local",
-    samples: Annotated[int, typer.Option(min=1, help="Samples per question.")] = 3,
+    runs: RunsArgument,
+    script: ScriptOption = None,
+    judge: JudgeOption = None,
+    embedder: EmbedderOption = "local",
+    samples: SamplesOption = 3,
     metric: Annotated[list[str] | None, typer.Option(
         "--metric", help="Only these metrics (repeatable); default: every one.")] = None,
     options: OptionsOption = None,
