@@ -82,6 +82,9 @@ class Agent(ABC):
     """A player. Subclasses keep their own memory of what they observed."""
 
     architecture: str = "agent"
+    timed: bool = True
+    """False for a seat played by a person: the table's decision timeout, a guard against
+    stuck model calls, does not apply to someone thinking about their move."""
 
     async def start(self, seat: SeatContext) -> None:
         """Receive the character sheet and the seat's model before the first event."""

@@ -170,7 +170,8 @@ class Table:
             self._on_ask(seat, decision)
         purpose = purpose_of(decision)
         try:
-            action = await asyncio.wait_for(self._decide(seat, decision), self._timeout)
+            timeout = self._timeout if self.agents[seat].timed else None
+            action = await asyncio.wait_for(self._decide(seat, decision), timeout)
         except Exception as exc:  # noqa: BLE001  (any failure of a seat becomes a fallback)
             return await self._record_failure(seat, purpose, exc, fallback())
         expected = EXPECTED_ACTIONS.get(decision.type, ())
