@@ -25,6 +25,7 @@ ARCHITECTURES: dict[str, str] = {
     "werewolf": "jubensha.agents.werewolf:WerewolfAgent.from_option",
     "ocot": "jubensha.agents.ocot:OCoTAgent.from_option",
     "thinkthrice": "jubensha.agents.thinkthrice.agent:ThinkThriceAgent.from_option",
+    "human": "jubensha.agents.human:HumanAgent.from_option",
 }
 DEFAULT_ARCHITECTURE = "naive"
 

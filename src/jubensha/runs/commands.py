@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated, get_args
 
@@ -12,11 +13,13 @@ from rich.status import Status
 from rich.table import Table
 from rich.text import Text
 
+from jubensha.agents.human import is_human
 from jubensha.engine.decisions import Decision
 from jubensha.engine.events import Event, StageStarted
 from jubensha.engine.procedure import ProcedureError, find_procedure
 from jubensha.engine.table import purpose_of
 from jubensha.llm.registry import ModelOptions
+from jubensha.prompts import render
 from jubensha.runs.log import RunError, RunResult, read_run
 from jubensha.runs.play import PlayError, default_out, plan_seats, play_game
 from jubensha.runs.transcript import LiveTranscript
@@ -99,15 +102,24 @@ def play(
         "--model replay:<file>).")] = None,
     verbose: Annotated[bool, typer.Option(
         "--verbose", "-v", help="Also show log-only events (votes, failures).")] = False,
+    hot_seat: Annotated[bool, typer.Option(
+        "--hot-seat", help="Let several human seats share this terminal, taking turns "
+        "behind a hand-over screen.")] = False,
 ) -> None:
-    """Play a murder mystery with LLM agents and write its run folder."""
+    """Play a murder mystery with LLM agents (and you: --seat "NAME=human") and write its
+    run folder."""
     try:
         loaded = find_script(script or DEFAULT_SCRIPT)
         chosen = find_procedure(procedure).with_options(rounds=rounds, questions=questions)
         plans = plan_seats(loaded, agents, model, seat or [],
-                           murderer_architecture=murderer_agents, murderer_model=murderer_model)
+                           murderer_architecture=murderer_agents, murderer_model=murderer_model,
+                           hot_seat=hot_seat)
     except (ScriptError, ProcedureError, PlayError) as exc:
         raise fail(str(exc)) from None
+    humans = [name for name, plan in plans.items() if is_human(plan.architecture)]
+    if humans and verbose:
+        raise fail("--verbose shows log-only events (votes before the reveal, ratings, "
+                   "failures) that a player at a human seat may not see")
     if lang is not None and lang not in get_args(Language):
         raise fail(f"--lang {lang!r}: use one of {', '.join(get_args(Language))}")
     language = lang or loaded.language
@@ -117,19 +129,25 @@ def play(
     console.print(Text(f"{loaded.title} · {chosen.name} · seed {seed} → {target}",
                        style="bold"))
     live = LiveTranscript(console, language, verbose)
-    with console.status("starting…") as status:
-        progress = Progress(status, len(chosen.stages))
+    # A human seat's own console shows what that seat sees; the omniscient live transcript
+    # and the spinner (which would also overwrite the person's typing) stay off.
+    with nullcontext() if humans else console.status("starting…") as status:
+        progress = Progress(status, len(chosen.stages)) if status else None
         try:
             result = asyncio.run(play_game(
                 loaded, chosen, plans, out=target, seed=seed, language=language,
                 model_options=options, embedder=embedder, record=record,
                 script_source=script or DEFAULT_SCRIPT,
-                sinks=[progress.on_event, live], on_ask=progress.on_ask))
+                sinks=[progress.on_event, live] if progress else [],
+                on_ask=progress.on_ask if progress else None))
         except PlayError as exc:
             raise fail(str(exc)) from None
         except KeyboardInterrupt:
             errors.print(f"stopped; the partial run is in {target}")
             raise typer.Exit(130) from None
+    if humans:
+        console.print(Text(render("human", "over", language, folder=target,
+                                  transcript=target / "transcript.md"), style="bold"))
     summarise(result, target)
     if any(plan.model.split(":")[0] in ("local", "scripted") for plan in plans.values()):
         console.print(REAL_MODEL_HINT)

@@ -1,7 +1,7 @@
 """Playing one game into a run folder: seats from specs, models bound to seats, the log.
 
-A seat is given as ``NAME=ARCH@MODEL``, ``NAME=MODEL`` or ``NAME=ARCH@`` (see
-``parse_seat``); seats not given use the default architecture and model. Every problem
+A seat is given as ``NAME=ARCH@MODEL``, ``NAME=MODEL``, ``NAME=ARCH@`` or ``NAME=human``
+(see ``parse_seat``); seats not given use the default architecture and model. Every problem
 with the inputs is a ``PlayError`` with a message meant for the person at the terminal.
 """
 
@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from jubensha.agents.human import hot_seat_spec, is_human
 from jubensha.agents.registry import AgentSpecError, check_agent_spec, make_agent
 from jubensha.engine.game import Game, Seat
 from jubensha.engine.procedure import Procedure
@@ -31,6 +32,9 @@ from jubensha.llm.replay import RecordingModel
 from jubensha.runs.log import RunFolder, RunMeta, RunResult, SeatInfo, read_run, versions
 from jubensha.runs.transcript import render_markdown
 from jubensha.scripts.model import Language, Script
+
+NO_MODEL = "none"
+"""The model of a seat that plays without one (a person at the terminal)."""
 
 
 class PlayError(Exception):
@@ -61,10 +65,15 @@ def parse_seat(text: str, script: Script) -> tuple[str, str | None, str | None]:
         raise PlayError(f"--seat {text!r}: write NAME=MODEL, NAME=ARCH@MODEL or NAME=ARCH@ "
                         "(e.g. \"Dr. Ling=thinkthrice@openai:gpt-4o\")")
     arch, model = ("", value)
-    if "@" in value:
-        arch, _, model = value.partition("@")
     try:
+        if "@" in value:
+            arch, _, model = value.partition("@")
+        elif is_human(value):
+            arch, model = value, ""
         architecture = check_agent_spec(arch) if arch.strip() else None
+        if architecture and model.strip() and is_human(architecture):
+            raise PlayError(f"--seat {text!r}: a human seat plays without a model; write "
+                            f"{name.strip()}=human")
         model_spec = validate_model_spec(model) if model.strip() else None
     except (AgentSpecError, ModelSpecError) as exc:
         raise PlayError(f"--seat {text!r}: {exc}") from None
@@ -73,13 +82,14 @@ def parse_seat(text: str, script: Script) -> tuple[str, str | None, str | None]:
 
 def plan_seats(script: Script, architecture: str, model: str,
                seat_texts: Sequence[str] = (), *, murderer_architecture: str | None = None,
-               murderer_model: str | None = None) -> dict[str, SeatPlan]:
+               murderer_model: str | None = None, hot_seat: bool = False
+               ) -> dict[str, SeatPlan]:
     """Every character's architecture and model, defaults overridden by ``--seat``.
 
     The fixed-murderer protocol (PLAYER* section 3): ``murderer_architecture`` and
     ``murderer_model`` seat the murderers with the same opponent whatever the civilians
     play, so that civilian architectures are compared against equal opposition. An
-    explicit ``--seat`` still wins over them.
+    explicit ``--seat`` still wins over them. Human seats: see ``seat_humans``.
     """
     try:
         architecture = check_agent_spec(architecture)
@@ -98,6 +108,23 @@ def plan_seats(script: Script, architecture: str, model: str,
         name, arch, spec = parse_seat(text, script)
         plans[name] = SeatPlan(name=name, architecture=arch or plans[name].architecture,
                                model=spec or plans[name].model)
+    return seat_humans(plans, hot_seat)
+
+
+def seat_humans(plans: dict[str, SeatPlan], hot_seat: bool = False) -> dict[str, SeatPlan]:
+    """Human seats play without a model. Several share this terminal only with ``hot_seat``,
+    and then each gets the keyboard in turn behind a hand-over screen."""
+    humans = [name for name, plan in plans.items() if is_human(plan.architecture)]
+    if len(humans) > 1 and not hot_seat:
+        raise PlayError(
+            f"{len(humans)} human seats ({', '.join(humans)}) would share this terminal, "
+            "where each would read the others' private sheets and clues. Seat one person, "
+            "or pass --hot-seat: each human seat then gets the keyboard in turn behind a "
+            "hand-over screen that clears what the previous player saw.")
+    for name in humans:
+        spec = plans[name].architecture
+        plans[name] = SeatPlan(name=name, model=NO_MODEL,
+                               architecture=hot_seat_spec(spec) if len(humans) > 1 else spec)
     return plans
 
 
@@ -116,7 +143,7 @@ def default_out(script: Script, root: Path = Path("runs")) -> Path:
 def build_models(plans: dict[str, SeatPlan], options: ModelOptions) -> dict[str, Model]:
     """One client per distinct model spec (seats share it through their SeatModel)."""
     models: dict[str, Model] = {}
-    for spec in dict.fromkeys(plan.model for plan in plans.values()):
+    for spec in dict.fromkeys(plan.model for plan in plans.values() if plan.model != NO_MODEL):
         try:
             models[spec] = parse_model_spec(spec, options)
         except (ModelSpecError, ModelError, OSError) as exc:
@@ -158,8 +185,9 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
     log = CallLog(folder)
     bound = {spec: RecordingModel(client, record) if record else client
              for spec, client in clients.items()}
-    seats = {name: Seat(agent=make_agent(plan.architecture),
-                        model=log.seat(bound[plan.model], name), embedder=vectors)
+    seats = {name: Seat(agent=make_agent(plan.architecture), embedder=vectors,
+                        model=None if plan.model == NO_MODEL else log.seat(bound[plan.model],
+                                                                           name))
              for name, plan in plans.items()}
     game = Game(script, procedure, seats, seed=seed, language=language,
                 sinks=[folder.write_event, *sinks], on_ask=on_ask)
