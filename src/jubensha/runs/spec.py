@@ -29,6 +29,7 @@ from pydantic import (
     model_validator,
 )
 
+from jubensha.agents.human import is_human
 from jubensha.agents.registry import AgentSpecError, check_agent_spec
 from jubensha.engine.procedure import Procedure, ProcedureError, find_procedure
 from jubensha.eval.registry import UnknownMetric, get_metric
@@ -318,6 +319,17 @@ def resolve_paths(spec: BatchSpec, base: Path) -> BatchSpec:
                                    "wrappers": wrappers, "out": absolute(spec.out)})
 
 
+UNATTENDED = ("would be played by a person at the keyboard, and a batch runs unattended: play "
+              "human seats with `jubensha play --seat NAME=human`")
+
+
+def unattended(architecture: str) -> None:
+    """An architecture a batch can play: it exists and needs no person at the keyboard."""
+    check_agent_spec(architecture)
+    if is_human(architecture):
+        raise AgentSpecError(f"{architecture!r} {UNATTENDED}")
+
+
 def check_names(spec: BatchSpec, source: str | Path) -> None:
     """Every architecture, model, procedure and metric the spec names exists."""
     problems: list[tuple[str, str]] = []
@@ -330,13 +342,13 @@ def check_names(spec: BatchSpec, source: str | Path) -> None:
             problems.append((field, str(exc)))
 
     for i, name in enumerate(spec.architectures):
-        check(f"architectures.{i}", check_agent_spec, name)
+        check(f"architectures.{i}", unattended, name)
     for i, name in enumerate(spec.models):
         check(f"models.{i}", validate_model_spec, name)
     for i, name in enumerate(spec.procedures):
         check(f"procedures.{i}", find_procedure, name)
     if spec.murderer and spec.murderer.architecture:
-        check("murderer.architecture", check_agent_spec, spec.murderer.architecture)
+        check("murderer.architecture", unattended, spec.murderer.architecture)
     if spec.murderer and spec.murderer.model:
         check("murderer.model", validate_model_spec, spec.murderer.model)
     if spec.judge:
@@ -413,6 +425,9 @@ def expand(spec: BatchSpec) -> list[PlannedGame]:
                                murderer_model=murderer.model)
         except PlayError as exc:
             raise SpecError.one(source, "seats", str(exc)) from None
+        people = [name for name, plan in plans.items() if is_human(plan.architecture)]
+        if people:
+            raise SpecError.one(source, "seats", f"{', '.join(people)} {UNATTENDED}")
         settings = GameSettings(
             script=where, script_id=script.id, format=fmt, procedure=procedure,
             rounds=spec.rounds, questions=spec.questions, architecture=arch, model=model,
