@@ -5,9 +5,7 @@ from __future__ import annotations
 import typer
 
 from jubensha.eval.commands import app as eval_app
-from jubensha.runs.batch_commands import app as batch_app
-from jubensha.runs.commands import play, replay
-from jubensha.runs.importers.commands import app as runs_app
+from jubensha.runs.commands import play, replay, runs_app
 from jubensha.scripts.commands import app as scripts_app
 
 app = typer.Typer(
@@ -19,7 +17,6 @@ app = typer.Typer(
 app.add_typer(scripts_app, name="scripts")
 app.add_typer(eval_app, name="eval")
 app.add_typer(runs_app, name="runs")
-runs_app.add_typer(batch_app)
 app.command()(play)
 app.command()(replay)
 

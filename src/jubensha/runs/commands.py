@@ -20,6 +20,8 @@ from jubensha.engine.procedure import ProcedureError, find_procedure
 from jubensha.engine.table import purpose_of
 from jubensha.llm.registry import ModelOptions
 from jubensha.prompts import render
+from jubensha.runs.batch_commands import app as batch_app
+from jubensha.runs.importers.commands import import_app
 from jubensha.runs.log import RunError, RunResult, read_run
 from jubensha.runs.play import PlayError, default_out, plan_seats, play_game
 from jubensha.runs.transcript import LiveTranscript
@@ -29,6 +31,10 @@ from jubensha.scripts.model import Language
 
 console = Console()
 errors = Console(stderr=True)
+runs_app = typer.Typer(help="Run folders: batches of games, resume, reports, and games "
+                            "imported from elsewhere.", no_args_is_help=True)
+runs_app.add_typer(batch_app)
+runs_app.add_typer(import_app, name="import")
 
 REAL_MODEL_HINT = (
     "To play with a real model: [bold]jubensha play --model openai:gpt-4o-mini[/] "

@@ -16,8 +16,6 @@ from jubensha.scripts.io import ScriptError
 
 import_app = typer.Typer(help="Import a game played elsewhere into a run folder.",
                          no_args_is_help=True)
-app = typer.Typer(help="Run folders.", no_args_is_help=True)
-app.add_typer(import_app, name="import")
 console = Console()
 errors = Console(stderr=True)
 
