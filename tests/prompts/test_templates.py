@@ -10,7 +10,7 @@ from jubensha.prompts import PROMPTS_DIR, render
 def _templates() -> list[tuple[str, str]]:
     found = set()
     for path in PROMPTS_DIR.rglob("*.j2"):
-        area, _lang, name = path.relative_to(PROMPTS_DIR).parts[-3:]
+        area = path.relative_to(PROMPTS_DIR).parts[0]
         found.add((area, path.stem))
     return sorted(found)
 

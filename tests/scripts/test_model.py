@@ -17,12 +17,13 @@ from jubensha.scripts.io import parse_script
 
 
 def _script(**changes) -> Script:
-    base = dict(
-        id="tiny", title="Tiny", language="en",
-        characters=[Character(name="Ann", side="murderer", killed=["Vic"]), Character(name="Bob")],
-        victims=[Victim(name="Vic")],
-        truth=Truth(murderers=["Ann"], kills=[Kill(victim="Vic", killers=["Ann"])]),
-    )
+    base = {
+        "id": "tiny", "title": "Tiny", "language": "en",
+        "characters": [Character(name="Ann", side="murderer", killed=["Vic"]),
+                       Character(name="Bob")],
+        "victims": [Victim(name="Vic")],
+        "truth": Truth(murderers=["Ann"], kills=[Kill(victim="Vic", killers=["Ann"])]),
+    }
     return Script(**(base | changes))
 
 
