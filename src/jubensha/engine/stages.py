@@ -290,11 +290,11 @@ class AccusationSpec(StageSpec):
     self_allowed: bool = False
 
 
-@register_stage(AccusationSpec)
-async def run_accusation(spec: AccusationSpec, table: Table) -> None:
+async def collect_accusations(table: Table, *, self_allowed: bool = False) -> None:
+    """Each seat in turn accuses one seat or no one, publicly; kept in the table's state."""
     for seat in table.seats:
         await table.say("accuse", to=seat)
-        candidates = list(table.seats) if spec.self_allowed else table.others(seat)
+        candidates = list(table.seats) if self_allowed else table.others(seat)
         action = await table.ask(seat, Accuse(candidates=candidates),
                                  fallback=lambda: Accusation(target=None),
                                  check=check_choice(candidates, Accusation))
@@ -303,6 +303,11 @@ async def run_accusation(spec: AccusationSpec, table: Table) -> None:
                                          reason=action.reason))
         assert isinstance(event, Accused)
         table.state.accusations.append(event)
+
+
+@register_stage(AccusationSpec)
+async def run_accusation(spec: AccusationSpec, table: Table) -> None:
+    await collect_accusations(table, self_allowed=spec.self_allowed)
 
 
 # -- vote ----------------------------------------------------------------------------------

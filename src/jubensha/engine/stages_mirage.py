@@ -21,8 +21,6 @@ from typing import Any, Literal
 from pydantic import Field
 
 from jubensha.engine.decisions import (
-    Accusation,
-    Accuse,
     Investigate,
     Questions,
     RateStatement,
@@ -32,7 +30,6 @@ from jubensha.engine.decisions import (
     TakeTurn,
 )
 from jubensha.engine.events import (
-    Accused,
     ClueRevealed,
     Investigated,
     Rated,
@@ -43,8 +40,8 @@ from jubensha.engine.registry import StageSpec, register_stage
 from jubensha.engine.stages import (
     ActSpec,
     CluesSpec,
-    check_choice,
     check_speech,
+    collect_accusations,
     collect_ballots,
     match_name,
     run_act,
@@ -316,17 +313,7 @@ def leaders(scores: dict[str, float]) -> list[str]:
 
 async def accusations(table: Table) -> list[str]:
     """Each seat in turn accuses one other seat or no one; the distinct accused, in order."""
-    for seat in table.seats:
-        await table.announce(table.host_text("accuse", to=seat), to=seat)
-        candidates = table.others(seat)
-        action = await table.ask(seat, Accuse(candidates=candidates),
-                                 fallback=lambda: Accusation(target=None),
-                                 check=check_choice(candidates, Accusation))
-        assert isinstance(action, Accusation)
-        event = await table.emit(Accused(accuser=seat, accused=action.target,
-                                         reason=action.reason))
-        assert isinstance(event, Accused)
-        table.state.accusations.append(event)
+    await collect_accusations(table)
     return list(dict.fromkeys(a.accused for a in table.state.accusations if a.accused))
 
 
