@@ -222,6 +222,16 @@ class QuestionSets(_Model):
     open: list[OpenQuestion] = Field(default_factory=list)
 
 
+class Derivation(_Model):
+    """Where an importer found a fact of the truth, so a reader can check it."""
+
+    fact: str = Field(description="What was derived: 'murderers', 'victims', 'culprits_release'...")
+    value: list[str] = Field(default_factory=list)
+    source: str = Field("", description="The file it was read from, relative to the import.")
+    evidence: str = Field("", description="The sentence it was read from (at most 400 chars).")
+    method: str = Field("", description="How it was read, e.g. which phrasing matched.")
+
+
 class Metadata(_Model):
     source: str = Field("original", description="Where the script comes from (dataset name).")
     source_path: str | None = None
@@ -230,6 +240,9 @@ class Metadata(_Model):
     author: str = ""
     tags: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    derivations: list[Derivation] = Field(
+        default_factory=list, description="How an importer derived the truth's facts."
+    )
     extra: dict[str, Any] = Field(default_factory=dict)
 
 
