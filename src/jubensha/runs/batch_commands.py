@@ -1,4 +1,4 @@
-"""`jubensha runs batch|resume|reindex|report`: experiments of many games, and their reports.
+"""`jubensha runs batch|resume|reindex|report|leaderboard`: experiments of many games, and their reports.
 
 Registered under ``jubensha runs`` (the commands merge into that group).
 """
@@ -16,7 +16,8 @@ from rich.text import Text
 
 from jubensha.eval.report import rich_table
 from jubensha.runs.batch import Batch, BatchError, BatchSummary, Update
-from jubensha.runs.index import INDEX_FILE, BatchIndex
+from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow
+from jubensha.runs.ratings import LeaderboardFormat, leaderboard_table, rate, render_leaderboard
 from jubensha.runs.report import ReportFormat, build_report, render
 from jubensha.runs.spec import SPEC_FILE, SpecError, load_spec
 
@@ -171,12 +172,7 @@ def report(
 ) -> None:
     """Tables of a batch: win rate and identification with 95% intervals, failures, calls,
     tokens, cost, duration, and the post-game metrics."""
-    if not (batch_dir / INDEX_FILE).is_file():
-        hint = (f"run: jubensha runs reindex {batch_dir}" if (batch_dir / SPEC_FILE).is_file()
-                else "not a batch folder")
-        raise fail(f"{batch_dir}: no {INDEX_FILE}; {hint}")
-    with BatchIndex.of(batch_dir) as index:
-        rows = index.rows()
+    rows = index_rows(batch_dir)
     result = build_report(rows, by_script=by_script, batch=batch_dir.name)
     if fmt == "table":
         for table in result.tables():
@@ -190,3 +186,40 @@ def report(
 
         for path in write_plots(rows, plots):
             console.print(f"wrote {path}")
+
+
+def index_rows(batch_dir: Path) -> list[GameRow]:
+    """The rows of a batch folder's index, or a one-line error saying what to do."""
+    if not (batch_dir / INDEX_FILE).is_file():
+        hint = (f"run: jubensha runs reindex {batch_dir}" if (batch_dir / SPEC_FILE).is_file()
+                else "not a batch folder")
+        raise fail(f"{batch_dir}: no {INDEX_FILE}; {hint}")
+    with BatchIndex.of(batch_dir) as index:
+        return index.rows()
+
+
+@app.command()
+def leaderboard(
+    batch_dir: Annotated[Path, typer.Argument(help="A batch folder.")],
+    fmt: Annotated[LeaderboardFormat, typer.Option(
+        "--format", help="table (terminal), md, csv or json.")] = "table",
+    plot: Annotated[Path | None, typer.Option(help="Also draw the ratings as a PNG file.")
+                    ] = None,
+    out: Annotated[Path | None, typer.Option(help="Write the leaderboard to this file.")] = None,
+) -> None:
+    """Ratings of every entrant (architecture @ model) as civilian, as murderer and
+    combined, recomputed from the batch index's finished games (docs/experiments.md)."""
+    board = rate(index_rows(batch_dir), batch=batch_dir.name)
+    if fmt == "table":
+        console.print(rich_table(leaderboard_table(board)))
+    else:
+        typer.echo(render_leaderboard(board, fmt), nl=False)
+    if out is not None:
+        out.write_text(render_leaderboard(board, "md" if fmt == "table" else fmt),
+                       encoding="utf-8")
+    if plot is not None:
+        from jubensha.runs.plots import ratings_figure
+
+        plot.parent.mkdir(parents=True, exist_ok=True)
+        ratings_figure(board).savefig(plot, dpi=120)
+        console.print(f"wrote {plot}")

@@ -2,7 +2,8 @@
 
 ``rates.png``: civilian win rate and murderer identification per architecture × model,
 each a point with its 95% Wilson interval; ``tokens.png``: tokens per finished game, a box
-per group with the games drawn over it. The ``Figure`` API is used without ``pyplot``, so
+per group with the games drawn over it; ``ratings.png`` (``runs leaderboard --plot``): each
+entrant's combined, civilian and murderer rating, mu with a bar of ± 2 sigma. The ``Figure`` API is used without ``pyplot``, so
 nothing depends on a display or on global plotting state.
 """
 
@@ -16,6 +17,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from jubensha.runs.index import GameRow
+from jubensha.runs.ratings import Leaderboard, Rating
 from jubensha.runs.report import BatchReport, GroupStats, Interval, build_report
 
 
@@ -83,3 +85,29 @@ def write_plots(rows: list[GameRow], out: Path) -> list[Path]:
         figure.savefig(out / name, dpi=120)
         written.append(out / name)
     return written
+
+
+def ratings_figure(board: Leaderboard) -> Figure:
+    """Three panels (combined, as civilian, as murderer), entrants in leaderboard order
+    from the top, each rating drawn as mu ± 2 sigma with its wins/games."""
+    names = [e.entrant for e in board.entrants]
+    figure = Figure(figsize=(12, max(2.5, 0.55 * len(names) + 1.2)), layout="constrained")
+    FigureCanvasAgg(figure)
+    panels = figure.subplots(1, 3, sharey=True)
+    for axes, pool, title in zip(panels, ("combined", "civilian", "murderer"),
+                                 ("Combined", "As civilian", "As murderer"), strict=True):
+        for y, entry in enumerate(board.entrants):
+            rating: Rating | None = getattr(entry, pool)
+            if rating is None:
+                continue
+            axes.errorbar([rating.mu], [y], xerr=[[2 * rating.sigma]], fmt="o", capsize=4,
+                          color="tab:blue")
+            axes.annotate(f"{rating.wins}/{rating.games}", (rating.mu, y), xytext=(0, 7),
+                          textcoords="offset points", ha="center", fontsize=7)
+        axes.axvline(25.0, color="grey", lw=0.8, ls="--")
+        axes.set_title(title, fontsize=10)
+        axes.set_xlabel("rating mu (bar: ± 2 sigma; start 25)")
+        axes.grid(axis="x", alpha=0.3)
+    panels[0].set_yticks(range(len(names)), names, fontsize=8)
+    panels[0].set_ylim(len(names) - 0.5, -0.5)
+    return figure

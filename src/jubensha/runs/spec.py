@@ -36,6 +36,7 @@ from jubensha.eval.registry import UnknownMetric, get_metric
 from jubensha.llm.embeddings import EmbedderSpecError, parse_embedder_spec
 from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_spec
 from jubensha.llm.wrappers import Budget
+from jubensha.runs.arena import Arena, Entrant, Pairing, pairings
 from jubensha.runs.play import PlayError, SeatPlan, parse_seat, plan_seats
 from jubensha.scripts.bundled import bundled_scripts, find_script
 from jubensha.scripts.importers import IMPORTERS, discover, import_script
@@ -168,6 +169,8 @@ class BatchSpec(_Strict):
     metric_samples: int = Field(3, ge=1, description="Samples per post-game question.")
     metric_options: dict[str, Any] = Field(
         default_factory=dict, description="Metric name → its options (docs/evaluation.md).")
+    arena: Arena | None = Field(None, description="Entrants paired by seed (runs.arena); "
+                                "replaces architectures, models, murderer and seeds.")
     _source: str = PrivateAttr("spec")
     """The file the spec was read from, named by the errors of ``expand``."""
 
@@ -203,6 +206,15 @@ class BatchSpec(_Strict):
         ModelOptions.model_validate(value)
         return value
 
+    @model_validator(mode="after")
+    def _arena_alone(self) -> BatchSpec:
+        clash = sorted({"architectures", "models", "murderer", "seeds"} & self.model_fields_set)
+        if self.arena is not None and clash:
+            raise ValueError(f"an arena pairs its entrants itself; remove {', '.join(clash)} "
+                             "(arena.entrants, arena.games_per_script, arena.first_seed and "
+                             "arena.murderer say the same)")
+        return self
+
     def options(self) -> ModelOptions:
         return ModelOptions.model_validate(self.model_options)
 
@@ -227,9 +239,13 @@ class GameSettings(BaseModel):
     language: Language
     embedder: str
     model_options: dict[str, Any] = Field(default_factory=dict)
+    murderers: list[str] = Field(default_factory=list, description=(
+        "The script's murderers (the seats of the murderers' side, which the ratings read); "
+        "derived from the script, so not part of the id."))
 
     def game_id(self) -> str:
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True,
+        settings = self.model_dump(mode="json", exclude={"murderers"})
+        canonical = json.dumps(settings, sort_keys=True,
                                ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:ID_LENGTH]
 
@@ -351,6 +367,12 @@ def check_names(spec: BatchSpec, source: str | Path) -> None:
         check("murderer.architecture", unattended, spec.murderer.architecture)
     if spec.murderer and spec.murderer.model:
         check("murderer.model", validate_model_spec, spec.murderer.model)
+    if spec.arena is not None:
+        named = [(f"arena.entrants.{i}", e) for i, e in enumerate(spec.arena.entrants)]
+        named += [("arena.murderer", spec.arena.murderer)] if spec.arena.murderer else []
+        for field, entrant in named:
+            check(f"{field}.architecture", unattended, entrant.architecture)
+            check(f"{field}.model", validate_model_spec, entrant.model)
     if spec.judge:
         check("judge", validate_model_spec, spec.judge)
     if not spec.embedder.startswith("openai:"):
@@ -408,7 +430,8 @@ def _entry_scripts(entry: ScriptEntry) -> Iterator[tuple[str, str | None, Script
 
 def expand(spec: BatchSpec) -> list[PlannedGame]:
     """The games of ``spec`` in a fixed order: scripts × procedures × architectures ×
-    models × seeds. Seat overrides name characters; each must exist in some script."""
+    models × seeds, or with an arena scripts × procedures × its pairings. Seat overrides
+    name characters; each must exist in some script."""
     source = spec._source
     scripts = load_scripts(spec)
     procedures = {name: find_procedure(name).with_options(rounds=spec.rounds,
@@ -416,29 +439,55 @@ def expand(spec: BatchSpec) -> list[PlannedGame]:
                   for name in spec.procedures}
     overrides = _overrides(spec, scripts, source)
     games: list[PlannedGame] = []
-    for (where, fmt, script), procedure, arch, model, seed in product(
-            scripts, spec.procedures, spec.architectures, spec.models, spec.seeds):
-        murderer = spec.murderer or Murderer()
-        try:
-            plans = plan_seats(script, arch, model, overrides[script.id],
-                               murderer_architecture=murderer.architecture,
-                               murderer_model=murderer.model)
-        except PlayError as exc:
-            raise SpecError.one(source, "seats", str(exc)) from None
-        people = [name for name, plan in plans.items() if is_human(plan.architecture)]
-        if people:
-            raise SpecError.one(source, "seats", f"{', '.join(people)} {UNATTENDED}")
-        settings = GameSettings(
-            script=where, script_id=script.id, format=fmt, procedure=procedure,
-            rounds=spec.rounds, questions=spec.questions, architecture=arch, model=model,
-            murderer_architecture=murderer.architecture, murderer_model=murderer.model,
-            seats=plans, seed=seed, language=spec.language or script.language,
-            embedder=spec.embedder, model_options=spec.model_options)
-        game_id = settings.game_id()
-        games.append(PlannedGame(id=game_id, name=folder_name(settings, game_id),
-                                 position=len(games), settings=settings, script=script,
-                                 procedure=procedures[procedure], plans=plans))
+    for position, (where, fmt, script) in enumerate(scripts):
+        for procedure in spec.procedures:
+            for pairing in _pairings(spec, position):
+                settings = _settings(spec, where, fmt, script, procedure, pairing,
+                                     overrides[script.id])
+                game_id = settings.game_id()
+                games.append(PlannedGame(
+                    id=game_id, name=folder_name(settings, game_id), position=len(games),
+                    settings=settings, script=script, procedure=procedures[procedure],
+                    plans=settings.seats))
     return games
+
+
+def _pairings(spec: BatchSpec, script_position: int) -> list[Pairing]:
+    """The sides and seeds of one script's games: the arena's pairings, or architectures ×
+    models × seeds with the spec's fixed murderer (if any) against each."""
+    if spec.arena is not None:
+        return pairings(spec.arena, script_position)
+    murderer = spec.murderer or Murderer()
+    return [Pairing(seed=seed, civilians=Entrant(architecture=arch, model=model),
+                    murderers=Entrant(architecture=murderer.architecture or arch,
+                                      model=murderer.model or model))
+            for arch, model, seed in product(spec.architectures, spec.models, spec.seeds)]
+
+
+def _settings(spec: BatchSpec, where: str, fmt: str | None, script: Script, procedure: str,
+              pairing: Pairing, overrides: list[str]) -> GameSettings:
+    """One game's settings; ``murderer_*`` stay None when the murderers play as the
+    civilians do (so that the ids of plain batches do not depend on this function)."""
+    civilians, murderers = pairing.civilians, pairing.murderers
+    named = spec.murderer or Murderer()
+    fixed_arch = (murderers.architecture if named.architecture
+                  or murderers.architecture != civilians.architecture else None)
+    fixed_model = murderers.model if named.model or murderers.model != civilians.model else None
+    try:
+        plans = plan_seats(script, civilians.architecture, civilians.model, overrides,
+                           murderer_architecture=fixed_arch, murderer_model=fixed_model)
+    except PlayError as exc:
+        raise SpecError.one(spec._source, "seats", str(exc)) from None
+    people = [name for name, plan in plans.items() if is_human(plan.architecture)]
+    if people:
+        raise SpecError.one(spec._source, "seats", f"{', '.join(people)} {UNATTENDED}")
+    return GameSettings(
+        script=where, script_id=script.id, format=fmt, procedure=procedure,
+        rounds=spec.rounds, questions=spec.questions, architecture=civilians.architecture,
+        model=civilians.model, murderer_architecture=fixed_arch, murderer_model=fixed_model,
+        seats=plans, seed=pairing.seed, language=spec.language or script.language,
+        embedder=spec.embedder, model_options=spec.model_options,
+        murderers=list(script.murderers))
 
 
 def _overrides(spec: BatchSpec, scripts: list[tuple[str, str | None, Script]],
@@ -468,6 +517,7 @@ def _overrides(spec: BatchSpec, scripts: list[tuple[str, str | None, Script]],
 
 def dump_spec(spec: BatchSpec) -> str:
     """The spec as YAML (resolved: absolute paths), for the batch folder's copy."""
-    data = spec.model_dump(mode="json", exclude_none=True)
+    arena = {"architectures", "models", "seeds"} if spec.arena else set()
+    data = spec.model_dump(mode="json", exclude_none=True, exclude=arena)
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
 
