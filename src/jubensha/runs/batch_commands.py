@@ -169,6 +169,8 @@ def report(
     by_script: Annotated[bool, typer.Option(
         "--by-script", help="One row per architecture × model × script.")] = False,
     out: Annotated[Path | None, typer.Option(help="Write the report to this file.")] = None,
+    html: Annotated[Path | None, typer.Option(
+        help="Also write the whole report as one self-contained HTML page.")] = None,
 ) -> None:
     """Tables of a batch: win rate and identification with 95% intervals, failures, calls,
     tokens, cost, duration, and the post-game metrics."""
@@ -186,6 +188,10 @@ def report(
 
         for path in write_plots(rows, plots):
             console.print(f"wrote {path}")
+    if html is not None:
+        from jubensha.runs.html import write_html
+
+        console.print(f"wrote {write_html(batch_dir, rows, html)}")
 
 
 def index_rows(batch_dir: Path) -> list[GameRow]:

@@ -75,6 +75,33 @@ def tokens_figure(report: BatchReport, rows: list[GameRow]) -> Figure:
     return figure
 
 
+def cost_figure(report: BatchReport, points: list[tuple[int, float, float]],
+                front: set[int], axis: str) -> Figure:
+    """Civilian win rate against cost per game, one point per group (``points``: group
+    index, cost, rate); the Pareto front (``front``: group indices) joined by a line."""
+    figure = Figure(figsize=(7, 4.5), layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.subplots()
+    for i, cost, rate in points:
+        group = report.groups[i]
+        best = i in front
+        axes.scatter([cost], [rate], s=60 if best else 30, zorder=3,
+                     color="tab:red" if best else "tab:blue")
+        axes.annotate(f"{group.architecture}@{group.model}", (cost, rate), xytext=(6, 4),
+                      textcoords="offset points", fontsize=8)
+    line = sorted((c, r) for i, c, r in points if i in front)
+    if line:
+        axes.step([c for c, _ in line], [r for _, r in line], where="post", color="tab:red",
+                  alpha=0.6, label="Pareto front")
+        axes.legend(fontsize=8, loc="lower right")
+    axes.set_xlabel(axis)
+    axes.set_ylabel("civilian win rate")
+    axes.set_ylim(-0.03, 1.03)
+    axes.set_title("Win rate against cost", fontsize=10)
+    axes.grid(alpha=0.3)
+    return figure
+
+
 def write_plots(rows: list[GameRow], out: Path) -> list[Path]:
     """Write ``rates.png`` and ``tokens.png`` into ``out``; returns their paths."""
     out.mkdir(parents=True, exist_ok=True)

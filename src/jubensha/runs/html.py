@@ -1,0 +1,171 @@
+"""A batch's report as one self-contained HTML page (``runs report BATCH --html FILE``).
+
+The page holds the paper-style tables (script × method, mean ± std over games), the groups'
+win rate and identification with Wilson intervals, calls/tokens/cost per game, cost
+against win rate with the Pareto front, the leaderboard, and a link to every game's
+transcript. Plots are PNG images embedded as base64, the style is inline, there is no
+script: the file opens offline, anywhere. Every text of the batch (script ids, names,
+errors) is untrusted and escaped by Jinja's autoescaping; links are percent-encoded paths
+relative to the page.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import statistics
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import quote
+
+import jinja2
+from matplotlib.figure import Figure
+
+from jubensha.runs.arena import label
+from jubensha.runs.index import GameRow
+from jubensha.runs.log import TRANSCRIPT
+from jubensha.runs.plots import cost_figure, rates_figure, ratings_figure, tokens_figure
+from jubensha.runs.ratings import leaderboard_table, rate
+from jubensha.runs.report import BatchReport, GroupStats, build_report
+
+TEMPLATE = "report.html.j2"
+
+
+@dataclass
+class Cell:
+    mean: float
+    std: float | None
+    n: int
+
+    def render(self) -> str:
+        spread = f" ± {self.std:.2f}" if self.std is not None else ""
+        return f"{self.mean:.2f}{spread} (n={self.n})"
+
+
+@dataclass
+class PaperTable:
+    """One score as script (rows) × method (columns), each cell mean ± std over games."""
+
+    title: str
+    scripts: list[str]
+    methods: list[str]
+    cells: dict[tuple[str, str], Cell]
+
+    def cell(self, script: str, method: str) -> str:
+        found = self.cells.get((script, method))
+        return found.render() if found else "–"
+
+
+def method(row: GameRow) -> str:
+    """The civilians' entrant: what the papers' tables call the method."""
+    return label(row.architecture, row.model)
+
+
+def _cell(values: list[float]) -> Cell:
+    std = statistics.stdev(values) if len(values) > 1 else None
+    return Cell(mean=statistics.fmean(values), std=std, n=len(values))
+
+
+def paper_tables(rows: list[GameRow]) -> list[PaperTable]:
+    """Civilian win (0/1 per game), identification (a game's share of ballots on a
+    culprit) and every post-game metric number, script × method over finished games."""
+    done = [r for r in sorted(rows, key=lambda r: r.position) if r.status == "finished"]
+    scripts = list(dict.fromkeys(r.script for r in done))
+    methods = list(dict.fromkeys(method(r) for r in done))
+    scores: dict[str, dict[tuple[str, str], list[float]]] = {}
+
+    def add(title: str, row: GameRow, value: float) -> None:
+        scores.setdefault(title, {}).setdefault((row.script, method(row)), []).append(value)
+
+    for row in done:
+        add("Civilian win rate", row, float(row.winner == "civilians"))
+        if row.votes_counted:
+            add("Murderer identification", row, (row.votes_on_murderer or 0) / row.votes_counted)
+        for metric, numbers in sorted(row.metrics.items()):
+            for name, value in sorted(numbers.items()):
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    add(f"{metric}: {name}", row, float(value))
+    return [PaperTable(title=title, scripts=scripts, methods=methods,
+                       cells={key: _cell(values) for key, values in cells.items()})
+            for title, cells in scores.items()]
+
+
+def pareto_front(points: list[tuple[float, float]]) -> list[int]:
+    """Indices of the points no other point dominates (cost no higher and score no lower,
+    one of them strictly): the choices worth making at some budget."""
+    front = []
+    for i, (cost, score) in enumerate(points):
+        if not any((c <= cost and s >= score) and (c, s) != (cost, score)
+                   for c, s in points):
+            front.append(i)
+    return front
+
+
+def cost_axis(report: BatchReport) -> tuple[str, list[tuple[int, float, float]]]:
+    """What the cost plot's x axis is (dollars per finished game when every group has a
+    price, else tokens per game) and each group's (index, cost, win rate)."""
+    groups = report.groups
+    priced = all(g.cost_usd is not None and g.finished for g in groups)
+    points = []
+    for i, group in enumerate(groups):
+        rate_ = group.civilian_wins.rate
+        if rate_ is None or not group.finished:
+            continue
+        cost = (group.cost_usd or 0.0) / group.finished if priced else group.tokens_per_game
+        if cost is not None:
+            points.append((i, cost, rate_))
+    return ("$ per game" if priced else "tokens per game"), points
+
+
+def png(figure: Figure) -> str:
+    """A figure as a ``data:`` URI."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def transcript_link(batch_dir: Path, page: Path, row: GameRow) -> str | None:
+    """The game's transcript as a percent-encoded path relative to the page (none for a
+    name that is not one folder of the batch: the index is not trusted)."""
+    if row.name in ("", ".", "..") or Path(row.name).name != row.name or "\\" in row.name:
+        return None
+    path = batch_dir / row.name / TRANSCRIPT
+    if not path.is_file():
+        return None
+    relative = os.path.relpath(path.resolve(), page.resolve().parent)
+    return quote(Path(relative).as_posix())
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("jubensha.runs", "templates"),
+        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
+        lstrip_blocks=True)
+
+
+def render_html(batch_dir: Path, rows: list[GameRow], page: Path) -> str:
+    """The page for the batch in ``batch_dir`` (links are made relative to ``page``)."""
+    report = build_report(rows, batch=batch_dir.name)
+    board = rate(rows, batch=batch_dir.name)
+    axis, points = cost_axis(report)
+    front = set(pareto_front([(c, s) for _, c, s in points]))
+    on_front = {points[i][0] for i in front}
+    groups: list[GroupStats] = report.groups
+    plots = {"rates": png(rates_figure(report)), "tokens": png(tokens_figure(report, rows)),
+             "cost": png(cost_figure(report, points, on_front, axis))}
+    if board.entrants:
+        plots["ratings"] = png(ratings_figure(board))
+    return _environment().get_template(TEMPLATE).render(
+        batch=batch_dir.name, generated=datetime.now(UTC).isoformat(timespec="seconds"),
+        report=report, groups=groups, tables=report.tables(), paper=paper_tables(rows),
+        on_front=on_front, axis=axis, leaderboard=leaderboard_table(board), plots=plots,
+        games=[(row, transcript_link(batch_dir, page, row))
+               for row in sorted(rows, key=lambda r: r.position)])
+
+
+def write_html(batch_dir: Path, rows: list[GameRow], page: Path) -> Path:
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(render_html(batch_dir, rows, page), encoding="utf-8")
+    return page
