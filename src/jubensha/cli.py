@@ -7,6 +7,7 @@ import typer
 from jubensha.eval.commands import app as eval_app
 from jubensha.runs.commands import play, replay, runs_app
 from jubensha.scripts.commands import app as scripts_app
+from jubensha.web.commands import serve
 
 app = typer.Typer(
     name="jubensha",
@@ -19,6 +20,7 @@ app.add_typer(eval_app, name="eval")
 app.add_typer(runs_app, name="runs")
 app.command()(play)
 app.command()(replay)
+app.command()(serve)
 
 
 if __name__ == "__main__":

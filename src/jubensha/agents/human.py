@@ -92,6 +92,17 @@ class SeatView(BaseModel):
     def clues(self) -> list[ClueRevealed]:
         return [event for event in self.events if isinstance(event, ClueRevealed)]
 
+    def sheet_text(self) -> str:
+        """The seat's sheet as the person reads it (terminal and web page alike)."""
+        sheet, me = self.sheet, self.sheet.me
+        return render(
+            "human", "sheet", sheet.language, me=me.model_dump(), murderer=sheet.is_murderer,
+            title=sheet.title, background=sheet.background, rules=sheet.rules,
+            victims=[victim.model_dump() for victim in sheet.victims],
+            others=[other.model_dump() for other in sheet.others],
+            acts=[act.model_dump() for act in self.acts if act.text or act.goals],
+            clues=[clue.model_dump() for clue in self.clues])
+
 
 class HumanIO(ABC):
     """How a person sees a seat and answers its decisions (the terminal, a web page)."""
@@ -256,13 +267,7 @@ class ConsoleIO(HumanIO):
         sheet = view.sheet
         me = sheet.me
         self.console.rule(Text(f"{sheet.title} · {me.name}", style="bold"))
-        self.say(self.text(
-            "sheet", me=me.model_dump(), murderer=sheet.is_murderer, title=sheet.title,
-            background=sheet.background, rules=sheet.rules,
-            victims=[victim.model_dump() for victim in sheet.victims],
-            others=[other.model_dump() for other in sheet.others],
-            acts=[act.model_dump() for act in view.acts if act.text or act.goals],
-            clues=[clue.model_dump() for clue in view.clues]))
+        self.say(view.sheet_text())
         self.console.rule()
         self.sheet_shown = True
 

@@ -8,12 +8,13 @@ with the inputs is a ``PlayError`` with a message meant for the person at the te
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from jubensha.agents.base import Agent
 from jubensha.agents.human import hot_seat_spec, is_human
 from jubensha.agents.registry import AgentSpecError, check_agent_spec, make_agent
 from jubensha.engine.game import Game, Seat
@@ -163,12 +164,14 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
                     model_options: ModelOptions | None = None, embedder: str = "none",
                     record: Path | None = None, script_source: str = "",
                     sinks: Sequence[EventSink] = (), on_ask: AskHook | None = None,
-                    models: dict[str, Model] | None = None) -> RunResult:
+                    models: dict[str, Model] | None = None,
+                    agents: Mapping[str, Agent] | None = None) -> RunResult:
     """Play one game and write its run folder at ``out``.
 
     ``embedder`` names the seats' shared embedder (``llm.embeddings``); ``record`` appends
     every model call to a cassette that ``--model replay:<file>`` plays back; ``models``
-    (spec → client) replaces building clients from the specs (tests pass fakes this way).
+    (spec → client) replaces building clients from the specs (tests pass fakes this way);
+    ``agents`` (seat → agent) seats agents made elsewhere, e.g. a person's web page.
     """
     options = model_options or ModelOptions()
     built = models is None
@@ -185,7 +188,9 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
     log = CallLog(folder)
     bound = {spec: RecordingModel(client, record) if record else client
              for spec, client in clients.items()}
-    seats = {name: Seat(agent=make_agent(plan.architecture), embedder=vectors,
+    given = agents or {}
+    seats = {name: Seat(agent=given.get(name) or make_agent(plan.architecture),
+                        embedder=vectors,
                         model=None if plan.model == NO_MODEL else log.seat(bound[plan.model],
                                                                            name))
              for name, plan in plans.items()}

@@ -1,0 +1,67 @@
+"""`jubensha serve`: play in the browser (lobby, human seats, spectators, reviews of runs)."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_spec
+from jubensha.web.app import Settings, create_app
+from jubensha.web.tables import TableHost
+
+PASSWORD_ENV = "JUBENSHA_HOST_PASSWORD"
+errors = Console(stderr=True)
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on. The default answers only "
+                                           "this machine; 0.0.0.0 opens it to your network "
+                                           "(set a host password then).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    runs: Annotated[Path, typer.Option(help="Where games are written, and which run folders "
+                                            "the server lists for review.")] = Path("runs"),
+    scripts: Annotated[list[Path] | None, typer.Option(
+        "--scripts", help="A folder of scripts to offer besides the bundled ones "
+                          "(repeatable).")] = None,
+    model: Annotated[list[str] | None, typer.Option(
+        "--model", help="A model the lobby may seat (repeatable; default: local and "
+                        "scripted). Endpoints and keys come from --base-url and the "
+                        "environment, never from the page.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="Base URL for openai: models.")] = None,
+    embedder: Annotated[str, typer.Option(help="The seats' embedder.")] = "none",
+) -> None:
+    """Host tables in the browser: a lobby, a page per human seat, a spectator view with
+    suspicion charts, and the review of any run folder. The host password, when wanted,
+    is read from JUBENSHA_HOST_PASSWORD."""
+    import uvicorn
+
+    password = os.environ.get(PASSWORD_ENV) or None
+    models = model or ["local", "scripted"]
+    try:
+        models = [validate_model_spec(spec) for spec in models]
+    except ModelSpecError as exc:
+        errors.print(f"error: {exc}", markup=False)
+        raise typer.Exit(2) from None
+    if not _loopback(host) and not password:
+        errors.print(f"note: {host} is reachable from other machines and the lobby has no "
+                     f"password; set {PASSWORD_ENV} to protect it.", markup=False)
+    settings = Settings(runs=runs, script_dirs=list(scripts or []), models=models,
+                        password=password, embedder=embedder)
+    options = ModelOptions(base_url=base_url) if base_url else ModelOptions()
+    tables = TableHost(runs, options, embedder=embedder)
+    print(f"jubensha: the lobby is at http://{host}:{port}/", flush=True)
+    uvicorn.run(create_app(settings, tables), host=host, port=port, log_level="warning")
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -1,0 +1,60 @@
+"""The mysteries a server offers: the bundled ones and the scripts found in the folders
+given with ``--scripts``. A page names a script by its key from this list, never by a path,
+so no page can make the server open a file it was not given."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from jubensha.scripts.bundled import bundled_scripts, find_script
+from jubensha.scripts.io import ScriptError
+from jubensha.scripts.model import Script
+
+MAX_SCRIPTS = 500
+SCRIPT_FILES = ("script.yaml", "script.yml", "script.json")
+
+
+class ScriptChoice(BaseModel):
+    key: str
+    title: str
+    language: str
+    players: int
+
+
+class ScriptLibrary:
+    def __init__(self, folders: list[Path]):
+        self.paths: dict[str, Path] = {key: path for key, path in bundled_scripts().items()}
+        for number, folder in enumerate(folders):
+            for path in _script_files(folder)[:MAX_SCRIPTS]:
+                self.paths[f"{number}:{path.relative_to(folder).as_posix()}"] = path
+        self._loaded: dict[str, Script | None] = {}
+
+    def load(self, key: str) -> Script | None:
+        """The script ``key`` names, or None when there is none or it does not load."""
+        if key not in self.paths:
+            return None
+        if key not in self._loaded:
+            try:
+                self._loaded[key] = find_script(str(self.paths[key]))
+            except ScriptError:
+                self._loaded[key] = None
+        return self._loaded[key]
+
+    def choices(self) -> list[ScriptChoice]:
+        found = ((key, self.load(key)) for key in self.paths)
+        return [ScriptChoice(key=key, title=script.title, language=script.language,
+                             players=len(script.characters))
+                for key, script in found if script is not None]
+
+
+def _script_files(folder: Path) -> list[Path]:
+    """Script files under ``folder`` (a folder holding script.yaml, or *.yaml files)."""
+    if not folder.is_dir():
+        return []
+    found = [path for path in sorted(folder.rglob("*")) if path.is_file()
+             and not path.is_symlink() and (path.name in SCRIPT_FILES
+                                            or path.suffix in (".yaml", ".yml"))
+             and path.resolve().is_relative_to(folder.resolve())]
+    return found
