@@ -132,3 +132,16 @@ def _wait_until_ended(web, invite: str) -> None:
         if web.get(invite + "/live").json()["ended"]:
             return
     raise AssertionError("the game did not end")
+
+
+def test_a_browser_game_appears_in_runs_report_like_any_other(tmp_path):
+    from typer.testing import CliRunner
+
+    from jubensha.cli import app
+
+    with client(tmp_path) as web:
+        _, invites, _ = open_table(web, seat_form("lighthouse-keeper", "demo", {0: "human"}, 4))
+        play_seat(web, next(iter(invites.values())))
+    report = CliRunner().invoke(app, ["runs", "report", str(tmp_path), "--format", "json"])
+    assert report.exit_code == 0, report.output
+    assert '"human+naive"' in report.output and '"finished": 1' in report.output

@@ -17,6 +17,7 @@ from rich.text import Text
 from jubensha.eval.report import rich_table
 from jubensha.runs.batch import Batch, BatchError, BatchSummary, Update
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow
+from jubensha.runs.loose import find_run_folders, rows_from_runs
 from jubensha.runs.ratings import LeaderboardFormat, leaderboard_table, rate, render_leaderboard
 from jubensha.runs.report import ReportFormat, build_report, render
 from jubensha.runs.spec import SPEC_FILE, SpecError, load_spec
@@ -195,11 +196,14 @@ def report(
 
 
 def index_rows(batch_dir: Path) -> list[GameRow]:
-    """The rows of a batch folder's index, or a one-line error saying what to do."""
+    """The rows of a batch folder's index, or of the run folders under a folder that is
+    no batch (games played with ``play`` or in the browser); a one-line error otherwise."""
     if not (batch_dir / INDEX_FILE).is_file():
-        hint = (f"run: jubensha runs reindex {batch_dir}" if (batch_dir / SPEC_FILE).is_file()
-                else "not a batch folder")
-        raise fail(f"{batch_dir}: no {INDEX_FILE}; {hint}")
+        if (batch_dir / SPEC_FILE).is_file():
+            raise fail(f"{batch_dir}: no {INDEX_FILE}; run: jubensha runs reindex {batch_dir}")
+        if not find_run_folders(batch_dir):
+            raise fail(f"{batch_dir}: no {INDEX_FILE} and no run folders; not a batch folder")
+        return asyncio.run(rows_from_runs(batch_dir))
     with BatchIndex.of(batch_dir) as index:
         return index.rows()
 

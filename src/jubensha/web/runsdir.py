@@ -1,6 +1,6 @@
-"""The run folders a server may show: every folder under its ``--runs`` root that holds a
-run (``meta.json`` or ``events.jsonl``), found to a bounded depth and count, and a path
-from a URL resolved only when it stays inside the root (no ``..``, no symlink out)."""
+"""The run folders a server may show: every run folder under its ``--runs`` root (found as
+``runs report`` finds them), and a path from a URL resolved only when it stays inside the
+root (no ``..``, no symlink out)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from jubensha.runs.log import EVENTS, META, RESULT
-
-MAX_DEPTH = 4
-MAX_RUNS = 2000
+from jubensha.runs.log import RESULT
+from jubensha.runs.loose import find_run_folders, is_run_folder
 
 
 class RunEntry(BaseModel):
@@ -21,38 +19,14 @@ class RunEntry(BaseModel):
     modified: float
 
 
-def is_run(folder: Path) -> bool:
-    return (folder / META).is_file() or (folder / EVENTS).is_file()
-
-
 def list_runs(root: Path) -> list[RunEntry]:
     """Run folders under ``root``, newest first (games, batches' games, imported logs)."""
     base = root.resolve()
-    found: list[RunEntry] = []
-    frontier = [base] if base.is_dir() else []
-    for _ in range(MAX_DEPTH + 1):
-        following: list[Path] = []
-        for folder in frontier:
-            for child in sorted(_subfolders(folder)):
-                if len(found) >= MAX_RUNS:
-                    break
-                if child.is_symlink():
-                    continue
-                if is_run(child):
-                    found.append(RunEntry(path=child.relative_to(base).as_posix(),
-                                          finished=(child / RESULT).is_file(),
-                                          modified=child.stat().st_mtime))
-                else:
-                    following.append(child)
-        frontier = following
-    return sorted(found, key=lambda entry: entry.modified, reverse=True)
-
-
-def _subfolders(folder: Path) -> list[Path]:
-    try:
-        return [child for child in folder.iterdir() if child.is_dir()]
-    except OSError:
-        return []
+    found = [folder for folder in find_run_folders(base) if folder != base]
+    entries = [RunEntry(path=folder.relative_to(base).as_posix(),
+                        finished=(folder / RESULT).is_file(), modified=folder.stat().st_mtime)
+               for folder in found]
+    return sorted(entries, key=lambda entry: entry.modified, reverse=True)
 
 
 def resolve_run(root: Path, relative: str) -> Path | None:
@@ -64,4 +38,4 @@ def resolve_run(root: Path, relative: str) -> Path | None:
     candidate = (base / relative).resolve()
     if not candidate.is_relative_to(base) or candidate == base or not candidate.is_dir():
         return None
-    return candidate if is_run(candidate) else None
+    return candidate if is_run_folder(candidate) else None
