@@ -175,7 +175,7 @@ def report(
 ) -> None:
     """Tables of a batch: win rate and identification with 95% intervals, failures, calls,
     tokens, cost, duration, and the post-game metrics."""
-    rows = index_rows(batch_dir)
+    rows = index_rows(batch_dir, loose=True)
     result = build_report(rows, by_script=by_script, batch=batch_dir.name)
     if fmt == "table":
         for table in result.tables():
@@ -195,13 +195,14 @@ def report(
         console.print(f"wrote {write_html(batch_dir, rows, html)}")
 
 
-def index_rows(batch_dir: Path) -> list[GameRow]:
-    """The rows of a batch folder's index, or of the run folders under a folder that is
-    no batch (games played with ``play`` or in the browser); a one-line error otherwise."""
+def index_rows(batch_dir: Path, loose: bool = False) -> list[GameRow]:
+    """The rows of a batch folder's index, or (``loose``) of the run folders under a folder
+    that is no batch (games played with ``play`` or in the browser); a one-line error
+    otherwise."""
     if not (batch_dir / INDEX_FILE).is_file():
         if (batch_dir / SPEC_FILE).is_file():
             raise fail(f"{batch_dir}: no {INDEX_FILE}; run: jubensha runs reindex {batch_dir}")
-        if not find_run_folders(batch_dir):
+        if not loose or not find_run_folders(batch_dir):
             raise fail(f"{batch_dir}: no {INDEX_FILE} and no run folders; not a batch folder")
         return asyncio.run(rows_from_runs(batch_dir))
     with BatchIndex.of(batch_dir) as index:
