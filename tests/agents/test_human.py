@@ -50,6 +50,7 @@ from jubensha.engine.events import ActStarted, ClueRevealed, Event, Failure, Hos
 from jubensha.engine.game import Game, Seat, turn_order
 from jubensha.engine.procedure import find_procedure
 from jubensha.engine.stages_whodunit import parse_reasoning
+from jubensha.engine.voting import NOBODY
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runs.log import read_run
 from jubensha.runs.play import NO_MODEL, PlayError, parse_seat, plan_seats
@@ -513,3 +514,11 @@ def test_hot_seat_players_take_turns_behind_the_hand_over_screen(tmp_path: Path)
     assert run.finished and run.meta.seats["Cara"].architecture == "human:handover=true"
     assert not [e for e in run.events if isinstance(e, Failure)
                 and e.seat in ("Bob", "Cara")]
+
+
+def test_a_vote_may_answer_nobody_here_where_the_table_offers_it() -> None:
+    script = load_script(TINY)
+    agent, _, screen = seat(script, "Bob", "3", "")
+    vote = CastVote(candidates=["Ann", "Cara", NOBODY], victim="Lord Vale")
+    assert decide(agent, vote) == Vote(target=NOBODY)
+    assert "  3) nobody here: no one at this table killed them" in screen.getvalue()

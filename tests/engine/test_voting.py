@@ -8,7 +8,9 @@ import pytest
 
 from jubensha.engine.events import VictimOutcome
 from jubensha.engine.voting import (
+    NOBODY,
     VotingRules,
+    ballot_candidates,
     candidates_for,
     count_votes,
     killers_of,
@@ -131,14 +133,44 @@ def test_one_vote_per_victim_when_there_are_several() -> None:
     assert victims_to_vote(one, rules(per_victim="always")) == ["Vic"]
 
 
-def test_victims_killed_offstage_get_no_vote() -> None:
+def three_victims_one_offstage() -> Script:
+    """Vic and Wes were killed at the table; Old Tom died offstage (nobody present)."""
     script = two_victims()
     script.victims.append(Victim(name="Old Tom"))
     assert script.truth is not None
     script.truth.killed_offstage = ["Old Tom"]
-    assert victims_to_vote(script, rules()) == ["Vic", "Wes"]
-    script.truth.killed_offstage = ["Old Tom", "Wes"]
-    assert victims_to_vote(script, rules()) == [None]
+    return script
+
+
+def test_every_victim_the_players_know_of_is_voted_on() -> None:
+    script = three_victims_one_offstage()
+    assert victims_to_vote(script, rules()) == ["Vic", "Wes", "Old Tom"]
+    lone = script.model_copy(update={"victims": [Victim(name="Old Tom")]})
+    assert victims_to_vote(lone, rules()) == ["Old Tom"]
+
+
+def test_nobody_here_is_offered_on_every_ballot_alike_where_offstage_deaths_exist() -> None:
+    script = three_victims_one_offstage()
+    offered = {victim: ballot_candidates("Dan", SEATS, script, rules(), victim)
+               for victim in victims_to_vote(script, rules())}
+    assert all(pool == ["Ann", "Bob", "Cara", "Dan", NOBODY] for pool in offered.values())
+    assert NOBODY not in ballot_candidates("Dan", SEATS, two_victims(), rules(), "Vic")
+    assert NOBODY not in ballot_candidates("Dan", SEATS, script, rules(nobody="never"), "Vic")
+    assert NOBODY in ballot_candidates("Dan", SEATS, two_victims(), rules(nobody="always"),
+                                       "Vic")
+    assert ballot_candidates("Dan", SEATS, script, rules(), "Vic", among=["Ann", "Bob"]) == [
+        "Ann", "Bob"]
+    assert ballot_candidates("Dan", SEATS, script, rules(), "Vic", among=["Ann", NOBODY]) == [
+        "Ann", NOBODY]
+
+
+def test_nobody_here_is_right_exactly_for_the_offstage_victim() -> None:
+    script = three_victims_one_offstage()
+    assert killers_of(script, "Old Tom") == [NOBODY]
+    ballots = {"Ann": NOBODY, "Bob": NOBODY, "Cara": "Dan", "Dan": NOBODY}
+    assert outcome(script, "Old Tom", ballots, [NOBODY]).caught
+    assert not outcome(script, "Old Tom", ballots, ["Dan"]).caught
+    assert not outcome(script, "Vic", ballots, [NOBODY]).caught
 
 
 def test_killers_come_from_the_truth_then_the_characters() -> None:

@@ -41,6 +41,7 @@ from jubensha.engine.decisions import (
     Vote,
 )
 from jubensha.engine.events import Accused, ActStarted, ClueRevealed, Event, Spoke
+from jubensha.engine.voting import NOBODY
 from jubensha.memory.lexical import BM25Index
 from jubensha.memory.text import TokenizerOptions, split_sentences, tokenize
 from jubensha.prompts import render
@@ -529,7 +530,10 @@ class ExtractiveAgent(Agent):
         if isinstance(decision, AskQuestions):
             return self.ask(decision.candidates, decision.count, decision.victim)
         if isinstance(decision, CastVote):
-            suspect, score = self.suspicion(decision.candidates, decision.victim)[0]
+            suspect, score = self.suspicion(
+                [c for c in decision.candidates if c != NOBODY], decision.victim)[0]
+            if NOBODY in decision.candidates and score <= 0:
+                suspect = NOBODY  # nothing it heard ties anyone present to this death
             return Vote(target=suspect, reason=render(
                 "extractive", "vote_reason", self.lang, suspect=suspect, score=score))
         if isinstance(decision, Accuse):

@@ -45,6 +45,7 @@ from jubensha.engine.decisions import (
     Vote,
 )
 from jubensha.engine.events import ActStarted, ClueRevealed, Event, HostSpoke
+from jubensha.engine.voting import NOBODY
 from jubensha.prompts import render
 from jubensha.runs.transcript import describe, rich_line
 from jubensha.scripts.model import ActSheet
@@ -442,7 +443,9 @@ class ConsoleIO(HumanIO):
 
     async def choose_with_reason(self, candidates: list[str], none: str
                                  ) -> tuple[str | None, str]:
-        index = await self.pick(candidates, none=self.text("field", field=none))
+        shown = [self.text("field", field="nobody_here") if c == NOBODY else c
+                 for c in candidates]
+        index = await self.pick(shown, none=self.text("field", field=none))
         reason = await self.words(self.text("field", field="reason"), optional=True)
         return (None if index is None else candidates[index]), reason
 

@@ -31,9 +31,11 @@ from jubensha.engine.events import (
 from jubensha.engine.registry import StageSpec, register_stage
 from jubensha.engine.table import Check, Table, VoteRecord
 from jubensha.engine.voting import (
+    NOBODY,
     Ballots,
-    candidates_for,
+    ballot_candidates,
     count_votes,
+    offers_nobody,
     outcome,
     victims_to_vote,
     winner,
@@ -328,7 +330,7 @@ async def collect_ballots(table: Table, victim: str | None, among: list[str] | N
         accused = [a.accused for a in table.state.accusations if a.accused]
     asks = []
     for voter in table.seats:
-        candidates = candidates_for(voter, table.seats, table.murderers, rules, among)
+        candidates = ballot_candidates(voter, table.seats, table.script, rules, victim, among)
         if candidates:
             asks.append((voter, CastVote(candidates=candidates, victim=victim, accused=accused),
                          lambda: Vote(target=None), check_choice(candidates, Vote)))
@@ -342,6 +344,11 @@ async def collect_ballots(table: Table, victim: str | None, among: list[str] | N
     table.state.votes.append(VoteRecord(victim=victim, round=table.round or 1,
                                         ballots=ballots))
     return ballots
+
+
+def nobody_label(table: Table) -> str:
+    """What the host tells seats to answer for "nobody here" ('' when not offered)."""
+    return NOBODY if offers_nobody(table.script, table.procedure.voting) else ""
 
 
 BallotBox = Callable[[Table, str | None, list[str] | None], Awaitable[Ballots]]
@@ -368,7 +375,9 @@ async def vote_per_victim(table: Table, call_vote: Callable[[str | None], Awaita
 
 @register_stage(VoteSpec)
 async def run_vote(spec: VoteSpec, table: Table) -> None:
-    await vote_per_victim(table, lambda victim: table.say("vote", victim=victim))
+    nobody = nobody_label(table)
+    await vote_per_victim(table, lambda victim: table.say("vote", victim=victim,
+                                                          nobody=nobody))
 
 
 # -- reveal --------------------------------------------------------------------------------

@@ -44,6 +44,7 @@ from jubensha.engine.stages import (
     collect_accusations,
     collect_ballots,
     match_name,
+    nobody_label,
     run_act,
     run_clues,
 )
@@ -324,10 +325,13 @@ async def run_accusation_vote(spec: AccusationVoteSpec, table: Table) -> None:
     rules = table.procedure.voting
     for victim in victims_to_vote(table.script, rules):
         table.round = None
-        await table.announce(host_line(table, "host_vote", victim=victim, suspects=suspects))
-        ballots = await collect_ballots(table, victim, suspects, accused=accused,
+        nobody = nobody_label(table)
+        await table.announce(host_line(table, "host_vote", victim=victim, suspects=suspects,
+                                       nobody=nobody))
+        among = [*suspects, nobody] if nobody else suspects
+        ballots = await collect_ballots(table, victim, among, accused=accused,
                                         public=spec.votes != "log")
-        scores = combined_scores(table, spec, ballots, suspects)
+        scores = combined_scores(table, spec, ballots, among)
         top = leaders(scores)
         if len(top) > 1 and rules.ties == "revote":
             table.round = 2

@@ -22,9 +22,15 @@ from pydantic import Field
 from jubensha.engine.decisions import CastVote, Speak, Speech, Vote
 from jubensha.engine.events import Spoke, VoteCast
 from jubensha.engine.registry import StageSpec, register_stage
-from jubensha.engine.stages import ask_and_answer, check_choice, check_speech, vote_per_victim
+from jubensha.engine.stages import (
+    ask_and_answer,
+    check_choice,
+    check_speech,
+    nobody_label,
+    vote_per_victim,
+)
 from jubensha.engine.table import Check, Table, VoteRecord
-from jubensha.engine.voting import candidates_for
+from jubensha.engine.voting import ballot_candidates
 from jubensha.prompts import render
 
 _METHOD = r"(?:modus\s+operandi|method|作案手法|手法)"
@@ -135,7 +141,7 @@ async def open_ballots(table: Table, victim: str | None, among: list[str] | None
     rules = table.procedure.voting
     ballots: dict[str, str | None] = {}
     for voter in table.seats:
-        candidates = candidates_for(voter, table.seats, table.murderers, rules, among)
+        candidates = ballot_candidates(voter, table.seats, table.script, rules, victim, among)
         if not candidates:
             continue
         check: Check = check_choice(candidates, Vote)
@@ -154,5 +160,6 @@ async def open_ballots(table: Table, victim: str | None, among: list[str] | None
 @register_stage(OpenVoteSpec)
 async def run_open_vote(spec: OpenVoteSpec, table: Table) -> None:
     await vote_per_victim(
-        table, lambda victim: table.announce(host_line(table, "vote", victim=victim)),
+        table, lambda victim: table.announce(host_line(table, "vote", victim=victim,
+                                                        nobody=nobody_label(table))),
         open_ballots)

@@ -4,6 +4,12 @@ The papers differ: ThinkThrice eliminates the seat with the most votes (self-vot
 PLAYER* eliminates any seat with at least 50% of the ballots and assumes a murderer never
 votes for themself, and asks for one vote per victim when a script has several. Each of these
 is a field of ``VotingRules`` so a procedure can state which game it plays.
+
+A victim the truth says was killed offstage (by nobody at the table) is voted on like every
+other victim the players know of: leaving it out would tell every seat that nobody present
+killed it. In scripts that have offstage deaths every victim's ballot offers ``NOBODY`` as
+an answer, uniformly, so its presence says nothing about which victim; it is right exactly
+for the offstage victims.
 """
 
 from __future__ import annotations
@@ -23,6 +29,9 @@ Ballots = Mapping[str, str | None]
 """Voter name to the seat they voted for; ``None`` is an abstention."""
 
 Winner = Literal["civilians", "murderers", "none"]
+
+NOBODY = "nobody here"
+"""The ballot answer "nobody at this table killed this victim" (a candidate like a seat)."""
 
 
 class VotingRules(BaseModel):
@@ -54,6 +63,11 @@ class VotingRules(BaseModel):
         description="all_victims: every victim's vote eliminates one of its killers; "
         "majority_of_victims: more than half do; all_murderers: every murderer is "
         "eliminated by some vote.",
+    )
+    nobody: Literal["auto", "always", "never"] = Field(
+        "auto",
+        description=f"Offer {NOBODY!r} on every victim's ballot: auto does so in scripts "
+        "whose truth records an offstage death (for every victim alike).",
     )
 
 
@@ -105,20 +119,44 @@ def candidates_for(voter: str, seats: Sequence[str], murderers: Sequence[str],
     return pool
 
 
+def offers_nobody(script: Script, rules: VotingRules) -> bool:
+    """Whether every victim's ballot offers ``NOBODY``."""
+    if rules.nobody != "auto":
+        return rules.nobody == "always"
+    return bool(script.truth is not None and script.truth.killed_offstage)
+
+
 def victims_to_vote(script: Script, rules: VotingRules) -> list[str | None]:
-    """One vote per victim, or a single vote (``None``) for "the murderer". Victims the
-    truth says were killed offstage (by no one at the table) get no vote of their own."""
-    offstage = set(script.truth.killed_offstage) if script.truth is not None else set()
-    names = [victim.name for victim in script.victims if victim.name not in offstage]
-    several = rules.per_victim == "always" or (rules.per_victim == "auto" and len(names) > 1)
+    """One vote per victim the players know of, or a single vote (``None``) for "the
+    murderer". Offstage victims are voted on too (see the module docstring); a ballot that
+    offers ``NOBODY`` is always about one named victim."""
+    names = [victim.name for victim in script.victims]
+    several = rules.per_victim == "always" or (
+        rules.per_victim == "auto" and (len(names) > 1 or offers_nobody(script, rules)))
     return list(names) if several and names else [None]
 
 
+def ballot_candidates(voter: str, seats: Sequence[str], script: Script, rules: VotingRules,
+                      victim: str | None, among: Sequence[str] | None = None) -> list[str]:
+    """What ``voter`` may answer on ``victim``'s ballot: the seats it may vote for, and
+    ``NOBODY`` where the script offers it (in a re-vote only when it tied for the lead)."""
+    murderers = [name for name in script.murderers if name in seats]
+    pool = candidates_for(voter, seats, murderers, rules,
+                          None if among is None else [c for c in among if c != NOBODY])
+    nobody = victim is not None and offers_nobody(script, rules)
+    if nobody and (among is None or NOBODY in among):
+        pool.append(NOBODY)
+    return pool
+
+
 def killers_of(script: Script, victim: str | None) -> list[str]:
-    """Who killed ``victim``: the truth's kill, else characters' ``killed``, else all murderers."""
+    """Who killed ``victim``: ``[NOBODY]`` when the truth says offstage, else the truth's
+    kill, else characters' ``killed``, else all murderers."""
     if victim is None:
         return script.murderers
     if script.truth is not None:
+        if victim in script.truth.killed_offstage:
+            return [NOBODY]
         for kill in script.truth.kills:
             if kill.victim == victim:
                 return list(kill.killers)
@@ -128,7 +166,8 @@ def killers_of(script: Script, victim: str | None) -> list[str]:
 
 def outcome(script: Script, victim: str | None, ballots: Ballots,
             eliminated: Sequence[str]) -> VictimOutcome:
-    """One victim's result: caught when an eliminated seat is one of its killers."""
+    """One victim's result: caught when an eliminated seat is one of its killers (for an
+    offstage victim: when ``NOBODY`` won the vote)."""
     killers = killers_of(script, victim)
     return VictimOutcome(victim=victim, tally=tally(ballots), eliminated=list(eliminated),
                          murderers=killers, caught=bool(set(eliminated) & set(killers)))

@@ -539,10 +539,12 @@ def victory(run: RunLog, script: Script, seats: Sequence[str], options: MirageOp
     ranks: dict[str, int | None] = {}
     for victim, ballots in final_ballots(run).items():
         votes = tally(Vote(voter=b.voter, target=b.target) for b in ballots)
-        combined = {seat: weight * votes.get(seat, 0) + suspicion[seat] for seat in seats}
+        guilty = culprits(script, victim)  # {"nobody here"} for an offstage death
+        pool = [*seats, *sorted(guilty - set(seats))]
+        combined = {seat: weight * votes.get(seat, 0) + suspicion[seat] for seat in pool}
         key = victim or "-"
         scores[key] = combined
-        ranks[key] = culprit_rank(combined, culprits(script, victim), seats, options.ties)
+        ranks[key] = culprit_rank(combined, guilty, pool, options.ties)
     return Victory(scores=scores, ranks=ranks)
 
 

@@ -33,7 +33,7 @@ from jubensha.engine.voting import (
     Ballots,
     VotingRules,
     Winner,
-    candidates_for,
+    ballot_candidates,
     count_votes,
     killers_of,
     outcome,
@@ -222,8 +222,9 @@ async def revote(context: MetricContext, options: RevoteOptions) -> Revotes:
         reads = answer_context(context, seat, seat_access(context, seat, options.memoryless),
                                config)
         model = seat_answerer(context, seat)
-        candidates = candidates_for(seat, seats, script.murderers, rules)
-        tasks += [revote_once(reads, model, victim, candidates, sample, options)
+        tasks += [revote_once(reads, model, victim,
+                              ballot_candidates(seat, seats, script, rules, victim),
+                              sample, options)
                   for victim in victims for sample in range(options.revotes)]
     ballots = await gather_limited(tasks, options.concurrency)
     scored = score(script, ballots, rules, options, seats)

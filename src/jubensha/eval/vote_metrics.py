@@ -2,7 +2,8 @@
 
 The ballots counted are each victim's last voting round (a re-vote replaces the first
 round). A ballot for a victim is on target when it names one of that victim's killers
-(``truth.kills``), else one of the script's murderers.
+(``truth.kills``), else one of the script's murderers; on a victim killed offstage it is on
+target when it answers "nobody here".
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from jubensha.engine.events import VoteCast
+from jubensha.engine.voting import killers_of
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.votes import Vote, culprit_rank, identification, tally
@@ -27,11 +29,9 @@ def final_ballots(run: RunLog) -> dict[str | None, list[VoteCast]]:
 
 
 def culprits(script: Script, victim: str | None) -> set[str]:
-    """Who killed ``victim`` by the truth; all murderers when the truth does not say."""
-    for kill in script.truth.kills if script.truth else []:
-        if kill.victim == victim:
-            return set(kill.killers)
-    return set(script.murderers)
+    """Who killed ``victim`` by the truth (``NOBODY`` for an offstage death, so a "nobody
+    here" ballot on it is on target); all murderers when the truth does not say."""
+    return set(killers_of(script, victim))
 
 
 class VictimVotes(MetricResult):
@@ -89,5 +89,7 @@ async def culprit_rank_metric(context: MetricContext) -> CulpritRanks:
     ranks = {}
     for victim, ballots in final_ballots(context.run).items():
         votes = tally([Vote(voter=b.voter, target=b.target) for b in ballots])
-        ranks[victim or "-"] = culprit_rank(votes, culprits(context.script, victim), candidates)
+        guilty = culprits(context.script, victim)
+        pool = [*candidates, *sorted(guilty - set(candidates))]
+        ranks[victim or "-"] = culprit_rank(votes, guilty, pool)
     return CulpritRanks(run=str(context.run.path), ranks=ranks)
