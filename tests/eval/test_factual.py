@@ -147,7 +147,7 @@ async def test_questions_are_generated_once_grounded_and_cached(tmp_path: Path) 
     result, calls = await evaluate("factual", run_dir, script=bare, judge=judge,
                                    options={"judge": "lexical"})
     generate = [c for c in calls if c.purpose == "factual.generate"]
-    assert [c.seat for c in generate] == ["Zhou"]  # only Zhou has no questions; no timeline
+    assert [c.subject for c in generate] == ["Zhou"]  # only Zhou has no questions; no timeline
     assert "Zhou slept through the storm" in prompt(generate[0])
     assert result.generated == 1 and result.questions == 5  # the invented one is dropped
     cached = yaml.safe_load((run_dir / "eval" / QUESTIONS_FILE).read_text())

@@ -86,7 +86,7 @@ async def test_informed_accuracy_needs_a_right_answer_and_reasoning_rated_4(tmp_
     rated = [c for c in calls if c.purpose == "inferential.rationale"]
     # Only right answers to questions with a reference rationale are rated: Li q1, q2,
     # Zhou q1; q3 has no reference and is not in the informed pool.
-    assert sorted((c.seat, asked_id(c)) for c in rated) == [("Li", "q1"), ("Li", "q2"),
+    assert sorted((c.subject, asked_id(c)) for c in rated) == [("Li", "q1"), ("Li", "q2"),
                                                              ("Zhou", "q1")]
     assert "Only Wang went near the tea." in prompt(rated[0]) + prompt(rated[1])
     assert result.rated_pool == 6 and result.informed == pytest.approx(2 / 6)

@@ -257,7 +257,8 @@ def test_every_mirage_metric_scores_a_played_game_with_a_scripted_judge(
     records = read_calls(mirage_run / "eval" / "calls.jsonl")
     purposes = {r.purpose for r in records}
     assert purposes == {"judge.mirage.score", "judge.mirage.reconstruct"}
-    assert {r.seat for r in records} == set(script.names)
+    assert {r.subject for r in records} == set(script.names)
+    assert {(r.seat, r.access) for r in records} == {(None, "truth"), (None, "scripts")}
     assert [r.index for r in records] == list(range(len(records)))
     scored = json.loads(indices.model_dump_json())
     assert set(scored["scores"]["seats"]) == set(script.names)

@@ -38,6 +38,7 @@ from jubensha.agents.player_star.core import first_tokens
 from jubensha.agents.player_star.memory import SeatMemory, character_texts
 from jubensha.engine.events import ActStarted, Event
 from jubensha.llm.base import Embedder, GenerateConfig, Message, Model, Request
+from jubensha.llm.calls import declare
 from jubensha.llm.structured import StructuredOutputError, generate_object
 from jubensha.memory.store import MemoryConfig, MemoryStore, RetrievalMode
 from jubensha.memory.text import TokenizerOptions
@@ -54,6 +55,14 @@ FSA_LARGE_TOTAL = 9 * FSA_BUDGETS[9]
 """Beyond nine players the total of the nine-player row is shared equally."""
 
 _SEPARATORS = re.compile(r"[\s,，、;；/&+]+|\band\b|和|与|及")
+
+PURPOSES: dict[str, str] = {
+    "dialogue": declare("answer.dialogue", "seat"),  # own script and the game it heard
+    "ssa": declare("answer.ssa", "seat"),  # own script only
+    "fsa": declare("answer.fsa", "scripts"),  # every character's script (a reference)
+}
+"""What each answerer's calls may see, declared once (``llm.calls.declare``)."""
+
 
 
 class AnswererConfig(BaseModel):
@@ -221,7 +230,7 @@ async def answer_choice(question: ChoiceQuestion, context: AnswerContext, model:
     if context.system:
         messages.insert(0, Message(role="system", content=context.system))
     config = context.config
-    request = Request(messages=messages, purpose=f"answer.{context.access}",
+    request = Request(messages=messages, purpose=PURPOSES[context.access],
                       seat=context.seat, sample=sample,
                       config=GenerateConfig(temperature=config.temperature,
                                             max_tokens=config.max_tokens))

@@ -50,6 +50,7 @@ from jubensha.eval.postgame import (
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.llm.base import GenerateConfig, Message, Model, Request
+from jubensha.llm.calls import declare
 from jubensha.llm.structured import choice_schema
 from jubensha.memory.text import chunk, count_tokens, tokenize
 from jubensha.prompts import render
@@ -58,6 +59,11 @@ from jubensha.scripts.model import Character, FactualQuestion, Script
 Kind = Literal["own", "cq", "mq"]
 QUESTIONS_FILE = "factual_questions.yaml"
 VERDICTS = ("Correct", "Incorrect")
+
+
+GENERATE = declare("factual.generate", "scripts")  # questions from one character's script
+ANSWER = declare("factual.answer", "seat")  # the seat answers after the game
+JUDGE = declare("factual.judge", "truth")  # the reference answer
 
 
 class FactualOptions(BaseModel):
@@ -143,7 +149,7 @@ async def generate_for(character: Character, script: Script, model: Model,
             schema = create_model("FactualQuestions", questions=(
                 list[GeneratedQuestion], Field(min_length=1, max_length=count)))
             request = judge_request("factual_generate", script.language,
-                                    purpose="factual.generate", seat=character.name,
+                                    purpose=GENERATE, seat=character.name,
                                     character=character.name, part=part, text=piece,
                                     count=count)
             request = request.model_copy(update={"config": GenerateConfig(temperature=None)})
@@ -271,7 +277,7 @@ async def answer_batch(reads: AnswerContext, model: Model, questions: list[Factu
                     script=await reads.memory.script(query, options.script_tokens),
                     memory=await reads.memory.dialogue(query, options.memory_tokens),
                     questions=[q.question for q in questions])
-    request = Request(messages=[Message(role="user", content=prompt)], purpose="factual.answer",
+    request = Request(messages=[Message(role="user", content=prompt)], purpose=ANSWER,
                       seat=reads.seat, sample=sample,
                       config=GenerateConfig(temperature=options.temperature,
                                             max_tokens=80 * len(questions) + 100))
@@ -293,7 +299,7 @@ def lexical_verdict(question: str, reference: str, reply: str, threshold: float 
 
 async def model_verdict(judge: Model, question: FactualQuestion, reply: str, seat: str,
                         lang: str, attempts: int) -> tuple[bool | None, str | None]:
-    request = judge_request("factual_judge", lang, purpose="factual.judge", seat=seat,
+    request = judge_request("factual_judge", lang, purpose=JUDGE, seat=seat,
                             max_tokens=30, question=question.question,
                             answer=question.answer, reply=reply)
     schema = choice_schema(VERDICTS, field_name="verdict", reason=False, name="FactualVerdict")

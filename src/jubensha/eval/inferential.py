@@ -37,12 +37,16 @@ from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.wellplay import Rule, is_correct
 from jubensha.llm.base import Model
+from jubensha.llm.calls import declare
 from jubensha.runs.log import RunLog
 from jubensha.scripts.model import ChoiceQuestion, Script
 
 PREFIX = "inferential."
 FSA_SEAT = "FSA"
 """How the omniscient reader is named in results."""
+
+
+RATIONALE = declare("inferential.rationale", "truth")  # the reference rationale
 
 
 class InferentialOptions(BaseModel):
@@ -135,7 +139,7 @@ async def rate(judge: Model, question: ChoiceQuestion, reason: str, seat: str, l
     """The judge's 1-5 rating of ``reason`` against the reference rationale."""
     right = ", ".join(f"{letter.upper()}. {question.options.get(letter, '')}"
                       for letter in question.answer)
-    request = judge_request("inferential_judge", lang, purpose="inferential.rationale",
+    request = judge_request("inferential_judge", lang, purpose=RATIONALE,
                             seat=seat, max_tokens=20, question=question.question,
                             options=[f"{k.upper()}. {v}" for k, v in question.options.items()],
                             answer=right, reference=question.rationale, reply=reason)

@@ -2,7 +2,8 @@
 
 Judge calls are model calls like any other: they go through ``generate_object`` (a
 validated pydantic object, corrective retries), carry a precise ``purpose`` and the judged
-seat, and are logged, cached and counted. ``open_session`` gives a run folder its
+seat as their ``subject`` (a call's ``seat`` is whose view it has; what each purpose may
+see is declared once with ``llm.calls.declare``), and are logged, cached and counted. ``open_session`` gives a run folder its
 evaluation record: ``RUN_DIR/eval/calls.jsonl`` (one ``CallRecord`` per call, appended
 across invocations) and ``RUN_DIR/eval/cache.sqlite`` (a reply cache, so evaluating a run
 again costs nothing and gives the same numbers). A judge reply that is out of range or not
@@ -90,7 +91,21 @@ def recorded(model: Model, context: MetricContext, seat: str | None = None) -> M
     """``model`` behind the context's reply cache and call log, when it has them."""
     if context.cache is not None:
         model = CachedModel(model, context.cache)
-    return SeatModel(model, context.calls, seat=seat) if context.calls is not None else model
+    if context.calls is None:
+        return model
+    track_game(context.calls, context)
+    return SeatModel(model, context.calls, seat=seat)
+
+
+def track_game(calls: CallLog, context: MetricContext) -> None:
+    """After the game each seat has seen every event visible to it: post-game calls record
+    the last one as ``seen``."""
+    if calls.last_seen is not None:
+        return
+    calls.track()
+    seats = context.script.names
+    for event in context.run.events:
+        calls.saw([seat for seat in seats if event.visible_to(seat)], event.index)
 
 
 @lru_cache(maxsize=16)

@@ -35,6 +35,7 @@ from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import rouge_l
 from jubensha.eval.vote_metrics import culprits, final_ballots
 from jubensha.eval.votes import Ties, Vote, culprit_rank, tally
+from jubensha.llm.calls import declare
 from jubensha.prompts import render
 from jubensha.runs.log import RunLog
 from jubensha.scripts.model import Character, Script
@@ -47,6 +48,10 @@ ICI_ABILITIES: tuple[Ability, ...] = ABILITIES[1:]
 MAX_ABILITY = 20
 PARTS = ("story", "script", "relationships", "performance", "purpose", "ability")
 """The six parts of a MIRAGE character (paper, section 2.2), in its order."""
+
+JUDGE_SCORE = declare("judge.mirage.score", "truth")
+JUDGE_RECONSTRUCT = declare("judge.mirage.reconstruct", "scripts")  # the whole game log
+
 
 
 class MirageOptions(BaseModel):
@@ -389,7 +394,7 @@ async def llm_scores(context: MetricContext, seats: Sequence[str] | None = None)
         reasons: dict[str, str] = {}
         for group in groups:
             item = "+".join(group) if len(group) > 1 else group[0]
-            request = judge_request("mirage_score", lang, purpose="judge.mirage.score",
+            request = judge_request("mirage_score", lang, purpose=JUDGE_SCORE,
                                     seat=seat, abilities=list(group), **values)
             judged = await ask(judge, request, score_schema(group), item=item,
                                attempts=options.attempts, lang=lang)
@@ -489,7 +494,7 @@ async def reconstructions(context: MetricContext, seats: Sequence[str] | None = 
                 text = "\n".join(x.text for x in own if x.text)
             else:
                 request = judge_request(
-                    "mirage_reconstruct", lang, purpose="judge.mirage.reconstruct", seat=seat,
+                    "mirage_reconstruct", lang, purpose=JUDGE_RECONSTRUCT, seat=seat,
                     player=seat, history=history, actions=render_lines(own, lang),
                     names=script.names, part=part)
                 judged = await ask(judge, request, ScriptText, item=part,

@@ -53,10 +53,13 @@ from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.vote_metrics import final_ballots
 from jubensha.eval.votes import Vote, identification
 from jubensha.llm.base import GenerateConfig, Message, Model, Request
+from jubensha.llm.calls import declare
 from jubensha.llm.structured import choice_schema
 from jubensha.prompts import render
 from jubensha.runs.log import RunLog
 from jubensha.scripts.model import Script
+
+REVOTE = declare("revote.vote", "seat")
 
 
 class RevoteOptions(BaseModel):
@@ -170,7 +173,7 @@ async def revote_once(context: AnswerContext, model: Model, victim: str | None,
     messages = [Message(role="user", content=prompt)]
     if context.system:
         messages.insert(0, Message(role="system", content=context.system))
-    request = Request(messages=messages, purpose="revote.vote", seat=context.seat,
+    request = Request(messages=messages, purpose=REVOTE, seat=context.seat,
                       sample=sample, config=GenerateConfig(temperature=options.temperature,
                                                            max_tokens=200))
     schema = choice_schema(candidates, field_name="vote", name="Revote")

@@ -38,6 +38,7 @@ from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import rouge_l
 from jubensha.eval.wellplay import DEFAULT_LETTERS, Rule, is_correct
 from jubensha.llm.base import GenerateConfig, Message, ModelError, Request
+from jubensha.llm.calls import declare
 from jubensha.prompts import render
 from jubensha.runs.log import RunLog
 from jubensha.scripts.model import ChoiceQuestion, Clue, Script
@@ -45,6 +46,12 @@ from jubensha.scripts.model import ChoiceQuestion, Clue, Script
 Method = Literal["auto", "judge", "lexical"]
 PREFIX = "whodunit."
 """Purposes of the seats' post-game calls (``whodunit.answer.dialogue``...)."""
+
+
+JUDGE_RP = declare("judge.whodunit.rp", "truth")
+JUDGE_SPC = declare("judge.whodunit.spc", "truth")
+JUDGE_CMD = declare("judge.whodunit.cmd", "truth")
+REASONING = declare("answer.reasoning", "seat")  # the seat states method and motive
 
 
 class WhodunitOptions(BaseModel):
@@ -128,7 +135,7 @@ async def role_play_metric(context: MetricContext) -> RolePlay:
         own = [line for line in lines if line.actor == seat]
         if not own:
             continue
-        request = judge_request("whodunit_rp", lang, purpose="judge.whodunit.rp", seat=seat,
+        request = judge_request("whodunit_rp", lang, purpose=JUDGE_RP, seat=seat,
                                 player=seat, history=history, own=render_lines(own, lang))
         judged = await ask(judge, request, ScoreOutOf10, item="rp", attempts=options.attempts,
                            lang=lang)
@@ -207,7 +214,7 @@ async def judged_coverage(context: MetricContext, points: Sequence[str], texts: 
                           seat: str | None, failures: list[JudgeFailure]) -> Coverage | None:
     options = options_of(context)
     lang = context.script.language
-    request = judge_request("whodunit_spc", lang, purpose="judge.whodunit.spc", seat=seat,
+    request = judge_request("whodunit_spc", lang, purpose=JUDGE_SPC, seat=seat,
                             points=list(points), discussion=clip("\n".join(texts),
                                                                  options.history_tokens))
     judged = await ask(judge_of(context, "whodunit-spc"), request,
@@ -301,7 +308,7 @@ async def ask_reasoning(context: MetricContext, seat: str) -> str:
         dialogue=await answer.memory.dialogue(query, options.answer_tokens)))]
     if answer.system:
         messages.insert(0, Message(role="system", content=answer.system))
-    request = Request(messages=messages, purpose="answer.reasoning", seat=seat,
+    request = Request(messages=messages, purpose=REASONING, seat=seat,
                       config=GenerateConfig(max_tokens=600))
     return (await answering_model(context, seat, PREFIX).generate(request)).text.strip()
 
@@ -343,7 +350,7 @@ async def motive_method_metric(context: MetricContext) -> MotiveMethod:
         if method == "lexical":
             answer.score = 100 * rouge_l(answer.answer, truth).fmeasure
             continue
-        request = judge_request("whodunit_cmd", lang, purpose="judge.whodunit.cmd", seat=seat,
+        request = judge_request("whodunit_cmd", lang, purpose=JUDGE_CMD, seat=seat,
                                 truth=truth, answer=answer.answer)
         judged = await ask(judge_of(context, "whodunit-cmd"), request, ScoreOutOf100,
                            item="cmd", attempts=options.attempts, lang=lang)

@@ -6,10 +6,20 @@ as the call ends, including failed calls. For structured calls
 (``generate_object`` through a seat model) each attempt's record carries the raw text and
 either the parsed object or why it did not parse, so the log shows what the model said
 and what the agent made of it.
+
+Two fields make an isolation audit exact. ``seen`` is the index of the last event the
+call's seat had observed when the call started (the table tells the log as it delivers each
+event, so it never depends on clocks, which tie under a fast model). ``access`` says what
+the call may see: ``seat`` (its seat's own view: sheet, released acts, events it observed),
+``scripts`` (every character's script, like the FSA reference answerer) or ``truth`` (the
+scripts and the solution, like judges). It is declared once per purpose with ``declare``;
+a judged seat is named in ``subject``, never in ``seat``, so grouping calls by seat shows
+only what that seat itself was shown.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -19,6 +29,35 @@ from pydantic import BaseModel, Field
 from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request, Response, Usage
 from jubensha.llm.structured import ParseFailure, current_attempt
 from jubensha.llm.wrappers import ModelWrapper
+
+Access = Literal["seat", "scripts", "truth"]
+ACCESS_LEVELS: tuple[Access, ...] = ("seat", "scripts", "truth")
+_PURPOSE_ACCESS: dict[str, Access] = {}
+
+
+def declare(purpose: str, access: Access) -> str:
+    """Declare once what calls of ``purpose`` may see; returns ``purpose``. A purpose
+    matches calls whose purpose is it or ends with ``.`` + it (``wellplay.answer.fsa``)."""
+    known = _PURPOSE_ACCESS.setdefault(purpose, access)
+    if known != access:
+        raise ValueError(f"purpose {purpose!r} is declared {known!r}, not {access!r}")
+    return purpose
+
+
+def access_of(purpose: str) -> Access | None:
+    """The declared access of ``purpose`` (its longest declared dotted suffix); None when
+    undeclared."""
+    parts = purpose.split(".")
+    for start in range(len(parts)):
+        found = _PURPOSE_ACCESS.get(".".join(parts[start:]))
+        if found is not None:
+            return found
+    return None
+
+
+def declared_purposes() -> dict[str, Access]:
+    """Every declared purpose and its access (for reports and docs)."""
+    return dict(_PURPOSE_ACCESS)
 
 
 def _now() -> str:
@@ -31,7 +70,14 @@ class CallRecord(BaseModel):
     index: int = Field(-1, description="Position in the run's call log (set by CallLog).")
     time: str = Field(default_factory=_now, description="When the call started (UTC).")
     purpose: str = ""
-    seat: str | None = None
+    seat: str | None = Field(None, description="The seat the call was made for (its view "
+                             "is what the call may see when access is 'seat').")
+    access: Access | None = Field(None, description="What the call may see: seat, scripts "
+                                  "or truth (declared per purpose); None: not recorded.")
+    subject: str | None = Field(None, description="The seat a judge or reference call is "
+                                "about (never the seat whose view it has).")
+    seen: int | None = Field(None, description="Index of the last event the seat had "
+                             "observed when the call started; -1: none yet; None: unknown.")
     model: str
     sample: int = 0
     messages: list[Message]
@@ -97,6 +143,25 @@ class CallLog:
     def __init__(self, sink: CallSink | None = None) -> None:
         self.sink: CallSink = sink if sink is not None else MemorySink()
         self.count = 0
+        self.last_seen: dict[str, int] | None = None
+        """Seat to the index of the last event it observed; None: not tracked."""
+
+    def track(self) -> None:
+        """Start recording what each seat has seen (``seen`` is -1 until its first event)."""
+        self.last_seen = {}
+
+    def saw(self, seats: Iterable[str], index: int) -> None:
+        """Seats ``seats`` observe the event numbered ``index`` (the table tells the log)."""
+        if self.last_seen is None:
+            self.track()
+        assert self.last_seen is not None
+        for seat in seats:
+            self.last_seen[seat] = index
+
+    def seen_by(self, seat: str | None) -> int | None:
+        if seat is None or self.last_seen is None:
+            return None
+        return self.last_seen.get(seat, -1)
 
     def append(self, record: CallRecord) -> CallRecord:
         record.index = self.count
@@ -104,27 +169,31 @@ class CallLog:
         self.sink.write(record)
         return record
 
-    def seat(self, model: Model, seat: str | None, purpose: str = "") -> SeatModel:
-        return SeatModel(model, self, seat=seat, purpose=purpose)
+    def seat(self, model: Model, seat: str | None, purpose: str = "",
+             access: Access | None = None) -> SeatModel:
+        return SeatModel(model, self, seat=seat, purpose=purpose, access=access)
 
 
 class SeatModel(ModelWrapper):
     """A seat's view of a shared model: tags requests and logs every call.
 
-    ``purpose`` is used for requests that set none. Closing a seat model leaves the shared
-    client open; whoever built the client closes it.
+    ``purpose`` is used for requests that set none. ``access`` fixes what every call may
+    see (a seat at the table: ``seat``); None takes it from the purpose's declaration.
+    Closing a seat model leaves the shared client open; whoever built the client closes it.
     """
 
     def __init__(self, inner: Model, log: CallLog | CallSink | None = None,
-                 seat: str | None = None, purpose: str = "") -> None:
+                 seat: str | None = None, purpose: str = "",
+                 access: Access | None = None) -> None:
         super().__init__(inner)
         self.log = log if isinstance(log, CallLog) else CallLog(log)
         self.seat = seat
         self.purpose = purpose
+        self.access = access
 
     def with_purpose(self, purpose: str) -> SeatModel:
         """The same seat and log, with another default purpose."""
-        return SeatModel(self.inner, self.log, self.seat, purpose)
+        return SeatModel(self.inner, self.log, self.seat, purpose, self.access)
 
     def tag(self, request: Request) -> Request:
         update: dict[str, Any] = {}
@@ -155,7 +224,12 @@ class SeatModel(ModelWrapper):
     def _record(self, request: Request) -> CallRecord:
         schema = request.json_schema
         name = schema.get("title") if isinstance(schema, dict) else None
-        return CallRecord(purpose=request.purpose, seat=request.seat, model=self.inner.name,
+        access = self.access or access_of(request.purpose)
+        seat, subject = request.seat, None
+        if access in ("scripts", "truth"):
+            seat, subject = None, request.seat
+        return CallRecord(purpose=request.purpose, seat=seat, access=access, subject=subject,
+                          seen=self.log.seen_by(seat), model=self.inner.name,
                           sample=request.sample, messages=request.messages,
                           config=request.config, json_schema=name or schema)
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from jubensha.agents.base import Agent
 from jubensha.agents.human import hot_seat_spec, is_human
 from jubensha.agents.registry import AgentSpecError, check_agent_spec, make_agent
+from jubensha.engine.events import Event
 from jubensha.engine.game import Game, Seat
 from jubensha.engine.procedure import Procedure
 from jubensha.engine.table import AskHook, EventSink
@@ -159,6 +160,17 @@ def build_embedder(spec: str, options: ModelOptions) -> Embedder | None:
         raise PlayError(str(exc)) from None
 
 
+def track_seen(log: CallLog, seats: list[str]) -> EventSink:
+    """A sink telling the call log which seats observe each event, before they do, so
+    every call records the last event its seat had seen (``CallRecord.seen``)."""
+    log.track()
+
+    def sink(event: Event) -> None:
+        log.saw([seat for seat in seats if event.visible_to(seat)], event.index)
+
+    return sink
+
+
 async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatPlan], *,
                     out: Path, seed: int = 0, language: Language | None = None,
                     model_options: ModelOptions | None = None, embedder: str = "none",
@@ -191,11 +203,12 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
     given = agents or {}
     seats = {name: Seat(agent=given.get(name) or make_agent(plan.architecture),
                         embedder=vectors,
-                        model=None if plan.model == NO_MODEL else log.seat(bound[plan.model],
-                                                                           name))
+                        model=None if plan.model == NO_MODEL else log.seat(
+                            bound[plan.model], name, access="seat"))
              for name, plan in plans.items()}
     game = Game(script, procedure, seats, seed=seed, language=language,
-                sinks=[folder.write_event, *sinks], on_ask=on_ask)
+                sinks=[folder.write_event, track_seen(log, list(plans)), *sinks],
+                on_ask=on_ask)
     folder.write_meta(meta.model_copy(update={"order": game.table.seats}))
     try:
         result = await game.run()
