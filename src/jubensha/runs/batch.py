@@ -12,18 +12,20 @@ from __future__ import annotations
 
 import asyncio
 import glob
+import os
 import re
 import traceback
 import typing
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ValidationError
 
+from jubensha.engine.procedure import Procedure
 from jubensha.eval.commands import (
     EvalSummary,
     MetricStatus,
@@ -37,12 +39,22 @@ from jubensha.eval.report import MetricResult
 from jubensha.eval.vote_metrics import identification_metric
 from jubensha.llm.base import Embedder, Model, Request, Response
 from jubensha.llm.calls import CallRecord, read_calls
-from jubensha.llm.registry import parse_model_spec
+from jubensha.llm.registry import ModelOptions, parse_model_spec
 from jubensha.llm.wrappers import Budget, ModelWrapper, PriceTable, SqliteCache, stack
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow, Spend, now
+from jubensha.runs.limits import Gate, LimitedModel, Limiter
 from jubensha.runs.log import CALLS, RESULT, RunError, read_run
-from jubensha.runs.play import build_models, play_game
-from jubensha.runs.spec import SPEC_FILE, BatchSpec, PlannedGame, dump_spec, expand, load_spec
+from jubensha.runs.play import SeatPlan, build_models, play_game
+from jubensha.runs.spec import (
+    SPEC_FILE,
+    BatchSpec,
+    Endpoint,
+    PlannedGame,
+    dump_spec,
+    expand,
+    load_spec,
+)
+from jubensha.scripts.model import Language, Script
 
 ERROR_FILE = "error.json"
 SUMMARY = "all"
@@ -281,6 +293,107 @@ class MeteredModel(ModelWrapper):
         return response
 
 
+# --- one attempt at one game ------------------------------------------------------------------
+
+@dataclass
+class GameJob:
+    """Everything one attempt at a game needs, apart from the batch folder: what a Ray
+    worker receives. It carries no key: clients read theirs from the environment where
+    the game plays (``ModelOptions``; ``Endpoint.api_key_env``)."""
+
+    name: str
+    script: Script
+    procedure: Procedure
+    plans: dict[str, SeatPlan]
+    seed: int
+    language: Language
+    embedder: str
+    script_source: str
+    model_options: dict[str, Any]
+    endpoints: dict[str, Endpoint]
+    timeout_s: float | None
+    retries: int
+    prices: PriceTable | None
+    budget_per_game: Budget | None
+
+
+def game_job(game: PlannedGame, spec: BatchSpec, prices: PriceTable | None) -> GameJob:
+    settings = game.settings
+    return GameJob(
+        name=game.name, script=game.script, procedure=game.procedure, plans=game.plans,
+        seed=settings.seed, language=settings.language, embedder=settings.embedder,
+        script_source=settings.script, model_options=dict(spec.model_options),
+        endpoints=dict(spec.endpoints), timeout_s=spec.timeout_s,
+        retries=spec.wrappers.retries, prices=prices,
+        budget_per_game=spec.wrappers.budget_per_game)
+
+
+def game_meter(job: GameJob) -> Meter | None:
+    return Meter(job.budget_per_game, "game") if job.budget_per_game else None
+
+
+def clients_for(job: GameJob, options: ModelOptions) -> dict[str, Model]:
+    """One raw client per model spec, built with its endpoint's address and key."""
+    clients: dict[str, Model] = {}
+    for spec in dict.fromkeys(plan.model for plan in job.plans.values()):
+        endpoint = job.endpoints.get(spec)
+        own = options
+        if endpoint is not None:
+            key = os.environ.get(endpoint.api_key_env) if endpoint.api_key_env else None
+            own = options.model_copy(update={"base_url": endpoint.base_url or options.base_url,
+                                             "api_key": key or options.api_key})
+        seats = {name: plan for name, plan in job.plans.items() if plan.model == spec}
+        clients |= build_models(seats, own)
+    return clients
+
+
+async def play_attempt(job: GameJob, folder: Path, *, cache: SqliteCache | None,
+                       meters: list[Meter], limiters: Mapping[str, Limiter]) -> bool:
+    """Play one attempt into ``folder``; False (and ``error.json``) when it ends without a
+    result. The same function plays a game in the batch's process and on a Ray worker."""
+    options = ModelOptions.model_validate(job.model_options)
+    clients: dict[str, Model] = {}
+    try:
+        clients = clients_for(job, options)
+        models = {spec: _wrapped(job, client, limiters.get(spec), cache, meters)
+                  for spec, client in clients.items()}
+        await asyncio.wait_for(play_game(
+            job.script, job.procedure, job.plans, out=folder, seed=job.seed,
+            language=job.language, model_options=options, embedder=job.embedder,
+            script_source=job.script_source, models=models), job.timeout_s)
+        return True
+    except GameAborted as exc:
+        write_error(folder, exc.kind, exc.message)
+    except TimeoutError:
+        write_error(folder, "timeout", f"the game took longer than {job.timeout_s} s")
+    except asyncio.CancelledError:
+        write_error(folder, "cancelled", "the batch was stopped while this game played")
+        raise
+    except Exception as exc:  # noqa: BLE001  (one game's crash must not stop the batch)
+        write_error(folder, "error", f"{type(exc).__name__}: {exc}", traceback.format_exc())
+    finally:
+        for client in clients.values():
+            await client.aclose()
+    return False
+
+
+def _wrapped(job: GameJob, client: Model, limiter: Limiter | None, cache: SqliteCache | None,
+             meters: list[Meter]) -> Model:
+    """The limiter innermost (a cached reply takes no slot), then retries, cache, prices,
+    and the meters outermost."""
+    inner = LimitedModel(client, limiter) if limiter is not None else client
+    wrapped = stack(inner, retries=job.retries, cache=cache, prices=job.prices).model
+    return MeteredModel(wrapped, meters) if meters else wrapped
+
+
+class RemoteExecutor(Protocol):
+    """Plays attempts elsewhere and writes their run folders here (``runs.ray_executor``)."""
+
+    async def play(self, job: GameJob, folder: Path) -> bool: ...
+
+    def close(self) -> None: ...
+
+
 # --- the batch -------------------------------------------------------------------------------
 
 @dataclass
@@ -348,8 +461,8 @@ class Batch:
                 f"{root}: the spec's game list differs from this batch's: {'; '.join(parts)}. "
                 "Changes to scripts, procedures, rounds, architectures, models, the murderer, "
                 "seats, seeds, language, embedder or model options change the games; "
-                f"concurrency, wrappers, timeout and metrics do not. Write to a new folder "
-                f"(--out), or {hint}.")
+                "concurrency, wrappers, timeout, metrics, executor and endpoints do not. Write "
+                f"to a new folder (--out), or {hint}.")
         (root / SPEC_FILE).write_text(dump_spec(spec), encoding="utf-8")
         return batch
 
@@ -423,6 +536,14 @@ class _Runner:
         wrappers = self.spec.wrappers
         self.cache = SqliteCache(Path(wrappers.cache)) if wrappers.cache else None
         self.prices = PriceTable.load(Path(wrappers.prices)) if wrappers.prices else None
+        self.limiters: dict[str, Limiter] = {
+            spec: Gate(endpoint.max_concurrency) for spec, endpoint in
+            self.spec.endpoints.items() if endpoint.max_concurrency}
+        self.executor: RemoteExecutor | None = None
+        if self.spec.executor.kind == "ray":
+            from jubensha.runs.ray_executor import RayExecutor
+
+            self.executor = RayExecutor(self.spec)
         self.batch_meter = (Meter(wrappers.budget_per_batch, "batch")
                             if wrappers.budget_per_batch else None)
         self.played = self.skipped = 0
@@ -482,41 +603,17 @@ class _Runner:
             self.on_update(Update(game, row))
 
     async def _attempt(self, game: PlannedGame) -> bool:
-        """Play one attempt; False (and ``error.json``) when it ends without a result."""
+        """Play one attempt into the game's folder, here or on the executor."""
         folder = self.batch.root / game.name
-        clients: dict[str, Model] = {}
-        try:
-            clients = build_models(game.plans, self.options)
-            meters = [m for m in (self._game_meter(), self.batch_meter) if m is not None]
-            models = {spec: self._wrap(client, meters) for spec, client in clients.items()}
-            await asyncio.wait_for(play_game(
-                game.script, game.procedure, game.plans, out=folder, seed=game.settings.seed,
-                language=game.settings.language, model_options=self.options,
-                embedder=game.settings.embedder, script_source=game.settings.script,
-                models=models), self.spec.timeout_s)
-            return True
-        except GameAborted as exc:
-            write_error(folder, exc.kind, exc.message)
-        except TimeoutError:
-            write_error(folder, "timeout", f"the game took longer than {self.spec.timeout_s} s")
-        except asyncio.CancelledError:
-            write_error(folder, "cancelled", "the batch was stopped while this game played")
-            raise
-        except Exception as exc:  # noqa: BLE001  (one game's crash must not stop the batch)
-            write_error(folder, "error", f"{type(exc).__name__}: {exc}", traceback.format_exc())
-        finally:
-            for client in clients.values():
-                await client.aclose()
-        return False
-
-    def _game_meter(self) -> Meter | None:
-        budget = self.spec.wrappers.budget_per_game
-        return Meter(budget, "game") if budget else None
-
-    def _wrap(self, client: Model, meters: list[Meter]) -> Model:
-        wrapped = stack(client, retries=self.spec.wrappers.retries, cache=self.cache,
-                        prices=self.prices).model
-        return MeteredModel(wrapped, meters) if meters else wrapped
+        job = game_job(game, self.spec, self.prices)
+        if self.executor is not None:
+            done = await self.executor.play(job, folder)
+            if self.batch_meter is not None:  # workers meter their game, the driver the batch
+                self.batch_meter.spend = self.batch_meter.spend + spend_of(_calls_of(folder))
+            return done
+        meters = [m for m in (game_meter(job), self.batch_meter) if m is not None]
+        return await play_attempt(job, folder, cache=self.cache, meters=meters,
+                                  limiters=self.limiters)
 
     async def _complete_metrics(self, rows: list[GameRow]) -> None:
         """Finished games that lack a metric the spec now asks for get it computed."""
@@ -588,3 +685,5 @@ class _Runner:
             await self.judge_client.aclose()
         if self.cache is not None:
             self.cache.close()
+        if self.executor is not None:
+            self.executor.close()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
@@ -28,6 +28,12 @@ errors = Console(stderr=True)
 
 ConcurrencyOption = Annotated[int | None, typer.Option(
     min=1, help="Games played at once [default: the spec's concurrency].")]
+ExecutorOption = Annotated[Literal["local", "ray"] | None, typer.Option(
+    help="Where games play: this process, or a Ray cluster (pip install 'jubensha[ray]') "
+         "[default: the spec's executor.kind].")]
+AddressOption = Annotated[str | None, typer.Option(
+    help="Ray cluster: auto, ray://HOST:10001 [default: the spec's executor.address, else "
+         "a local cluster].")]
 
 
 def fail(message: str) -> typer.Exit:
@@ -45,6 +51,8 @@ def batch(
         help="Accept a spec that adds games to an existing batch.")] = False,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="List the games and their folders; play nothing.")] = False,
+    executor: ExecutorOption = None,
+    address: AddressOption = None,
 ) -> None:
     """Play every game of an experiment spec, or the ones not finished yet (a second run of
     the same spec resumes the batch)."""
@@ -62,20 +70,37 @@ def batch(
         opened = Batch.open(loaded, root, extend=extend)
     except (SpecError, BatchError) as exc:
         raise fail(str(exc)) from None
-    play(opened, concurrency)
+    play(place(opened, executor, address), concurrency)
 
 
 @app.command()
 def resume(
     batch_dir: Annotated[Path, typer.Argument(help="A batch folder (holds spec.yaml).")],
     concurrency: ConcurrencyOption = None,
+    executor: ExecutorOption = None,
+    address: AddressOption = None,
 ) -> None:
     """Play the games of a batch that have not finished, with the spec it was started with."""
     try:
         opened = Batch.resume(batch_dir)
     except (SpecError, BatchError) as exc:
         raise fail(str(exc)) from None
-    play(opened, concurrency)
+    play(place(opened, executor, address), concurrency)
+
+
+def place(opened: Batch, kind: str | None, address: str | None) -> Batch:
+    """The batch with the command line's executor (which is not part of any game)."""
+    chosen = opened.spec.executor.model_copy(update={
+        "kind": kind or opened.spec.executor.kind,
+        "address": address or opened.spec.executor.address})
+    if chosen.kind == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            opened.close()
+            raise fail("the ray executor needs Ray: pip install 'jubensha[ray]'") from None
+    opened.spec = opened.spec.model_copy(update={"executor": chosen})
+    return opened
 
 
 def play(opened: Batch, concurrency: int | None) -> None:

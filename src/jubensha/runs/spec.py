@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
@@ -137,13 +137,42 @@ class Wrappers(_Strict):
     budget_per_batch: Limits | None = None
 
 
+ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+"""The name of an environment variable (a key's *name*, never the key)."""
+
+
+class Endpoint(_Strict):
+    """Where one model spec is served, and how many of its calls may run at once across
+    every game of the batch (every worker of a Ray cluster included)."""
+
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint of the model.")
+    api_key_env: str | None = Field(None, pattern=ENV_NAME, description=(
+        "The environment variable holding its key (read where the game plays)."))
+    max_concurrency: int | None = Field(None, ge=1, description="Calls at once; None: any.")
+
+
+class Executor(_Strict):
+    """Where the games play: this process (``local``) or a Ray cluster (``ray``)."""
+
+    kind: Literal["local", "ray"] = "local"
+    address: str | None = Field(None, description=(
+        "Ray: 'auto' (the cluster this machine belongs to), 'ray://HOST:10001', or none "
+        "to start a local cluster."))
+    env: list[Annotated[str, Field(pattern=ENV_NAME)]] = Field(
+        default_factory=lambda: ["OPENAI_API_KEY", "OPENAI_BASE_URL"], description=(
+            "Environment variables copied from the driver to the Ray workers."))
+    cpus_per_game: float = Field(1.0, gt=0, description="Ray CPUs one game reserves.")
+    retries: int = Field(1, ge=0, description="Ray: re-runs of a game whose worker died.")
+
+
 def _listed(value: Any) -> Any:
     return [value] if isinstance(value, str | int) else value
 
 
 class BatchSpec(_Strict):
     """An experiment. Only the fields of ``GameSettings`` decide a game's id; the others
-    (concurrency, wrappers, timeout, metrics) can change between runs of one batch."""
+    (concurrency, wrappers, timeout, metrics, executor, endpoints) can change between runs
+    of one batch."""
 
     name: str = ""
     out: str | None = Field(None, description="Batch folder (default: runs/<name>).")
@@ -169,6 +198,9 @@ class BatchSpec(_Strict):
     metric_samples: int = Field(3, ge=1, description="Samples per post-game question.")
     metric_options: dict[str, Any] = Field(
         default_factory=dict, description="Metric name → its options (docs/evaluation.md).")
+    executor: Executor = Field(default_factory=Executor)
+    endpoints: dict[str, Endpoint] = Field(default_factory=dict, description=(
+        "Model spec → where it is served and its concurrency limit."))
     arena: Arena | None = Field(None, description="Entrants paired by seed (runs.arena); "
                                 "replaces architectures, models, murderer and seeds.")
     _source: str = PrivateAttr("spec")
@@ -363,6 +395,8 @@ def check_names(spec: BatchSpec, source: str | Path) -> None:
         check(f"models.{i}", validate_model_spec, name)
     for i, name in enumerate(spec.procedures):
         check(f"procedures.{i}", find_procedure, name)
+    for name in spec.endpoints:
+        check(f"endpoints.{name}", validate_model_spec, name)
     if spec.murderer and spec.murderer.architecture:
         check("murderer.architecture", unattended, spec.murderer.architecture)
     if spec.murderer and spec.murderer.model:

@@ -1,0 +1,176 @@
+"""Playing a batch's games on a Ray cluster (``executor: {kind: ray}``; ``pip install
+'jubensha[ray]'``).
+
+Each attempt at a game is one Ray task. The worker plays it with the same
+``batch.play_attempt`` as the local executor, into a temporary folder of its own, and
+returns the folder's files; the driver writes them into the batch folder, where the
+runner indexes and scores the game exactly as a local one, so resume, reindex and reports
+do not know where a game was played. Workers need no shared filesystem. Keys reach them
+only through the environment: the variables named in ``executor.env`` (and endpoints'
+``api_key_env``) are copied from the driver's environment into the tasks' runtime
+environment, never into the spec, a task's arguments or a run folder.
+
+Per-endpoint limits hold across the cluster: one ``EndpointGate`` actor per limited
+endpoint, which every worker's ``LimitedModel`` asks for a slot. A worker that dies is
+retried by Ray (``executor.retries``); when the retries are spent the game fails alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import tempfile
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import ray
+from ray.exceptions import RayError, RayTaskError, TaskCancelledError
+
+from jubensha.llm.wrappers import SqliteCache
+from jubensha.runs.batch import GameJob, game_meter, play_attempt, write_error
+from jubensha.runs.limits import Gate
+from jubensha.runs.log import RESULT
+from jubensha.runs.spec import BatchSpec
+
+NAMESPACE = "jubensha"
+MAX_FOLDER_BYTES = 512 * 1024 * 1024
+"""A run folder larger than this is not shipped back (the game fails)."""
+
+
+class RunFolderTooLarge(Exception):
+    """A worker's run folder that exceeds ``MAX_FOLDER_BYTES``."""
+
+
+@ray.remote(num_cpus=0, max_concurrency=10_000)
+class EndpointGate:
+    """One endpoint's ``Gate``, shared by every worker of the cluster."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.gate = Gate(limit)
+
+    async def acquire(self) -> None:
+        await self.gate.acquire()
+
+    async def release(self, rate_limited: bool) -> None:
+        await self.gate.release(rate_limited)
+
+    def rate_limits(self) -> int:
+        return self.gate.rate_limits
+
+
+class RayLimiter:
+    """A worker's handle on an ``EndpointGate`` (a release is sent, not awaited, so that a
+    cancelled game still gives its slot back)."""
+
+    def __init__(self, actor: Any) -> None:
+        self.actor = actor
+
+    async def acquire(self) -> None:
+        await self.actor.acquire.remote()
+
+    async def release(self, rate_limited: bool) -> None:
+        self.actor.release.remote(rate_limited)
+
+
+def pack(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder``, by its relative POSIX path."""
+    files: dict[str, bytes] = {}
+    total = 0
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            total += path.stat().st_size
+            if total > MAX_FOLDER_BYTES:
+                raise RunFolderTooLarge(f"the run folder exceeds {MAX_FOLDER_BYTES} bytes")
+            files[path.relative_to(folder).as_posix()] = path.read_bytes()
+    return files
+
+
+def unpack(files: dict[str, bytes], folder: Path) -> None:
+    """Write a worker's files into ``folder``; a path that would leave it is refused."""
+    for name, data in files.items():
+        relative = PurePosixPath(name)
+        if relative.is_absolute() or not relative.parts or ".." in relative.parts:
+            raise ValueError(f"a worker returned the path {name!r}, outside its run folder")
+        target = folder.joinpath(*relative.parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+def play_remote(job: GameJob, cache: str | None, gates: dict[str, Any]) -> dict[str, bytes]:
+    """The Ray task: one attempt, in a folder of the worker's own, returned as files."""
+    with tempfile.TemporaryDirectory(prefix="jubensha-") as tmp:
+        folder = Path(tmp) / job.name
+        store = SqliteCache(Path(cache)) if cache else None
+        meter = game_meter(job)
+        try:
+            asyncio.run(play_attempt(job, folder, cache=store, meters=[meter] if meter else [],
+                                     limiters={s: RayLimiter(a) for s, a in gates.items()}))
+        finally:
+            if store is not None:
+                store.close()
+        return pack(folder)
+
+
+def runtime_env(spec: BatchSpec) -> dict[str, Any]:
+    """The variables the workers need, taken from this (the driver's) environment."""
+    names = [*spec.executor.env, *(e.api_key_env for e in spec.endpoints.values()
+                                   if e.api_key_env)]
+    values = {name: os.environ[name] for name in dict.fromkeys(names) if name in os.environ}
+    return {"env_vars": values} if values else {}
+
+
+def gate_name(batch: str, spec: str) -> str:
+    digest = hashlib.sha256(f"{batch}\0{spec}".encode()).hexdigest()[:16]
+    return f"endpoint-{digest}"
+
+
+class RayExecutor:
+    """Sends attempts to a Ray cluster and writes what they return into the batch folder."""
+
+    def __init__(self, spec: BatchSpec) -> None:
+        self.spec = spec
+        self.started = not ray.is_initialized()
+        if self.started:
+            ray.init(address=spec.executor.address, namespace=NAMESPACE,
+                     log_to_driver=False, include_dashboard=False, configure_logging=False)
+        self.task = ray.remote(play_remote).options(
+            num_cpus=spec.executor.cpus_per_game, max_retries=spec.executor.retries,
+            retry_exceptions=False, runtime_env=runtime_env(spec) or None)
+        self.gates = {
+            model: EndpointGate.options(  # type: ignore[attr-defined]
+                name=gate_name(spec.name, model), get_if_exists=True).remote(
+                    endpoint.max_concurrency)
+            for model, endpoint in spec.endpoints.items() if endpoint.max_concurrency}
+
+    async def play(self, job: GameJob, folder: Path) -> bool:
+        ref = self.task.remote(job, self.spec.wrappers.cache, self.gates)
+        try:
+            files = await ref
+        except asyncio.CancelledError:
+            ray.cancel(ref)
+            write_error(folder, "cancelled", "the batch was stopped while this game played")
+            raise
+        except TaskCancelledError:
+            write_error(folder, "cancelled", "the Ray task of this game was cancelled")
+            return False
+        except RayTaskError as exc:
+            write_error(folder, "error", f"{type(exc.cause).__name__}: {exc.cause}", str(exc))
+            return False
+        except RayError as exc:
+            write_error(folder, "error", f"the Ray worker playing this game died "
+                        f"({self.spec.executor.retries} retries spent): "
+                        f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
+            return False
+        try:
+            unpack(files, folder)
+        except (OSError, ValueError) as exc:
+            write_error(folder, "error", f"{type(exc).__name__}: {exc}")
+            return False
+        return (folder / RESULT).is_file()
+
+    def close(self) -> None:
+        for actor in self.gates.values():
+            ray.kill(actor)
+        if self.started:
+            ray.shutdown()
