@@ -203,8 +203,9 @@ def test_an_endpoint_limit_holds_across_workers(cluster: Any) -> None:
         ray.get(actor.acquire.remote())
         start = time.monotonic()
         time.sleep(hold_s)
+        end = time.monotonic()  # before the slot is given back
         actor.release.remote(False)
-        return start, time.monotonic()
+        return start, end
 
     spans = ray.get([call.remote(gate, 0.3) for _ in range(4)])
     events = sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans])
