@@ -145,11 +145,13 @@ def test_an_entrant_that_always_wins_ranks_first_on_both_sides() -> None:
 def test_games_without_a_result_or_a_winner_are_not_rated() -> None:
     rows = [game(0, STRONG, WEAK, "civilians"), game(1, STRONG, WEAK, "none"),
             game(2, STRONG, WEAK, "", status="failed"), game(3, STRONG, WEAK, "", "pending"),
-            game(4, STRONG, WEAK, "civilians").model_copy(update={"settings": {}})]
+            game(4, STRONG, WEAK, "civilians").model_copy(update={"settings": {}}),
+            game(5, STRONG, WEAK, "civilians").model_copy(update={"settings": {
+                "seats": {"M": "not a seat"}, "murderers": ["M"]}})]
     board = rate(rows)
     assert board.games == 1
     assert board.not_rated == {"no winner": 1, "not finished": 2,
-                               "sides unknown (reindex the batch)": 1}
+                               "sides unknown (reindex the batch)": 2}
 
 
 def test_self_play_rates_each_role_but_not_the_combined_pool() -> None:

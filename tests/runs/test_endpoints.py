@@ -145,3 +145,21 @@ def test_a_bad_executor_or_endpoint_is_one_line_naming_the_field(
     line = next(line for line in str(caught.value).splitlines() if line.startswith(
         f"{path}: {field}: "))
     assert words in line
+
+
+def test_an_unreachable_ray_cluster_is_one_line(tmp_path: Path) -> None:
+    pytest.importorskip("ray", reason="the ray executor needs Ray: pip install -e '.[ray]'")
+    import ray
+
+    if ray.is_initialized():
+        pytest.skip("a Ray cluster is already attached to this process")
+    from typer.testing import CliRunner
+
+    from jubensha.cli import app
+
+    path = write(tmp_path, f"scripts: [{TINY}]\nmodels: scripted\nembedder: none\n")
+    done = CliRunner().invoke(app, ["runs", "batch", str(path), "--out", str(tmp_path / "b"),
+                                    "--executor", "ray", "--address", "auto"])
+    assert done.exit_code == 2
+    assert "Ray: cannot start or reach auto: Could not find any running Ray instance" in \
+        " ".join(done.output.split())

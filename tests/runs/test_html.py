@@ -90,6 +90,11 @@ def test_every_text_of_the_batch_is_escaped(tmp_path: Path) -> None:
     text = render_html(tmp_path / "batch" / "x", [row], tmp_path / "report.html")
     assert hostile not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
     assert "outside" not in "".join(link for link in _links(text) if not link.startswith("#"))
+    (tmp_path / "batch" / "x" / "sub" / "game").mkdir(parents=True)
+    (tmp_path / "batch" / "x" / "sub" / "game" / "transcript.md").write_text("ok")
+    nested = row.model_copy(update={"name": "sub/game"})
+    text = render_html(tmp_path / "batch" / "x", [nested], tmp_path / "report.html")
+    assert "batch/x/sub/game/transcript.md" in _links(text)
 
 
 def _links(text: str) -> list[str]:

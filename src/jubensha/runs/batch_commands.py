@@ -107,6 +107,8 @@ def play(opened: Batch, concurrency: int | None) -> None:
     """Run the batch with a live progress bar, then print the summary and the report."""
     try:
         summary = asyncio.run(_play_live(opened, concurrency))
+    except BatchError as exc:
+        raise fail(str(exc)) from None
     except KeyboardInterrupt:
         errors.print(f"stopped; finished games are kept. Resume with: "
                      f"jubensha runs resume {opened.root}")

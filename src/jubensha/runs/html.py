@@ -17,7 +17,7 @@ import os
 import statistics
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
 import jinja2
@@ -127,12 +127,14 @@ def png(figure: Figure) -> str:
 
 
 def transcript_link(batch_dir: Path, page: Path, row: GameRow) -> str | None:
-    """The game's transcript as a percent-encoded path relative to the page (none for a
-    name that is not one folder of the batch: the index is not trusted)."""
-    if row.name in ("", ".", "..") or Path(row.name).name != row.name or "\\" in row.name:
+    """The game's transcript as a percent-encoded path relative to the page; none for a
+    name that would lead outside the folder (the index is not trusted). Names of loose
+    run folders may be nested (``a/b``)."""
+    name = PurePosixPath(row.name)
+    if name.is_absolute() or "\\" in row.name or not name.parts or ".." in name.parts:
         return None
-    path = batch_dir / row.name / TRANSCRIPT
-    if not path.is_file():
+    path = batch_dir.joinpath(*name.parts) / TRANSCRIPT
+    if not path.is_file() or not path.resolve().is_relative_to(batch_dir.resolve()):
         return None
     relative = os.path.relpath(path.resolve(), page.resolve().parent)
     return quote(Path(relative).as_posix())

@@ -50,11 +50,13 @@ def sides(row: GameRow) -> Sides | None:
     the settings recorded the murderers: ``jubensha runs reindex`` adds them)."""
     seats = row.settings.get("seats") or {}
     guilty = set(row.settings.get("murderers") or [])
-    if not seats or not guilty:
+    if not isinstance(seats, dict) or not seats or not guilty:
         return None
     by_side: dict[bool, list[str]] = {True: [], False: []}
     for name, plan in seats.items():
-        entrant = label(plan["architecture"], plan["model"])
+        if not isinstance(plan, dict) or not {"architecture", "model"} <= plan.keys():
+            return None
+        entrant = label(str(plan["architecture"]), str(plan["model"]))
         if entrant not in by_side[name in guilty]:
             by_side[name in guilty].append(entrant)
     if not by_side[True] or not by_side[False]:

@@ -28,7 +28,7 @@ import ray
 from ray.exceptions import RayError, RayTaskError, TaskCancelledError
 
 from jubensha.llm.wrappers import SqliteCache
-from jubensha.runs.batch import GameJob, game_meter, play_attempt, write_error
+from jubensha.runs.batch import BatchError, GameJob, game_meter, play_attempt, write_error
 from jubensha.runs.limits import Gate
 from jubensha.runs.log import RESULT
 from jubensha.runs.spec import BatchSpec
@@ -132,8 +132,13 @@ class RayExecutor:
         self.spec = spec
         self.started = not ray.is_initialized()
         if self.started:
-            ray.init(address=spec.executor.address, namespace=NAMESPACE,
-                     log_to_driver=False, include_dashboard=False, configure_logging=False)
+            try:
+                ray.init(address=spec.executor.address, namespace=NAMESPACE,
+                         log_to_driver=False, include_dashboard=False, configure_logging=False)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                where = spec.executor.address or "a local cluster"
+                raise BatchError(f"Ray: cannot start or reach {where}: "
+                                 f"{str(exc).splitlines()[0]}") from None
         self.task = ray.remote(play_remote).options(
             num_cpus=spec.executor.cpus_per_game, max_retries=spec.executor.retries,
             retry_exceptions=False, runtime_env=runtime_env(spec) or None)
