@@ -1,11 +1,12 @@
 """The report as one HTML page: self-contained (plots embedded, no remote resource, no
 script), every batch text escaped, the paper-style tables, the Pareto front, the
 leaderboard and a link to each transcript; and it opens in a real browser (Debian's
-chromium, headless), which saves a screenshot."""
+chromium, headless), which saves a screenshot (to $JUBENSHA_SCREENSHOTS when set)."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import subprocess
 from html.parser import HTMLParser
@@ -135,7 +136,9 @@ def test_the_page_opens_in_a_headless_browser(played: Path, tmp_path: Path) -> N
     page = tmp_path / "report.html"
     CliRunner().invoke(app, ["runs", "report", str(played), "--format", "md", "--html",
                              str(page)])
-    shot = tmp_path / "report.png"
+    shots = Path(os.environ.get("JUBENSHA_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    shot = shots / "batch-report.png"
     flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
              f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,2400"]
     subprocess.run([*flags, f"--screenshot={shot}", page.as_uri()], capture_output=True,

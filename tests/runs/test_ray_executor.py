@@ -244,3 +244,51 @@ def test_the_command_line_picks_the_ray_executor(cluster: Any, tmp_path: Path) -
     assert "4/4 finished" in done.output
     again = runner.invoke(app, ["runs", "resume", str(tmp_path / "b"), "--executor", "ray"])
     assert again.exit_code == 0 and "0 played now" in again.output
+
+
+@pytest.mark.skipif(not os.environ.get("JUBENSHA_SLOW_TESTS"),
+                    reason="about 30 s: set JUBENSHA_SLOW_TESTS=1 to run")
+def test_a_driver_killed_outright_resumes_with_no_game_lost_or_repeated(tmp_path: Path) -> None:
+    """``runs batch --executor ray`` (its own local cluster) killed with SIGKILL, then
+    ``runs resume``: every game ends finished once; the ones finished before are untouched."""
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    spec_path = tmp_path / "spec.yaml"
+    spec_path.write_text(SPEC.replace("[naive, extractive]", "naive").replace(
+        "[0, 1]", "{start: 0, count: 6}") + "model_options: {latency_s: 0.2}\n"
+        "executor: {kind: ray}\n", encoding="utf-8")
+    root = tmp_path / "batch"
+    command = [sys.executable, "-m", "jubensha.cli", "runs"]
+    driver = subprocess.Popen([*command, "batch", str(spec_path), "--out", str(root)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+
+    def finished() -> set[str]:
+        try:
+            with sqlite3.connect(f"file:{root / 'batch.sqlite'}?mode=ro", uri=True) as db:
+                return {name for (name,) in db.execute(
+                    "SELECT name FROM games WHERE status = 'finished'")}
+        except sqlite3.Error:
+            return set()
+
+    deadline = time.monotonic() + 180
+    while len(finished()) < 3 and time.monotonic() < deadline and driver.poll() is None:
+        time.sleep(0.2)
+    os.killpg(driver.pid, signal.SIGKILL)  # the driver and the cluster it started
+    driver.wait()
+    before = finished()
+    assert 3 <= len(before) < 12
+    calls = {n: (root / n / "calls.jsonl").read_bytes() for n in before}
+
+    done = subprocess.run([*command, "resume", str(root)], capture_output=True, text=True,
+                          check=False,
+                          timeout=300, start_new_session=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert f"{12 - len(before)} played now" in " ".join(done.stdout.split())
+    assert finished() == {p.name for p in root.iterdir() if p.is_dir() and ".partial-" not in
+                          p.name} and len(finished()) == 12
+    assert all((root / n / "calls.jsonl").read_bytes() == data for n, data in calls.items())
