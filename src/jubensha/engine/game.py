@@ -45,11 +45,19 @@ class GameResult(BaseModel):
     outcomes: list[VictimOutcome]
     votes: list[VoteRecord]
     failures: int
+    decisions: int = 0
+    fallbacks: int = Field(0, description="Decisions answered by the table's default.")
+    degraded: bool = Field(False, description="More than the game's share of decisions "
+                           "fell back: the game was not really played, it is no result.")
     events: int
     duration_s: float
     extra: dict[str, Any] = Field(
         default_factory=dict, description="What stage kinds recorded for the result "
         "(``TableState.extra``, JSON data), e.g. MIRAGE's trust and doubt scores.")
+
+
+DEGRADED_SHARE = 0.5
+"""A game in which more than this share of decisions fell back to defaults is degraded."""
 
 
 class GameSetupError(ValueError):
@@ -72,7 +80,8 @@ class Game:
     def __init__(self, script: Script, procedure: Procedure, seats: Mapping[str, Seat], *,
                  seed: int = 0, language: Language | None = None, shuffle: bool = True,
                  sinks: Sequence[EventSink] = (), on_ask: AskHook | None = None,
-                 decision_timeout_s: float | None = None):
+                 decision_timeout_s: float | None = None,
+                 degraded_share: float = DEGRADED_SHARE):
         missing = [name for name in script.names if name not in seats]
         unknown = [name for name in seats if name not in script.names]
         if missing or unknown:
@@ -83,6 +92,7 @@ class Game:
         self.seats = dict(seats)
         self.seed = seed
         self.language: Language = language or script.language
+        self.degraded_share = degraded_share
         self.table = Table(script, procedure, {n: s.agent for n, s in seats.items()},
                            turn_order(script.names, seed, shuffle), seed=seed,
                            language=self.language, sinks=sinks, on_ask=on_ask,
@@ -123,8 +133,11 @@ class Game:
         table = self.table
         ended = [event for event in table.events if isinstance(event, GameEnded)]
         won = ended[-1].winner if ended else "none"
+        state = table.state
+        degraded = state.decisions > 0 and state.fallbacks / state.decisions > self.degraded_share
         return GameResult(script_id=self.script.id, procedure=self.procedure.name,
                           seed=self.seed, language=self.language, order=table.seats,
-                          winner=won, outcomes=table.state.outcomes, votes=table.state.votes,
-                          failures=table.failures, events=len(table.events),
+                          winner=won, outcomes=state.outcomes, votes=state.votes,
+                          failures=table.failures, decisions=state.decisions,
+                          fallbacks=state.fallbacks, degraded=degraded, events=len(table.events),
                           duration_s=round(duration_s, 3), extra=table.state.extra)

@@ -75,6 +75,9 @@ class TableState:
     votes: list[VoteRecord] = field(default_factory=list)
     outcomes: list[VictimOutcome] = field(default_factory=list)
     ended: bool = False
+    decisions: int = 0
+    """Decisions asked of seats; ``fallbacks`` of them were answered by the table's default."""
+    fallbacks: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -166,6 +169,7 @@ class Table:
                   check: Check | None = None) -> Action:
         """The seat's action for ``decision``; never raises (failures fall back, recorded)."""
         decision = decision.model_copy(update={"stage": self.stage, "round": self.round})
+        self.state.decisions += 1
         if self._on_ask is not None:
             self._on_ask(seat, decision)
         purpose = purpose_of(decision)
@@ -173,15 +177,18 @@ class Table:
             timeout = self._timeout if self.agents[seat].timed else None
             action = await asyncio.wait_for(self._decide(seat, decision), timeout)
         except Exception as exc:  # noqa: BLE001  (any failure of a seat becomes a fallback)
+            self.state.fallbacks += 1
             return await self._record_failure(seat, purpose, exc, fallback())
         expected = EXPECTED_ACTIONS.get(decision.type, ())
         if expected and not isinstance(action, expected):
             names = " or ".join(kind.__name__ for kind in expected)
+            self.state.fallbacks += 1
             return await self.fail(seat, purpose, f"returned {type(action).__name__}, "
                                    f"expected {names}", fallback())
         if check is not None:
             fixed, problem = check(action)
             if problem:
+                self.state.fallbacks += 1
                 return await self.fail(seat, purpose, f"invalid action: {problem}", fixed,
                                        {"action": action.model_dump(mode="json")})
         return action

@@ -112,7 +112,12 @@ class Response(BaseModel):
 
 class ModelError(Exception):
     """A model call that failed for good (after any retries): the caller records it and
-    falls back; it never crashes a game."""
+    falls back; it never crashes a game. ``fatal`` marks an error every later call would
+    meet too (endpoint unreachable, key rejected, no such model, a cassette miss)."""
+
+    def __init__(self, *args: object, fatal: bool = False) -> None:
+        super().__init__(*args)
+        self.fatal = fatal
 
 
 @runtime_checkable

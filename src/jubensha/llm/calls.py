@@ -27,6 +27,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request, Response, Usage
+from jubensha.llm.health import Health
 from jubensha.llm.structured import ParseFailure, current_attempt
 from jubensha.llm.wrappers import ModelWrapper
 
@@ -140,8 +141,10 @@ def read_calls(path: Path) -> list[CallRecord]:
 class CallLog:
     """Numbers the calls of one run (all seats share it) and hands each record to a sink."""
 
-    def __init__(self, sink: CallSink | None = None) -> None:
+    def __init__(self, sink: CallSink | None = None, health: Health | None = None) -> None:
         self.sink: CallSink = sink if sink is not None else MemorySink()
+        self.health = health
+        """Watches every call so that a game whose model cannot answer stops at once."""
         self.count = 0
         self.last_seen: dict[str, int] | None = None
         """Seat to the index of the last event it observed; None: not tracked."""
@@ -209,9 +212,14 @@ class SeatModel(ModelWrapper):
         try:
             response = await self.inner.generate(request)
         except ModelError as error:
-            record.error = f"{type(error).__name__}: {error}"
-            self.log.append(record)
+            self._failed(record, error)
             raise
+        except Exception as error:  # a client's bug is a failed call too
+            failure = ModelError(f"{type(error).__name__}: {error}")
+            self._failed(record, failure)
+            raise failure from error
+        if self.log.health is not None:
+            self.log.health.succeeded(record.seat or record.subject)
         record.raw = response.text
         record.usage = response.usage
         record.origin = response.origin
@@ -220,6 +228,13 @@ class SeatModel(ModelWrapper):
         self._parse(record, request, response.text)
         self.log.append(record)
         return response
+
+    def _failed(self, record: CallRecord, error: ModelError) -> None:
+        """Log the failed call, then let the run's health decide whether the game goes on."""
+        record.error = f"{type(error).__name__}: {error}"
+        self.log.append(record)
+        if self.log.health is not None:
+            self.log.health.failed(record.seat or record.subject, record.model, error)
 
     def _record(self, request: Request) -> CallRecord:
         schema = request.json_schema

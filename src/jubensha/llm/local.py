@@ -76,7 +76,8 @@ def _engine(path: Path, context_tokens: int, threads: int) -> Any:
         try:
             _ENGINES[key] = xllamacpp.Server(params)
         except RuntimeError as error:
-            raise LocalModelError(f"could not load the local model {path}: {error}") from None
+            raise LocalModelError(f"could not load the local model {path}: {error}",
+                                  fatal=True) from None
     return _ENGINES[key]
 
 
@@ -88,7 +89,7 @@ class LocalModel(Model):
                  max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
         self.path = Path(path) if path else find_gguf()
         if not self.path.is_file():
-            raise LocalModelError(f"local model file not found: {self.path}")
+            raise LocalModelError(f"local model file not found: {self.path}", fatal=True)
         self.name = "local" if path is None else f"local:{self.path.name}"
         self.context_tokens = context_tokens or DEFAULT_CONTEXT_TOKENS
         self.temperature = temperature

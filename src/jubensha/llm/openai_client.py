@@ -43,6 +43,9 @@ FORMATS: tuple[ResponseFormat, ...] = ("json_schema", "json_object", "plain")
 TRANSIENT = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
              openai.APIConnectionError)
 REJECTED = (openai.BadRequestError, openai.UnprocessableEntityError)
+FATAL = (openai.APIConnectionError, openai.AuthenticationError, openai.PermissionDeniedError,
+         openai.NotFoundError)
+"""Errors every later call would meet too (after retries): the game stops on them."""
 
 
 class OpenAIError(ModelError):
@@ -106,7 +109,8 @@ class OpenAIModel(Model):
                  backoff_max_s: float = 60.0) -> None:
         if not api_key and not base_url:
             raise OpenAIError("no API key: set OPENAI_API_KEY (or pass --base-url for a "
-                              "server that needs no key, e.g. a local vLLM or Ollama)")
+                              "server that needs no key, e.g. a local vLLM or Ollama)",
+                              fatal=True)
         self.model = model
         self.name = f"openai:{model}"
         self.client = AsyncOpenAI(api_key=api_key or "not-needed", base_url=base_url,
@@ -135,7 +139,8 @@ class OpenAIModel(Model):
                 notes.append(f"server rejected response_format {mode}; "
                              f"using {self.response_format}")
             except openai.OpenAIError as error:
-                raise OpenAIError(f"{self.name}: {type(error).__name__}: {error}") from None
+                raise OpenAIError(f"{self.name}: {type(error).__name__}: {error}",
+                                  fatal=isinstance(error, FATAL)) from None
         if not completion.choices:
             raise OpenAIError(f"{self.name} returned no choices")
         choice = completion.choices[0]

@@ -107,7 +107,7 @@ class ReplayModel(Model):
             raise CassetteError(
                 f"{self.name} holds no reply for purpose {request.purpose or '(none)'!r}, "
                 f"seat {request.seat or '(none)'!r}, sample {request.sample}: the game asked "
-                "something the recording never asked")
+                "something the recording never asked", fatal=True)
         entry = entries[min(self._served[key], len(entries) - 1)]
         self._served[key] += 1
         if entry.response is None:

@@ -39,6 +39,7 @@ from jubensha.eval.report import MetricResult
 from jubensha.eval.vote_metrics import identification_metric
 from jubensha.llm.base import Embedder, Model, Request, Response
 from jubensha.llm.calls import CallRecord, read_calls
+from jubensha.llm.health import ModelUnreachable
 from jubensha.llm.registry import ModelOptions, parse_model_spec
 from jubensha.llm.wrappers import Budget, ModelWrapper, PriceTable, SqliteCache, stack
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow, Spend, now
@@ -59,7 +60,7 @@ from jubensha.scripts.model import Language, Script
 ERROR_FILE = "error.json"
 SUMMARY = "all"
 """``eval/all.json``: what happened to each metric (``jubensha eval all`` writes the same)."""
-ErrorKind = Literal["error", "timeout", "budget", "cancelled"]
+ErrorKind = Literal["error", "timeout", "budget", "cancelled", "unreachable", "degraded"]
 
 
 class BatchError(Exception):
@@ -99,6 +100,11 @@ def read_error(folder: Path) -> GameError | None:
         return GameError.model_validate_json((folder / ERROR_FILE).read_text(encoding="utf-8"))
     except (OSError, ValidationError):
         return None
+
+
+def degraded_message(fallbacks: int, decisions: int) -> str:
+    return (f"{fallbacks} of {decisions} decisions fell back to the table's defaults: "
+            "the game was not really played")
 
 
 def write_error(folder: Path, kind: ErrorKind, message: str, trace: str = "") -> None:
@@ -205,7 +211,7 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
         run = None
     row.usage = spend_of(run.calls) if run else Spend()
     row.started = run.meta.started if run and run.meta else None
-    if run is None or run.result is None:
+    if run is None or run.result is None or run.result.degraded:
         error = read_error(folder)
         row.status = "failed"
         row.error = (f"{error.kind}: {error.message}" if error else
@@ -357,13 +363,17 @@ async def play_attempt(job: GameJob, folder: Path, *, cache: SqliteCache | None,
         clients = clients_for(job, options)
         models = {spec: _wrapped(job, client, limiters.get(spec), cache, meters)
                   for spec, client in clients.items()}
-        await asyncio.wait_for(play_game(
+        result = await asyncio.wait_for(play_game(
             job.script, job.procedure, job.plans, out=folder, seed=job.seed,
             language=job.language, model_options=options, embedder=job.embedder,
             script_source=job.script_source, models=models), job.timeout_s)
-        return True
+        if not result.degraded:
+            return True
+        write_error(folder, "degraded", degraded_message(result.fallbacks, result.decisions))
     except GameAborted as exc:
         write_error(folder, exc.kind, exc.message)
+    except ModelUnreachable as exc:
+        write_error(folder, "unreachable", str(exc))
     except TimeoutError:
         write_error(folder, "timeout", f"the game took longer than {job.timeout_s} s")
     except asyncio.CancelledError:

@@ -16,14 +16,16 @@ from rich.text import Text
 from jubensha.agents.human import is_human
 from jubensha.engine.decisions import Decision
 from jubensha.engine.events import Event, StageStarted
+from jubensha.engine.game import DEGRADED_SHARE
 from jubensha.engine.procedure import ProcedureError, find_procedure
 from jubensha.engine.table import purpose_of
+from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
 from jubensha.llm.registry import ModelOptions
 from jubensha.prompts import render
 from jubensha.runs.batch_commands import app as batch_app
 from jubensha.runs.importers.commands import import_app
 from jubensha.runs.log import RunError, RunResult, read_run
-from jubensha.runs.play import PlayError, default_out, plan_seats, play_game
+from jubensha.runs.play import GameHealth, PlayError, default_out, plan_seats, play_game
 from jubensha.runs.transcript import LiveTranscript
 from jubensha.scripts.bundled import DEFAULT_SCRIPT, find_script
 from jubensha.scripts.io import ScriptError
@@ -42,6 +44,12 @@ REAL_MODEL_HINT = (
     "Qwen...), or give one seat its own: [bold]--seat \"NAME=openai:gpt-4o\"[/]. "
     "See docs/playing.md and docs/models.md."
 )
+
+
+EXIT_STOPPED = 3
+"""The game stopped early: its model could not be reached, or a seat's calls kept failing."""
+EXIT_DEGRADED = 4
+"""The game ended but too many decisions fell back to defaults to count as a result."""
 
 
 def fail(message: str) -> typer.Exit:
@@ -100,6 +108,12 @@ def play(
     base_url: Annotated[str | None, typer.Option(
         help="OpenAI-compatible endpoint [default: $OPENAI_BASE_URL].")] = None,
     temperature: Annotated[float | None, typer.Option(min=0)] = None,
+    timeout: Annotated[float | None, typer.Option(
+        min=0.1, help="Seconds one request to an openai: model may take [default: 120].")
+    ] = None,
+    retries: Annotated[int | None, typer.Option(
+        min=0, help="Retries of a request on rate limits, server errors and timeouts "
+        "[default: 4].")] = None,
     embedder: Annotated[str, typer.Option(
         help="Embeddings for agents' memory: local, openai:<model>, scripted, none.")
     ] = "local",
@@ -111,6 +125,13 @@ def play(
     hot_seat: Annotated[bool, typer.Option(
         "--hot-seat", help="Let several human seats share this terminal, taking turns "
         "behind a hand-over screen.")] = False,
+    max_failures: Annotated[int, typer.Option(
+        min=0, help="Stop the game when this many model calls in a row of one seat fail "
+        "(0: never). A first call that cannot reach the model stops it at once.")
+    ] = DEFAULT_MAX_CONSECUTIVE,
+    degraded_share: Annotated[float, typer.Option(
+        min=0, max=1, help="A game in which more than this share of decisions fell back to "
+        "the table's defaults is degraded: no result (exit code 4).")] = DEGRADED_SHARE,
 ) -> None:
     """Play a murder mystery with LLM agents (and you: --seat "NAME=human") and write its
     run folder."""
@@ -129,8 +150,9 @@ def play(
     if lang is not None and lang not in get_args(Language):
         raise fail(f"--lang {lang!r}: use one of {', '.join(get_args(Language))}")
     language = lang or loaded.language
-    options = ModelOptions(**{k: v for k, v in (("base_url", base_url),
-                                                ("temperature", temperature)) if v is not None})
+    given = {"base_url": base_url, "temperature": temperature, "timeout_s": timeout,
+             "max_retries": retries}
+    options = ModelOptions(**{key: value for key, value in given.items() if value is not None})
     target = out or default_out(loaded)
     console.print(Text(f"{loaded.title} · {chosen.name} · seed {seed} → {target}",
                        style="bold"))
@@ -145,9 +167,15 @@ def play(
                 model_options=options, embedder=embedder, record=record,
                 script_source=script or DEFAULT_SCRIPT,
                 sinks=[progress.on_event, live] if progress else [],
-                on_ask=progress.on_ask if progress else None))
+                on_ask=progress.on_ask if progress else None,
+                health=GameHealth(max_consecutive_failures=max_failures,
+                                  degraded_share=degraded_share)))
         except PlayError as exc:
             raise fail(str(exc)) from None
+        except ModelUnreachable as exc:
+            errors.print(Text("stopped: ", style="bold red") + Text(str(exc)), soft_wrap=True)
+            errors.print(f"the game was not played; its partial run is in {target}")
+            raise typer.Exit(EXIT_STOPPED) from None
         except KeyboardInterrupt:
             errors.print(f"stopped; the partial run is in {target}")
             raise typer.Exit(130) from None
@@ -155,6 +183,11 @@ def play(
         console.print(Text(render("human", "over", language, folder=target,
                                   transcript=target / "transcript.md"), style="bold"))
     summarise(result, target)
+    if result.degraded:
+        errors.print(Text("degraded: ", style="bold red") + Text(
+            f"{result.fallbacks} of {result.decisions} decisions fell back to the table's "
+            f"defaults (more than {degraded_share:.0%}): this game is no result."))
+        raise typer.Exit(EXIT_DEGRADED)
     if any(plan.model.split(":")[0] in ("local", "scripted") for plan in plans.values()):
         console.print(REAL_MODEL_HINT)
 
@@ -180,6 +213,8 @@ def summarise(result: RunResult, folder: Path) -> None:
         usage.add_row(name, str(used.prompt_tokens), str(used.completion_tokens),
                       f"{used.latency_s:.1f}")
     console.print(usage)
+    console.print(f"{result.decisions} decisions, {result.fallbacks} answered by the "
+                  "table's defaults")
     console.print(f"{result.usage.calls} model calls · {result.failures} failure(s) · "
                   f"{result.events} events · {result.duration_s:.1f} s · run folder: {folder}")
     counts = result.usage.counts

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from jubensha.eval.registry import MetricContext
 from jubensha.eval.vote_metrics import identification_metric
-from jubensha.runs.batch import read_metrics, spend_of
+from jubensha.runs.batch import degraded_message, read_metrics, spend_of
 from jubensha.runs.index import GameRow
 from jubensha.runs.log import EVENTS, META, RESULT, RunError, RunLog, read_run
 from jubensha.scripts.bundled import find_script
@@ -73,7 +73,9 @@ async def _finished_row(folder: Path, root: Path, position: int, run: RunLog) ->
     if run.result is None:
         row.status, row.error = "failed", "unfinished: the run left no result.json"
         return row
-    row.status = "finished"
+    row.status = "failed" if run.result.degraded else "finished"
+    if run.result.degraded:
+        row.error = f"degraded: {degraded_message(run.result.fallbacks, run.result.decisions)}"
     stamp = (folder / RESULT).stat().st_mtime
     row.finished = datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds")
     row.duration_s = run.result.duration_s

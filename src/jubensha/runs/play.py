@@ -12,18 +12,19 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from jubensha.agents.base import Agent
 from jubensha.agents.human import hot_seat_spec, is_human
 from jubensha.agents.registry import AgentSpecError, check_agent_spec, make_agent
 from jubensha.engine.events import Event
-from jubensha.engine.game import Game, Seat
+from jubensha.engine.game import DEGRADED_SHARE, Game, Seat
 from jubensha.engine.procedure import Procedure
 from jubensha.engine.table import AskHook, EventSink
 from jubensha.llm.base import Embedder, Model, ModelError
 from jubensha.llm.calls import CallLog
 from jubensha.llm.embeddings import EmbedderSpecError, parse_embedder_spec
+from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, Health
 from jubensha.llm.registry import (
     ModelOptions,
     ModelSpecError,
@@ -37,6 +38,19 @@ from jubensha.scripts.model import Language, Script
 
 NO_MODEL = "none"
 """The model of a seat that plays without one (a person at the terminal)."""
+
+
+class GameHealth(BaseModel):
+    """When a game is no result: it stops at once when its model cannot be reached or a
+    seat's calls keep failing, and it is ``degraded`` when too many decisions fell back."""
+
+    max_consecutive_failures: int = Field(
+        DEFAULT_MAX_CONSECUTIVE, ge=0,
+        description="Failed model calls in a row of one seat that stop the game (0: never).")
+    degraded_share: float = Field(
+        DEGRADED_SHARE, ge=0, le=1,
+        description="A game in which more than this share of decisions fell back to the "
+                    "table's defaults is degraded.")
 
 
 class PlayError(Exception):
@@ -177,7 +191,8 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
                     record: Path | None = None, script_source: str = "",
                     sinks: Sequence[EventSink] = (), on_ask: AskHook | None = None,
                     models: dict[str, Model] | None = None,
-                    agents: Mapping[str, Agent] | None = None) -> RunResult:
+                    agents: Mapping[str, Agent] | None = None,
+                    health: GameHealth | None = None) -> RunResult:
     """Play one game and write its run folder at ``out``.
 
     ``embedder`` names the seats' shared embedder (``llm.embeddings``); ``record`` appends
@@ -197,7 +212,8 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
                    seed=seed, versions=versions(),
                    options={"embedder": embedder, "record": str(record) if record else None})
     folder = RunFolder(out, meta)
-    log = CallLog(folder)
+    rules = health or GameHealth()
+    log = CallLog(folder, Health(rules.max_consecutive_failures))
     bound = {spec: RecordingModel(client, record) if record else client
              for spec, client in clients.items()}
     given = agents or {}
@@ -208,7 +224,7 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
              for name, plan in plans.items()}
     game = Game(script, procedure, seats, seed=seed, language=language,
                 sinks=[folder.write_event, track_seen(log, list(plans)), *sinks],
-                on_ask=on_ask)
+                on_ask=on_ask, degraded_share=rules.degraded_share)
     folder.write_meta(meta.model_copy(update={"order": game.table.seats}))
     try:
         result = await game.run()
