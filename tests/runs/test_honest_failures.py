@@ -148,3 +148,21 @@ def test_a_batch_counts_degraded_and_unreachable_games_as_failed(tmp_path, monke
     assert errors["openai:dead"].startswith("unreachable:")
     kinds = {read_error(tmp_path / "batch" / row.name).kind for row in rows}
     assert kinds == {"degraded", "unreachable"}
+
+
+def test_a_log_cut_inside_a_chinese_character_reads_as_a_torn_line(tmp_path):
+    from jubensha.llm.calls import read_calls
+
+    runner.invoke(app, ["play", "tingsong-tea-estate", "--model", "scripted",
+                        "--out", str(tmp_path / "run")])
+    for name in ("events.jsonl", "calls.jsonl"):
+        path = tmp_path / "run" / name
+        data = path.read_bytes()
+        cut = data.rindex("。".encode()) + 1  # inside the three bytes of a Chinese full stop
+        path.write_bytes(data[:cut])
+    (tmp_path / "run" / "result.json").unlink()
+    run = read_run(tmp_path / "run")
+    assert set(run.truncated) == {"events.jsonl", "calls.jsonl"} and run.events
+    assert read_calls(tmp_path / "run" / "calls.jsonl")
+    shown = runner.invoke(app, ["replay", str(tmp_path / "run")])
+    assert shown.exit_code == 0 and "did not finish" in shown.output

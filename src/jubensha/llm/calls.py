@@ -19,6 +19,7 @@ only what that seat itself was shown.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -125,17 +126,27 @@ class JsonlSink:
 
 
 def read_calls(path: Path) -> list[CallRecord]:
-    """The records of a ``calls.jsonl``; a bad line is an error naming the file and line."""
+    """The records of a ``calls.jsonl``; a bad line is an error naming the file and line,
+    except a last line cut off while it was written (even inside a character), skipped."""
+    lines = [line for line in Path(path).read_bytes().split(b"\n") if line.strip()]
     records = []
-    with Path(path).open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                records.append(CallRecord.model_validate_json(line))
-            except ValueError as error:
-                raise ValueError(f"{path}:{number}: not a call record: {error}") from None
+    for number, line in enumerate(lines, 1):
+        try:
+            records.append(CallRecord.model_validate_json(line))
+        except ValueError as error:
+            if number == len(lines) and not _complete(line):
+                break
+            raise ValueError(f"{path}:{number}: not a call record: {error}") from None
     return records
+
+
+def _complete(line: bytes) -> bool:
+    """Whether ``line`` is whole JSON (not cut off while being written)."""
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
 
 
 class CallLog:

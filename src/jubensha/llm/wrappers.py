@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import yaml
 from pydantic import BaseModel, Field, RootModel, ValidationError
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
 from jubensha.llm.base import Model, ModelError, Request, Response, Usage
+from jubensha.safeload import DocumentError, read_document
 
 if TYPE_CHECKING:
     from jubensha.llm.calls import CallRecord
@@ -155,11 +155,9 @@ class PriceTable(RootModel[dict[str, Price]]):
         """Read YAML or JSON; problems name the file and the field."""
         path = Path(path)
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except OSError as error:
-            raise ValueError(f"price table {path}: {error.strerror or error}") from None
-        except yaml.YAMLError as error:
-            raise ValueError(f"price table {path}: not YAML or JSON: {error}") from None
+            data = read_document(path)
+        except DocumentError as error:
+            raise ValueError(f"price table {path}: {error}") from None
         try:
             return cls.model_validate(data or {})
         except ValidationError as error:

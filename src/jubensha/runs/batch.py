@@ -97,8 +97,8 @@ def set_aside(root: Path, game: PlannedGame) -> Path:
 
 def read_error(folder: Path) -> GameError | None:
     try:
-        return GameError.model_validate_json((folder / ERROR_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValidationError):
+        return GameError.model_validate_json((folder / ERROR_FILE).read_bytes())
+    except (OSError, ValueError):
         return None
 
 

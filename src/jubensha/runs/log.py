@@ -176,15 +176,25 @@ def read_run(path: str | Path) -> RunLog:
 def _read_jsonl(path: Path, parse: Any, truncated: list[str]) -> list[Any]:
     if not path.is_file():
         return []
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = path.read_bytes().split(b"\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
     items = []
-    for number, line in enumerate(lines, 1):
+    for number, raw in enumerate(lines, 1):
+        last = number == len(lines)
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            if last:  # cut inside a multi-byte character while being written
+                truncated.append(path.name)
+                break
+            raise RunError(f"{path}:{number}: not UTF-8 text") from None
         if not line.strip():
             continue
         try:
             items.append(parse(line))
         except (ValidationError, ValueError) as exc:
-            if number == len(lines) and _cut_off(line):
+            if last and _cut_off(line):
                 truncated.append(path.name)
                 break
             raise RunError(f"{path}:{number}: not a valid record: {_first_line(exc)}") from None
@@ -204,7 +214,7 @@ def _read_json(path: Path, model: type[M]) -> M | None:
     if not path.is_file():
         return None
     try:
-        return model.model_validate_json(path.read_text(encoding="utf-8"))
+        return model.model_validate_json(path.read_bytes())
     except ValidationError as exc:
         raise RunError(f"{path}: {_first_line(exc)}") from None
 

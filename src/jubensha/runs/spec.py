@@ -38,6 +38,7 @@ from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_s
 from jubensha.llm.wrappers import Budget
 from jubensha.runs.arena import Arena, Entrant, Pairing, pairings
 from jubensha.runs.play import PlayError, SeatPlan, parse_seat, plan_seats
+from jubensha.safeload import DocumentError, read_document
 from jubensha.scripts.bundled import bundled_scripts, find_script
 from jubensha.scripts.importers import IMPORTERS, discover, import_script
 from jubensha.scripts.io import ScriptError
@@ -309,13 +310,9 @@ def load_spec(path: str | Path) -> BatchSpec:
     folder), and every name (script, procedure, architecture, model, metric) is checked."""
     file = Path(path)
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SpecError(file, [("(file)", f"cannot read: {exc.strerror or exc}")]) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise SpecError(file, [("(file)", f"invalid YAML{where}")]) from None
+        data = read_document(file)
+    except DocumentError as exc:
+        raise SpecError(file, [("(file)", str(exc))]) from None
     if not isinstance(data, dict):
         raise SpecError(file, [("(top level)", "expected a mapping with at least `scripts`")])
     try:

@@ -24,6 +24,7 @@ import typer
 
 from jubensha.llm.base import GenerateConfig, ImagePart, Message, Model, Request, TextPart
 from jubensha.prompts import render
+from jubensha.scripts.images import ImagePathError, safe_image
 from jubensha.scripts.io import (
     ScriptError,
     parse_script,
@@ -31,7 +32,7 @@ from jubensha.scripts.io import (
     resolve_script_file,
     save_script,
 )
-from jubensha.scripts.model import Language, Script
+from jubensha.scripts.model import Clue, Language, Script
 from jubensha.scripts.validation import Problem
 
 OCR_LANGUAGES: dict[str, str] = {"zh": "chi_sim+eng", "en": "eng"}
@@ -125,17 +126,22 @@ class VisionCaptioner:
         return response.text.strip()
 
 
-def image_path(image: str, base: Path) -> Path:
-    path = Path(image).expanduser()
-    return path if path.is_absolute() else base / path
+def image_path(clue: Clue, base: Path) -> Path:
+    """The clue's image file inside the script's folder ``base``; ScriptError otherwise."""
+    assert clue.image is not None
+    try:
+        return safe_image(clue.image, base)
+    except ImagePathError as exc:
+        raise ScriptError(str(base), [Problem(severity="error", field=f"clues[{clue.id}].image",
+                                              message=str(exc))]) from None
 
 
 def resolve_images(script: Script, base: Path) -> Script:
-    """A copy of ``script`` whose relative image paths are absolute (relative to ``base``,
-    the script's folder); the script itself is unchanged."""
+    """A copy of ``script`` whose image paths are absolute, each checked to stay inside
+    ``base`` (the script's folder); the script itself is unchanged."""
     if not any(clue.image for clue in script.clues):
         return script
-    clues = [clue.model_copy(update={"image": str(image_path(clue.image, base).resolve())})
+    clues = [clue.model_copy(update={"image": str(image_path(clue, base))})
              if clue.image else clue for clue in script.clues]
     return script.model_copy(update={"clues": clues})
 
@@ -143,17 +149,12 @@ def resolve_images(script: Script, base: Path) -> Script:
 async def caption_script(script: Script, base: Path, captioner: Captioner,
                          force: bool = False) -> tuple[Script, list[str]]:
     """``script`` with a caption on every image clue that lacks one (all with ``force``),
-    and the ids of the clues captioned. A missing image file is a ScriptError."""
+    and the ids of the clues captioned. A missing or unsafe image file is a ScriptError."""
     clues = []
     done = []
-    for index, clue in enumerate(script.clues):
+    for clue in script.clues:
         if clue.image and (force or clue.caption is None):
-            path = image_path(clue.image, base)
-            if not path.is_file():
-                raise ScriptError(str(path), [Problem(
-                    severity="error", field=f"clues[{index}].image",
-                    message="image file not found")])
-            text = await captioner.caption(path)
+            text = await captioner.caption(image_path(clue, base))
             clue = clue.model_copy(update={
                 "caption": text, "extra": {**clue.extra, "caption_source": captioner.source}})
             done.append(clue.id)

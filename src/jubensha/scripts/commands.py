@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from jubensha.scripts.bundled import bundled_scripts, find_script
 from jubensha.scripts.caption import caption_command
@@ -58,34 +60,48 @@ def list_scripts() -> None:
 def show(name: Annotated[str, typer.Argument(help="A bundled script id, or a script file or "
                                              "folder.")],
          full: Annotated[bool, typer.Option("--full", help="Print the texts too.")] = False,
+         truth: Annotated[bool, typer.Option(
+             "--truth", help="Reveal the solution: sides, murderers, the truth, and how an "
+             "importer derived them (spoilers).")] = False,
          ) -> None:
-    """Summarise a script: players and sides, victims, acts, clues and questions."""
+    """Summarise a script without spoilers: players, victims, acts, clues and questions
+    (--truth adds who did it and how that was derived)."""
     try:
         script = find_script(name)
     except ScriptError as exc:
         raise _fail(exc) from None
-    console.print(f"[bold]{script.title}[/]  ({script.id}, {script.language}, "
-                  f"source: {script.metadata.source})", highlight=False)
-    console.print(_cast_table(script))
-    console.print(f"victims: {', '.join(v.name for v in script.victims) or 'none'}",
-                  highlight=False)
-    murderers = ", ".join(script.murderers) or "unknown (the script has no truth)"
-    console.print(f"murderers: {murderers}", highlight=False)
-    console.print(f"acts: {len(script.acts)}  " + "  ".join(
-        f"{a.number}. {a.title}" for a in script.acts if a.title), highlight=False)
-    console.print(_clue_summary(script), highlight=False)
-    console.print(_question_summary(script), highlight=False)
+    say = partial(console.print, highlight=False, markup=False)
+    console.print(Text(script.title, style="bold") + Text(
+        f"  ({script.id}, {script.language}, source: {script.metadata.source})"),
+        highlight=False)
+    console.print(_cast_table(script, truth))
+    say(f"victims: {', '.join(v.name for v in script.victims) or 'none'}")
+    if truth:
+        say(f"murderers: {', '.join(script.murderers) or 'unknown (the script has no truth)'}")
+    say(f"acts: {len(script.acts)}  " + "  ".join(
+        f"{a.number}. {a.title}" for a in script.acts if a.title))
+    say(_clue_summary(script))
+    say(_question_summary(script))
     for note in script.metadata.notes:
-        console.print(f"note: {note}", highlight=False, markup=False)
+        say(f"note: {note}")
+    if truth:
+        for found in script.metadata.derivations:
+            say(f"derived {found.fact}: {', '.join(found.value) or '-'} (from {found.source}"
+                f"{', ' + found.method if found.method else ''}): {found.evidence}")
+    else:
+        say("(the solution is hidden; --truth shows it)")
     if full:
-        _print_texts(script)
+        _print_texts(script, truth)
 
 
-def _cast_table(script: Script) -> Table:
-    table = Table("character", "side", "also called", "relationships", "acts")
+def _cast_table(script: Script, truth: bool) -> Table:
+    columns = ["character", *(["side"] if truth else []), "also called", "relationships",
+               "acts"]
+    table = Table(*columns)
     for c in script.characters:
-        table.add_row(c.name, c.side, ", ".join(c.aliases), str(len(c.relationships)),
-                      str(len(c.acts)))
+        cells = [c.name, *([c.side] if truth else []), ", ".join(c.aliases),
+                 str(len(c.relationships)), str(len(c.acts))]
+        table.add_row(*(Text(cell) for cell in cells))
     return table
 
 
@@ -109,16 +125,16 @@ def _question_summary(script: Script) -> str:
             + f", {len(script.questions.factual)} factual, {len(script.questions.open)} open")
 
 
-def _print_texts(script: Script) -> None:
+def _print_texts(script: Script, truth: bool) -> None:
     sections = [("background", script.background), ("rules", script.rules)]
     for c in script.characters:
         sections += [(f"{c.name}: mission", c.mission), (f"{c.name}: story", c.story)]
         sections += [(f"{c.name}: act {s.act}", s.text) for s in c.acts]
-    if script.truth is not None:
+    if truth and script.truth is not None:
         sections.append(("truth", script.truth.narrative))
     for title, text in sections:
         if text.strip():
-            console.rule(title)
+            console.rule(Text(title))
             console.print(text, markup=False, highlight=False)
 
 

@@ -7,13 +7,14 @@ never see a YAML or pydantic traceback.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
+from jubensha.safeload import DocumentError, read_document, shorten
+from jubensha.scripts.images import ImagePathError, safe_image
 from jubensha.scripts.model import Script
 from jubensha.scripts.validation import Problem, Report, validate
 
@@ -64,33 +65,25 @@ def _from_pydantic(err: Any) -> Problem:
 
 
 def read_data(path: Path) -> Any:
-    """The raw YAML/JSON content of a file; syntax errors name the line."""
+    """The raw YAML/JSON content of a file, read within ``safeload``'s limits; every
+    problem (syntax with its line, size, nesting, aliases) names the file."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        return read_document(path)
+    except DocumentError as exc:
         raise ScriptError(str(path), [Problem(severity="error", field="(file)",
-                                              message=f"cannot read: {exc}")]) from None
-    try:
-        if path.suffix == ".json":
-            return json.loads(text)
-        return yaml.load(text, Loader=_Loader)
-    except json.JSONDecodeError as exc:
-        problem = f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = f"invalid YAML{where}: {getattr(exc, 'problem', None) or exc}"
-    raise ScriptError(str(path), [Problem(severity="error", field="(file)", message=problem)])
+                                              message=str(exc))]) from None
 
 
 def load_script(path: str | Path, *, check: bool = True) -> Script:
-    """Load and (by default) validate a native script; raise ScriptError on any error."""
+    """Load and (by default) validate a native script; raise ScriptError on any error.
+    Image paths are checked whatever ``check`` says: no script may point outside its
+    folder."""
     file = resolve_script_file(Path(path))
     script = parse_script(read_data(file), str(file))
-    if check:
-        report = validate(script)
-        if not report.ok:
-            raise ScriptError(str(file), report.errors)
+    report = validate(script) if check else Report()
+    problems = [*report.errors, *image_problems(script, file.parent)]
+    if problems:
+        raise ScriptError(str(file), problems)
     return script
 
 
@@ -101,7 +94,23 @@ def check_script(path: str | Path) -> tuple[Script | None, Report, str]:
         script = parse_script(read_data(file), str(file))
     except ScriptError as exc:
         return None, Report(problems=exc.problems), exc.source
-    return script, validate(script), str(file)
+    report = validate(script)
+    report.problems.extend(image_problems(script, file.parent))
+    return script, report, str(file)
+
+
+def image_problems(script: Script, folder: Path) -> list[Problem]:
+    """Every image clue whose file is not a safe image inside ``folder``."""
+    problems = []
+    for index, clue in enumerate(script.clues):
+        if clue.image is None:
+            continue
+        try:
+            safe_image(clue.image, folder)
+        except ImagePathError as exc:
+            problems.append(Problem(severity="error", field=f"clues[{index}].image",
+                                    message=f"{shorten(clue.image)!r} {exc}"))
+    return problems
 
 
 # libyaml's safe loader and dumper when PyYAML has them: same data, several times faster
@@ -135,10 +144,11 @@ def save_script(script: Script, path: str | Path) -> Path:
     target = Path(path)
     if target.suffix not in (".yaml", ".yml", ".json"):
         target = target / "script.yaml"
+    text = (script.model_dump_json(indent=2, exclude_defaults=True)
+            if target.suffix == ".json" else dump_script(script))
+    data = text.encode("utf-8")  # fails here, before any folder is made, if it cannot be
     target.parent.mkdir(parents=True, exist_ok=True)
-    if target.suffix == ".json":
-        target.write_text(script.model_dump_json(indent=2, exclude_defaults=True),
-                          encoding="utf-8")
-    else:
-        target.write_text(dump_script(script), encoding="utf-8")
+    partial = target.with_name(target.name + ".tmp")
+    partial.write_bytes(data)
+    partial.replace(target)
     return target

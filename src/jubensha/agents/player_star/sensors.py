@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 import jinja2
-import yaml
 from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from jubensha.llm.structured import choice_schema
 from jubensha.prompts import PROMPTS_DIR
+from jubensha.safeload import DocumentError, read_document
 from jubensha.scripts.model import Language
 
 DEFAULT_SENSORS = PROMPTS_DIR / "player_star" / "sensors.yaml"
@@ -125,13 +125,9 @@ def load_sensors(path: str | Path) -> list[Sensor]:
     """Read a sensors YAML (or JSON) file: a list of sensors."""
     file = Path(path)
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"sensors {file}: cannot read ({exc.strerror or exc})") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise ValueError(f"sensors {file}: invalid YAML{where}") from None
+        data = read_document(file)
+    except DocumentError as exc:
+        raise ValueError(f"sensors {file}: {exc}") from None
     return parse_sensors(data, str(file))
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from jubensha.scripts.images import ImagePathError, safe_image
 from jubensha.scripts.importers.common import fail
 from jubensha.scripts.importers.conan import discover_conan, import_conan
 from jubensha.scripts.importers.mirage import discover_mirage, import_mirage
@@ -88,9 +89,11 @@ def copy_assets(script: Script, src: Path, dest: Path) -> list[Path]:
     for clue in script.clues:
         if clue.image is None:
             continue
-        source, target = base / clue.image, dest / clue.image
-        if not source.is_file():
-            raise fail(source, f"clues[{clue.id}].image", "image file not found")
+        try:
+            source = safe_image(clue.image, base)
+        except ImagePathError as exc:
+            raise fail(base / clue.image, f"clues[{clue.id}].image", str(exc)) from None
+        target = dest / clue.image
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)
         copied.append(target)

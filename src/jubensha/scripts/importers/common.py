@@ -9,13 +9,13 @@ those and nothing else, so that a genuinely malformed file still fails with a cl
 from __future__ import annotations
 
 import ast
-import json
 import re
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from jubensha.safeload import DocumentError, parse_document
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language, TimelineEntry
 from jubensha.scripts.validation import Problem
@@ -45,19 +45,17 @@ def read_json(path: Path, *, trailing_commas: bool = False) -> tuple[Any, str | 
     """
     text = read_text(path)
     try:
-        return json.loads(text), None
-    except json.JSONDecodeError as exc:
+        return parse_document(text, json_syntax=True), None
+    except DocumentError as exc:
         error = exc
     if trailing_commas:
         try:
-            data = json.loads(re.sub(r",(\s*[\]}])", r"\1", text))
-        except json.JSONDecodeError:
+            data = parse_document(re.sub(r",(\s*[\]}])", r"\1", text), json_syntax=True)
+        except DocumentError:
             pass
         else:
-            return data, (f"{path.name}: trailing comma at line {error.lineno} ignored "
-                          f"({error.msg})")
-    raise fail(path, "(file)", f"invalid JSON at line {error.lineno}, column {error.colno}: "
-                               f"{error.msg}")
+            return data, f"{path.name}: a trailing comma ignored ({error})"
+    raise fail(path, "(file)", str(error))
 
 
 def expect(value: Any, kind: type | tuple[type, ...], source: Path | str, field: str) -> Any:
@@ -303,7 +301,7 @@ _WIDE = str.maketrans({**{chr(0xFF21 + i): chr(0x41 + i) for i in range(26)},
 _MARKER = re.compile(r"(?:(?<=^)|(?<=[\s?？。，,:：;；)\]】”\"'’!！]))([A-Ea-e])\s*[.、):]")
 
 
-def parse_options(text: str) -> tuple[str, dict[str, str]]:
+def parse_options(text: object) -> tuple[str, dict[str, str]]:
     """Split ``"Question? a. 2:30 b. 2:45"`` into the question and ``{"a": "2:30", ...}``.
 
     Markers are a letter followed by ``.``, ``、``, ``)`` or ``:`` (half or full width,
@@ -311,6 +309,8 @@ def parse_options(text: str) -> tuple[str, dict[str, str]]:
     lettered a, b, c... in order (the last such run when two are equally long), so a stray
     "a." inside the question does not start the options. No run of two: no options.
     """
+    if not isinstance(text, str):  # a question given as a number or a list upstream
+        text = "" if text is None else str(text)
     probe = text.translate(_WIDE)
     markers = [(m.start(), m.end(), m.group(1).lower()) for m in _MARKER.finditer(probe)]
     best: list[tuple[int, int, str]] = []

@@ -211,7 +211,12 @@ def _images(folder: Path, notes: list[str]) -> list[Clue]:
     if not img.is_dir():
         notes.append("no img/ folder: no image clues")
         return []
-    files = sorted((p for p in img.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES),
+    links = sorted(p.name for p in img.iterdir() if p.is_symlink())
+    if links:
+        notes.append("img/ symlinks skipped (an image must be a file of the script): "
+                     + ", ".join(links))
+    files = sorted((p for p in img.iterdir()
+                    if p.suffix.lower() in IMAGE_SUFFIXES and not p.is_symlink()),
                    key=lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)",
                                                                                p.name)])
     numbers = {int(m.group(1)) for p in files if (m := re.fullmatch(r"image_(\d+)", p.stem))}

@@ -1,0 +1,124 @@
+"""Reading YAML and JSON that nobody vouches for (scripts, procedures, batch specs, price
+tables, importers' source files) without letting a file crash or hang the process.
+
+Limits are checked before anything deep happens: the text's size, then its flow nesting
+(``[`` and ``{``, which the C YAML loader follows until it segfaults, and JSON until
+Python's recursion limit), then, once parsed, the number of nodes the document expands to
+(a YAML alias bomb is small on disk and enormous once its aliases are followed), huge
+integers and lone surrogates that cannot be written back out. Every problem is one
+``DocumentError`` whose message names the problem, never the whole offending value.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+MAX_BYTES = 50_000_000
+MAX_DEPTH = 100
+MAX_NODES = 2_000_000
+MAX_SHOWN = 80
+"""Characters of an offending value an error message may quote."""
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class DocumentError(ValueError):
+    """A document that cannot be read safely; the message says why (and where, if known)."""
+
+
+def parse_document(text: str, *, json_syntax: bool = False) -> Any:
+    """The data of a YAML (or, with ``json_syntax``, JSON) document, within the limits."""
+    if len(text) > MAX_BYTES:
+        raise DocumentError(f"the file is larger than {MAX_BYTES // 1_000_000} MB")
+    depth = flow_depth(text)
+    if depth > MAX_DEPTH:
+        raise DocumentError(f"brackets nested {depth} deep (at most {MAX_DEPTH})")
+    try:
+        data = json.loads(text) if json_syntax else yaml.load(text, Loader=_Loader)
+    except json.JSONDecodeError as exc:
+        raise DocumentError(f"invalid JSON at line {exc.lineno}, column {exc.colno}: "
+                            f"{exc.msg}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise DocumentError(f"invalid YAML{where}: "
+                            f"{shorten(str(getattr(exc, 'problem', None) or exc))}") from None
+    except RecursionError:
+        raise DocumentError(f"nested too deeply (at most {MAX_DEPTH} levels)") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python converts
+        raise DocumentError(shorten(str(exc))) from None
+    check_data(data)
+    return data
+
+
+def read_document(path: Path) -> Any:
+    """The data of a YAML or JSON file (JSON by its ``.json`` suffix), within the limits;
+    a file that cannot be read is a ``DocumentError`` too."""
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise DocumentError(f"the file is larger than {MAX_BYTES // 1_000_000} MB")
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DocumentError(f"cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise DocumentError(f"not UTF-8 text (byte {exc.start})") from None
+    return parse_document(text, json_syntax=path.suffix.lower() == ".json")
+
+
+def flow_depth(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` in ``text``, counted without parsing (brackets
+    inside quoted text count too, which only ever overestimates)."""
+    depth = deepest = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}" and depth:
+            depth -= 1
+    return deepest
+
+
+def check_data(data: Any) -> None:
+    """Walk the parsed data once, without recursion: nodes as expanded (shared nodes, i.e.
+    YAML aliases, counted each time they are reached), depth, and strings that cannot be
+    encoded (lone surrogates)."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, int, bool]] = [(data, 0, False)]
+    while stack:
+        node, depth, done = stack.pop()
+        if not isinstance(node, dict | list):
+            if isinstance(node, str):
+                _check_text(node)
+            continue
+        if depth > MAX_DEPTH:
+            raise DocumentError(f"nested more than {MAX_DEPTH} levels deep")
+        children = list(node.keys()) + list(node.values()) if isinstance(node, dict) else node
+        if done:
+            sizes[id(node)] = 1 + sum(sizes.get(id(c), 1) for c in children)
+            if sizes[id(node)] > MAX_NODES:
+                raise DocumentError(f"the document expands to more than {MAX_NODES:,} "
+                                    "values (aliases repeated too often)")
+            continue
+        if id(node) in sizes:
+            continue
+        stack.append((node, depth, True))
+        stack.extend((child, depth + 1, False) for child in children)
+
+
+def _check_text(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise DocumentError(f"text holds an invalid character ({exc.reason}): "
+                            f"{shorten(text)!r}") from None
+
+
+def shorten(text: str, limit: int = MAX_SHOWN) -> str:
+    """``text`` cut to ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"
