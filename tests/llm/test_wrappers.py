@@ -128,7 +128,7 @@ async def test_unknown_prices_stay_unknown_and_reused_replies_are_free() -> None
     ("gpt: [1, 2]", "gpt: Input should be a valid dictionary"),
     ("gpt:\n  input_per_1m: -1\n  output_per_1m: 1\n", "gpt.input_per_1m"),
     ("gpt: {input_per_1m: 1}", "gpt.output_per_1m: Field required"),
-    ("{not yaml", "not YAML or JSON"),
+    ("{not yaml", "invalid YAML"),
 ])
 def test_bad_price_tables_name_file_and_field(tmp_path: Path, text: str, problem: str) -> None:
     path = tmp_path / "prices.yaml"

@@ -54,12 +54,11 @@ def test_show_reveals_the_solution_and_its_derivation_only_with_truth(tmp_path) 
 def test_show_prints_markup_in_a_script_as_text(tmp_path) -> None:
     script = load_script(bundled_scripts()["lighthouse-keeper"])
     script.title = "The [/] [bold]Gull[/bold] Rock"
-    script.characters[0].name = "Tom [/red] Hale"
-    script.truth.murderers = [m if m != "Tom Hale" else "Tom [/red] Hale" for m in script.truth.murderers]
+    script.characters[0].aliases.append("Tommy [/red]")
     save_script(script, tmp_path / "s")
     result = run("show", tmp_path / "s", "--full", "--truth")
     assert result.exit_code == 0, result.output
-    assert "The [/] [bold]Gull[/bold] Rock" in result.output and "Tom [/red] Hale" in result.output
+    assert "The [/] [bold]Gull[/bold] Rock" in result.output and "Tommy [/red]" in result.output
 
 
 def test_show_a_file_with_full_texts(tmp_path) -> None:

@@ -70,7 +70,7 @@ def show(name: Annotated[str, typer.Argument(help="A bundled script id, or a scr
         script = find_script(name)
     except ScriptError as exc:
         raise _fail(exc) from None
-    say = partial(console.print, highlight=False, markup=False)
+    say = partial(console.print, highlight=False, markup=False, soft_wrap=True)
     console.print(Text(script.title, style="bold") + Text(
         f"  ({script.id}, {script.language}, source: {script.metadata.source})"),
         highlight=False)
@@ -82,9 +82,9 @@ def show(name: Annotated[str, typer.Argument(help="A bundled script id, or a scr
         f"{a.number}. {a.title}" for a in script.acts if a.title))
     say(_clue_summary(script))
     say(_question_summary(script))
-    for note in script.metadata.notes:
-        say(f"note: {note}")
-    if truth:
+    if truth:  # authors' and importers' notes may tell the solution too
+        for note in script.metadata.notes:
+            say(f"note: {note}")
         for found in script.metadata.derivations:
             say(f"derived {found.fact}: {', '.join(found.value) or '-'} (from {found.source}"
                 f"{', ' + found.method if found.method else ''}): {found.evidence}")
