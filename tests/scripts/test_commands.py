@@ -63,7 +63,7 @@ def test_show_prints_markup_in_a_script_as_text(tmp_path) -> None:
 
 def test_show_a_file_with_full_texts(tmp_path) -> None:
     run("import", "thinkthrice", TEAHOUSE, tmp_path / "teahouse")
-    result = run("show", tmp_path / "teahouse", "--full")
+    result = run("show", tmp_path / "teahouse", "--full", "--truth")
     assert result.exit_code == 0
     assert "林默" in result.output and "murderer" in result.output
     assert "victims: 周掌柜" in result.output

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from jubensha.scripts import load_script, save_script, validate
-from jubensha.scripts.importers import IMPORTERS
+from jubensha.scripts.importers import IMPORTERS, copy_assets
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 EXPECTED = {"wellplay": 18, "conan": 114, "whodunitbench": 13, "mirage": 12}
@@ -28,7 +28,9 @@ def test_every_dataset_script_round_trips_and_validates(datasets: Path, tmp_path
         assert script.metadata.source == fmt and script.metadata.source_path
         assert script.metadata.player_count == len(script.characters)
         assert " " not in script.id and "/" not in script.id
-        again = load_script(save_script(script, tmp_path / script.id))
+        saved = save_script(script, tmp_path / script.id)
+        copy_assets(script, source, saved.parent)  # image files travel with the script
+        again = load_script(saved)
         assert again == script, script.id
         errors = validate(again).errors
         assert not errors, f"{script.id}: {[e.render() for e in errors]}"
