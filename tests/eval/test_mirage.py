@@ -262,3 +262,18 @@ def test_every_mirage_metric_scores_a_played_game_with_a_scripted_judge(
     assert [r.index for r in records] == list(range(len(records)))
     scored = json.loads(indices.model_dump_json())
     assert set(scored["scores"]["seats"]) == set(script.names)
+
+
+def test_victory_can_be_scored_against_the_releases_culprit_list() -> None:
+    from jubensha.scripts.model import Derivation, Metadata
+
+    released = SCRIPT.model_copy(update={"metadata": Metadata(derivations=[Derivation(
+        fact="culprits_release", value=["Tom"])])})
+    events = RATINGS + BALLOTS
+    truth = asyncio.run(mirage_metric(context(events, released)))
+    release = asyncio.run(mirage_metric(context(events, released,
+                                                options={"mirage": {"culprits": "release"}})))
+    assert truth.victory.mrr == 0.5 and release.victory.mrr == 1.0
+    assert release.trust.murderers == ["Tom"]
+    with pytest.raises(EvalError, match="no culprit list of the MIRAGE release"):
+        asyncio.run(mirage_metric(context(events, options={"mirage": {"culprits": "release"}})))

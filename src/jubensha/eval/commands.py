@@ -282,6 +282,9 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
         reference: Annotated[Literal["ssa", "fsa"] | None, typer.Option(
             help="wellplay, inferential: the ssa or fsa reference answers instead of the "
                  "seats.")] = None,
+        culprits: Annotated[Literal["truth", "release"] | None, typer.Option(
+            help="mirage metrics: score against the culprit of the truth text (default) or "
+                 "the one the MIRAGE release's code hard-codes.")] = None,
         fmt: FormatOption = "table",
         out: OutOption = None,
     ) -> None:
@@ -292,6 +295,10 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
         settings = read_options(options)
         if reference:
             settings[spec.name] = {**settings.get(spec.name, {}), "answerer": reference}
+        if culprits:
+            if not spec.name.startswith("mirage"):
+                raise fail("--culprits applies to the mirage metrics")
+            settings["mirage"] = {**settings.get("mirage", {}), "culprits": culprits}
         try:
             judge_model = parse_model_spec(judge) if judge else None
             answerer = parse_model_spec(seat_model) if seat_model else None

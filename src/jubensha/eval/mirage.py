@@ -29,7 +29,7 @@ from jubensha.engine.events import (
     Rated,
     Spoke,
 )
-from jubensha.eval.judge import JudgeFailure, ask, clip, judge_of, judge_request
+from jubensha.eval.judge import EvalError, JudgeFailure, ask, clip, judge_of, judge_request
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import rouge_l
@@ -73,10 +73,26 @@ class MirageOptions(BaseModel):
                                       "Victory ranking; default: the number of seats.")
     ties: Ties = "optimistic"
     attempts: int = Field(3, ge=1, description="Structured attempts per judge call.")
+    culprits: Literal["truth", "release"] = Field(
+        "truth", description="truth: the culprit the importer read in the truth text; "
+        "release: the list the MIRAGE release's code hard-codes (imported MIRAGE scripts).")
 
 
 def options_of(context: MetricContext) -> MirageOptions:
     return MirageOptions.model_validate(context.options.get("mirage", {}))
+
+
+def guilty_of(script: Script, victim: str | None, options: MirageOptions) -> set[str]:
+    """Whom the metrics count as the culprit: the truth's, or the release's list (an
+    EvalError when the script carries none: it was not imported from the release)."""
+    if options.culprits == "truth":
+        return culprits(script, victim)
+    found = next((d.value for d in script.metadata.derivations
+                  if d.fact == "culprits_release"), None)
+    if found is None:
+        raise EvalError(f"{script.id}: no culprit list of the MIRAGE release "
+                        "(--culprits release needs a script imported from it)")
+    return set(found)
 
 
 # -- reading a run ---------------------------------------------------------------------------
@@ -236,11 +252,12 @@ class DoubtBelief(MetricResult):
         ]
 
 
-def doubt_belief(run: RunLog, script: Script, seats: Sequence[str]) -> DoubtBelief:
+def doubt_belief(run: RunLog, script: Script, seats: Sequence[str],
+                 options: MirageOptions | None = None) -> DoubtBelief:
     received = {seat: TrustCount() for seat in seats}
     given = {seat: TrustCount() for seat in seats}
     sides = {"culprits": TrustCount(), "civilians": TrustCount()}
-    murderers = set(script.murderers)
+    murderers = guilty_of(script, None, options or MirageOptions())
     for event in run.events:
         if isinstance(event, Rated):
             received.setdefault(event.speaker, TrustCount()).add(event)
@@ -261,7 +278,7 @@ def has_ratings(script: Script, run: RunLog) -> str | None:
         "MPIRD-LLMA section 2.3 and figure 3; MIRAGE public release (TII)",
         applies=has_ratings)
 async def doubt_belief_metric(context: MetricContext) -> DoubtBelief:
-    return doubt_belief(context.run, context.script, seats_of(context))
+    return doubt_belief(context.run, context.script, seats_of(context), options_of(context))
 
 
 # -- clue investigation ----------------------------------------------------------------------
@@ -544,7 +561,7 @@ def victory(run: RunLog, script: Script, seats: Sequence[str], options: MirageOp
     ranks: dict[str, int | None] = {}
     for victim, ballots in final_ballots(run).items():
         votes = tally(Vote(voter=b.voter, target=b.target) for b in ballots)
-        guilty = culprits(script, victim)  # {"nobody here"} for an offstage death
+        guilty = guilty_of(script, victim, options)  # {"nobody here"}: an offstage death
         pool = [*seats, *sorted(guilty - set(seats))]
         combined = {seat: weight * votes.get(seat, 0) + suspicion[seat] for seat in pool}
         key = victim or "-"
@@ -606,7 +623,7 @@ async def mirage_metric(context: MetricContext) -> MirageIndices:
         notes += failure_notes(scores.failures + rebuilt.failures)
     else:
         notes.append("ICI and SCI need a judge (--judge MODEL)")
-    trust = doubt_belief(context.run, context.script, seats)
+    trust = doubt_belief(context.run, context.script, seats, options)
     if trust.tii is None:
         notes.append("TII: no trust/doubt ratings in the run")
     clues = clue_investigation(context.run, context.script, seats)

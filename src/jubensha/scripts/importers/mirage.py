@@ -26,9 +26,14 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+import yaml
+
+from jubensha.safeload import shorten
 from jubensha.scripts.importers.common import (
     CJK,
     Names,
@@ -49,6 +54,7 @@ from jubensha.scripts.model import (
     ActSheet,
     Character,
     Clue,
+    Derivation,
     Kill,
     Metadata,
     Relationship,
@@ -80,21 +86,40 @@ def import_mirage(src: Path) -> Script:
         raise fail(folder, "(folder)", "no script.json or 人物剧本.json: not a MIRAGE script "
                                        "folder")
     script_path, clues_path = pair
-    stages = _stages(expect(read_json(script_path)[0], dict, script_path, "(top level)"),
-                     script_path)
+    stages, shows = _stages(expect(read_json(script_path)[0], dict, script_path,
+                                   "(top level)"), script_path)
     notes: list[str] = []
-    characters = _characters(stages, script_path)
+    if shows:
+        notes.append(f"{len(shows)} text(s) beside the stages of {script_path.name} start "
+                     "every character's first act sheet, as the release prepends them")
+    people = same_people(stages)
+    characters = [_character(names, stages, script_path, shows) for names in people.values()]
+    notes += [f"{names[0]} is called {', '.join(names[1:])} in later stages: one person"
+              for names in people.values() if len(names) > 1]
     names = Names(c.name for c in characters)
     for character in characters:
         for alias in character.aliases:
             names.add_alias(alias, character.name)
-    clues = _clues(clues_path, names, notes) if clues_path.is_file() else []
+    clues = _clues(clues_path, names, notes, characters) if clues_path.is_file() else []
     if not clues_path.is_file():
         notes.append(f"no {clues_path.name}: no clues")
     language = language_of(folder, *(c.story[:1000] for c in characters))
     narrative = _truth_text(folder, notes)
-    murderers = derive_murderers(narrative, characters)
+    culprit = derive_murderers(narrative, characters)
+    murderers = culprit.names
     victims = derive_victims(narrative, characters, names)
+    truth_file = f"{folder.parent.name}/Truth.json"
+    derivations = []
+    if murderers:
+        derivations.append(Derivation(
+            fact="murderers", value=murderers, method=culprit.method, evidence=culprit.evidence,
+            source=truth_file if culprit.source == "truth" else script_path.name))
+    if victims:
+        derivations.append(Derivation(
+            fact="victims", value=victims, source=f"{truth_file} and {script_path.name}",
+            method="the person whose death the texts tell",
+            evidence=evidence(narrative, victims, characters)))
+    derivations += cross_check(folder.name, language, names, murderers, notes)
     if murderers:
         notes.append(f"murderer {', '.join(murderers)} derived from the text "
                      "(see docs/script-format.md)")
@@ -119,12 +144,16 @@ def import_mirage(src: Path) -> Script:
                     kills=[Kill(victim=v, killers=murderers) for v in victims if murderers]),
         metadata=Metadata(source="mirage", source_path="/".join(folder.parts[-2:]),
                           player_count=len(characters), has_truth=bool(murderers),
-                          notes=notes),
+                          notes=notes, derivations=derivations),
     )
 
 
-def _stages(data: dict, path: Path) -> dict[str, dict[str, dict]]:
-    """``{stage title: {character: parts}}``; a one-stage script gets the title ``""``."""
+def _stages(data: dict, path: Path) -> tuple[dict[str, dict[str, dict]], list[str]]:
+    """``{stage title: {character: parts}}`` (a one-stage script gets the title ``""``)
+    and the plain texts beside the stages (a ``show``: the release prepends it to every
+    character's script)."""
+    shows = [text_of(v, path, k).strip() for k, v in data.items() if isinstance(v, str)]
+    data = {k: v for k, v in data.items() if not isinstance(v, str)}
     if data and all(_STAGE.match(k) for k in data):
         stages = {k: expect(v, dict, path, k) for k, v in data.items()}
     else:
@@ -134,7 +163,7 @@ def _stages(data: dict, path: Path) -> dict[str, dict[str, dict]]:
             expect(parts, dict, path, f"{title}.{name}".strip("."))
     if not any(stages.values()):
         raise fail(path, "(top level)", "no characters")
-    return stages
+    return stages, [show for show in shows if show]
 
 
 def _part(parts: dict, key: str, path: Path, field: str) -> str:
@@ -144,18 +173,38 @@ def _part(parts: dict, key: str, path: Path, field: str) -> str:
     return ""
 
 
-def _characters(stages: dict[str, dict[str, dict]], path: Path) -> list[Character]:
-    order = list(dict.fromkeys(name for cast in stages.values() for name in cast))
-    return [_character(name, stages, path) for name in order]
+def same_people(stages: dict[str, dict[str, dict]]) -> dict[str, list[str]]:
+    """Each person's name in the first stage it appears in, to every name it has in the
+    stages: a later name that contains an earlier one is the same person, as the release
+    reads it (stage 1 ``Sky Dog``, stage 2 ``Zetong Hei (Sky Dog)``)."""
+    people: dict[str, list[str]] = {}
+    for cast in stages.values():
+        here: set[str] = set()
+        for name in sorted(cast, key=lambda n: n not in _all_names(people)):
+            known = next((first for first, names in people.items() if first not in here
+                          and (name in names or any(old in name for old in names))), None)
+            if known is None:
+                people[name] = [name]
+                known = name
+            elif name not in people[known]:
+                people[known].append(name)
+            here.add(known)
+    return people
 
 
-def _character(name: str, stages: dict[str, dict[str, dict]], path: Path) -> Character:
+def _all_names(people: dict[str, list[str]]) -> set[str]:
+    return {name for names in people.values() for name in names}
+
+
+def _character(names: list[str], stages: dict[str, dict[str, dict]], path: Path,
+               shows: list[str]) -> Character:
+    name = names[0]
     sheets: list[ActSheet] = []
     previous: dict[str, str] = {}
     first: dict[str, str] = {}
     extra: dict[str, Any] = {}
     for act, (title, cast) in enumerate(stages.items(), 1):
-        parts = cast.get(name)
+        parts = next((cast[n] for n in names if n in cast), None)
         if parts is None:
             continue
         field = f"{title}.{name}".strip(".")
@@ -163,7 +212,7 @@ def _character(name: str, stages: dict[str, dict[str, dict]], path: Path) -> Cha
         extra.update({k: v for k, v in parts.items() if k not in PARTS})
         if not first:
             first = now
-            sheets.append(ActSheet(act=act, text=now["Script"]))
+            sheets.append(ActSheet(act=act, text="\n".join([*shows, now["Script"]]).strip()))
         else:
             changed = {k: v for k, v in now.items() if v and v != previous.get(k)}
             sheets.append(ActSheet(
@@ -174,6 +223,10 @@ def _character(name: str, stages: dict[str, dict[str, dict]], path: Path) -> Cha
                        if k in changed}))
         previous = {k: v or previous.get(k, "") for k, v in now.items()}
     main, aliases = split_parenthetical(name)
+    for later in names[1:]:
+        later_main, later_aliases = split_parenthetical(later)
+        aliases += [a for a in (later, later_main, *later_aliases) if a != name]
+    aliases = list(dict.fromkeys(aliases))
     relationships, prose = parse_relationships(first.get("Relationship", ""))
     if prose:
         extra["relationship_text"] = prose
@@ -184,11 +237,24 @@ def _character(name: str, stages: dict[str, dict[str, dict]], path: Path) -> Cha
                      performance=first.get("Performance", ""),
                      relationships=[r for r in relationships if r not in own],
                      rules=[first["Ability"]] if first.get("Ability") else [], acts=sheets,
-                     aliases=aliases if main != name else [], extra=extra)
+                     aliases=aliases if main != name or len(names) > 1 else [], extra=extra)
 
 
 _HEADER = re.compile(r"^\s*(?:\d{1,2}\s*[.、．]\s*)?([^:：。.!?！？\n]{1,40}?)\s*[:：](?!\d)\s*(.*)$")
 _WHO = re.compile(r"^(.+?)\s*(?:[(（]([^()（）]*)[)）])?\s*(?:[,，]\s*(.+))?$")
+
+
+_HEADING = re.compile(r"^(?:the\s+)?(?:victim|deceased|suspect|murderer|culprit)s?$|"
+                      r"^(?:死者|被害人|受害者|嫌疑人|凶手)$", re.IGNORECASE)
+
+
+def _headed(heading: str, text: str) -> Relationship:
+    """``Victim: Qi Liu, your classmate``: the person is named inside; the heading is a
+    label, and starts the description so that the victim rule still sees it."""
+    name = re.split(r"[,，(（:：;；。]|\.\s", text, maxsplit=1)[0].strip()
+    rest = text[len(name):].lstrip(",，:：;；。. ")
+    return Relationship(other=name, labels=[heading],
+                        description=f"{heading}: {rest}" if rest else heading)
 
 
 def parse_relationships(text: str) -> tuple[list[Relationship], str]:
@@ -199,7 +265,9 @@ def parse_relationships(text: str) -> tuple[list[Relationship], str]:
     for line in text.splitlines():
         match = _HEADER.match(line)
         who = _WHO.match(match.group(1).strip()) if match else None
-        if who:
+        if who and _HEADING.match(who.group(1).strip()) and match.group(2).strip():
+            relationships.append(_headed(who.group(1).strip(), match.group(2).strip()))
+        elif who:
             label = "; ".join(x.strip() for x in who.group(2, 3) if x and x.strip())
             description = " ".join(x for x in (f"({label})" if label else "",
                                                match.group(2).strip()) if x)
@@ -215,22 +283,63 @@ def parse_relationships(text: str) -> tuple[list[Relationship], str]:
 
 # --- clues -------------------------------------------------------------------------------
 
-def _clues(path: Path, names: Names, notes: list[str]) -> list[Clue]:
+def _clues(path: Path, names: Names, notes: list[str],
+           characters: list[Character]) -> list[Clue]:
+    """Clues by location, by stage when the file is split into stages (a clue keeps its
+    stage as its act: the release offers each stage's clues during that stage only), and
+    plain texts, which the release hands to one character rather than a place."""
     data = expect(read_json(path)[0], dict, path, "(top level)")
+    places = {k: v for k, v in data.items() if not isinstance(v, str)}
+    staged = bool(places) and all(_STAGE.match(k) for k in places)
+    groups = ([(act, expect(v, dict, path, k), f"{k}.") for act, (k, v)
+               in enumerate(places.items(), 1)] if staged else [(1, places, "")])
     clues: list[Clue] = []
+    for act, group, prefix in groups:
+        for key, value in group.items():
+            field = f"{prefix}{key}"
+            if isinstance(value, str):
+                clues += _given(key, text_of(value, path, field), act, names, characters,
+                                notes)
+                continue
+            if isinstance(value, dict):
+                items = [(text_of(t, path, field), text_of(v, path, f"{field}.{t}"))
+                         for t, v in value.items()]
+            else:
+                items = [("", text_of(v, path, f"{field}[{i}]"))
+                         for i, v in enumerate(expect(value, list, path, field))]
+            made = _clue_group(key, items, isinstance(value, dict), names, notes)
+            clues += [clue.model_copy(update={"act": act}) for clue in made]
     for key, value in data.items():
-        if isinstance(value, dict):
-            items = [(text_of(t, path, key), text_of(v, path, f"{key}.{t}"))
-                     for t, v in value.items()]
-        elif isinstance(value, list):
-            items = [("", text_of(v, path, f"{key}[{i}]")) for i, v in enumerate(value)]
-        else:
-            items = [("", text_of(value, path, key))]
-        clues += _clue_group(key, items, isinstance(value, dict), names, notes)
+        if isinstance(value, str):
+            clues += _given(key, text_of(value, path, key), 1, names, characters, notes)
     ids = unique_ids(c.id for c in clues)
     for clue, cid in zip(clues, ids):
         clue.id = cid
     return clues
+
+
+def _given(key: str, text: str, act: int, names: Names, characters: list[Character],
+           notes: list[str]) -> list[Clue]:
+    """A plain text in the clue file: the release appends it to one character's script.
+    That character is the one the key names, else the one whose own texts name the key
+    most often; with neither, the text stays out of play (noted), never public."""
+    holder = names.resolve(key) or _mentioned_most(key, characters)
+    if holder is None or not text.strip():
+        notes.append(f"clue text {key!r}: no character it belongs to; left out of play")
+        return []
+    notes.append(f"clue text {key!r} given to {holder} (act {act}), as the release appends "
+                 "it to one character's script")
+    return [Clue(id=f"clue-{slugify(key)}", title=key, text=text, holder=holder, act=act,
+                 extra={"given": True})]
+
+
+def _mentioned_most(key: str, characters: list[Character]) -> str | None:
+    counts = Counter({c.name: sum(t.count(key) for t in (c.story, *(a.text for a in c.acts)))
+                      for c in characters})
+    ranked = counts.most_common(2)
+    if not ranked or ranked[0][1] == 0 or (len(ranked) > 1 and ranked[1][1] == ranked[0][1]):
+        return None
+    return ranked[0][0]
 
 
 def _clue_group(key: str, items: list[tuple[str, str]], titled: bool, names: Names,
@@ -283,6 +392,56 @@ def _truth_text(folder: Path, notes: list[str]) -> str:
     return text_of(data[match], path, match).strip()
 
 
+_CRIME_WORDS = re.compile(r"murder|culprit|killer|kill|death|died|dead|shot|poison|curse|"
+                         r"motive|凶手|真凶|杀|死|害|毙|诅咒|动机", re.IGNORECASE)
+
+
+def evidence(text: str, people: list[str], characters: list[Character]) -> str:
+    """The first sentence of ``text`` naming one of ``people`` with a word of the crime
+    (else the first naming them at all), at most 400 characters."""
+    spellings = {s for c in characters if c.name in people for s in c.all_names} | set(people)
+    sentences = [" ".join(s.split()) for s in
+                 re.split(r"(?<=[.!?。！？\n])", _without_abbreviations(text))]
+    naming = [s for s in sentences if any(spelling in s for spelling in spellings)]
+    best = next((s for s in naming if _CRIME_WORDS.search(s)), naming[0] if naming else "")
+    return shorten(best, 400)
+
+
+@lru_cache(maxsize=1)
+def _release() -> list[dict[str, Any]]:
+    source = resources.files("jubensha.scripts.importers").joinpath("data/mirage_release.yaml")
+    return yaml.safe_load(source.read_text(encoding="utf-8"))["scripts"]
+
+
+def release_culprits(title: str, language: str, names: Names) -> tuple[str, list[str]] | None:
+    """The release's code's class for the script titled ``title`` and the culprits it
+    hard-codes, as this script's characters; None for a script the release does not have."""
+    key = re.sub(r"\W+", "", name_key(title))
+    for entry in _release():
+        if any(re.sub(r"\W+", "", name_key(t)) == key for t in entry["titles"]):
+            found = [names.resolve(n, chinese=True) or n for n in entry["culprits"][language]]
+            return entry["class"], list(dict.fromkeys(found))
+    return None
+
+
+def cross_check(title: str, language: str, names: Names, murderers: list[str],
+                notes: list[str]) -> list[Derivation]:
+    """The release's culprit list as a derivation, and a warning where it disagrees with
+    the truth text (whose answer the script keeps)."""
+    release = release_culprits(title, language, names)
+    if release is None:
+        return []
+    kind, culprits = release
+    if set(culprits) != set(murderers):
+        notes.append(f"warning: the release's code names {', '.join(culprits) or 'no one'} as "
+                     f"the culprit where the truth text names {', '.join(murderers) or 'no one'}"
+                     "; the truth text's answer is kept (MIRAGE metrics take --culprits "
+                     "release to score against the release's)")
+    return [Derivation(fact="culprits_release", value=culprits,
+                       source=f"ScriptEnvs/{kind}.py of the MIRAGE release",
+                       method="the culprit list the release's code hard-codes")]
+
+
 def _spellings(characters: list[Character]) -> dict[str, str]:
     """Every spelling of every character (with ``Dr`` for ``Doctor``) to its name."""
     out = {}
@@ -311,7 +470,12 @@ _DESIGNATIONS = [
      r"(?:\s+(?:is|was)|\s*[-—–:,])+\s*{W}{N}"),
     r"{N}{W}\s+(?:is|was)\s+the\s+(?:real\s+|true\s+|actual\s+)?(?:murderer|culprit|killer)",
     r"{N}{W},?\s+as\s+the\s+embodiment\s+of\s+the\s+curse",
+    (r"(?:real|true|actual)\s+(?:murderer|culprit|killer)\s+of\s+[^.;:]{1,60}?\s+"
+     r"(?:is|was)\s*[-—–:,]?\s*{W}{N}"),
+    r"{N}{W}\s+(?:is|was)\s+the\s+only\s+one\s+(?:with|who\s+had)\s+[^.]{0,60}?motive",
     r"真正(?:成功)?的凶手(?:是|就是|——|—|：|:)\s*{W}{N}",
+    r"(?:杀害|杀死|害死)[^。，,；;]{1,12}的(?:真正的?)?凶手(?:是|就是|——|：|:)\s*{W}{N}",
+    r"{N}{W}是唯一[^。]{0,30}动机",
     r"真凶(?:是|就是)\s*{W}{N}",
     r"凶手(?:就)?是\s*{W}{N}",
     r"{N}{W}作为诅咒本身",
@@ -322,11 +486,22 @@ _NEGATED = re.compile(r"\b(?:not|never|no|n't|was|were|been|be|is|by)\b|n't|不|
 _SELF = re.compile(r"\byou\b[^.?!;]{0,40}?\b(?:killed|murdered)\b|你杀(?:死|了|害)", re.IGNORECASE)
 
 
-def derive_murderers(truth: str, characters: list[Character]) -> list[str]:
+class Found(NamedTuple):
+    """Who a rule found, how, and the text it was read from."""
+
+    names: list[str]
+    method: str = ""
+    evidence: str = ""
+    source: str = "truth"
+    """'truth' (the truth prose) or 'script' (a character's own texts)."""
+
+
+def derive_murderers(truth: str, characters: list[Character]) -> Found:
     """The characters the texts name as the murderer, by the first rule that finds any:
 
-    1. the truth prose designates them ("the real murderer - John", "真正的凶手——约翰",
-       "Fuqing Huang, as the embodiment of the curse", "【皇甫青】作为诅咒本身");
+    1. the truth prose designates them ("the real murderer - John", "the real murderer of
+       Director Li is 【Y】", "Y was the only one with a strong motive", "真正的凶手——约翰",
+       "杀害X的凶手是Y", "Fuqing Huang, as the embodiment of the curse", "【皇甫青】作为诅咒本身");
     2. a truth sentence makes them the subject of a completed kill ("Dr. Fang killed Yao
        Mengren", "【方医生】…打死【姚孟仁】"): a character name followed within 40
        characters of the same sentence by killed/shot/打死/杀害..., with no negation,
@@ -341,30 +516,57 @@ def derive_murderers(truth: str, characters: list[Character]) -> list[str]:
     names = _name_pattern(spellings)
     truth = _without_abbreviations(truth)
     found: Counter[str] = Counter()
+    first: dict[str, str] = {}
     for pattern in _DESIGNATIONS:
         regex = re.compile(pattern.replace("{N}", names).replace("{W}", _WRAP), re.IGNORECASE)
-        found.update(spellings[m.group(1)] for m in regex.finditer(truth)
-                     if m.group(1) in spellings)
-    if not found:
-        found = _kill_subjects(truth, names, spellings)
-    if not found:
-        found.update(c.name for c in characters
-                     for text in [c.mission, *(g for s in c.acts for g in s.goals)]
-                     if _SELF.search(text))
-    if not found:
-        return []
+        for match in regex.finditer(truth):
+            if match.group(1) in spellings:
+                who = spellings[match.group(1)]
+                found[who] += 1
+                first.setdefault(who, _sentence_at(truth, match.start()))
+    if found:
+        return _top(found, characters, "the truth text designates the culprit", first)
+    found, first = _kill_subjects(truth, names, spellings)
+    if found:
+        return _top(found, characters, "the subject of a completed kill in the truth text",
+                    first)
+    for character in characters:
+        for text in [character.mission, *(g for s in character.acts for g in s.goals)]:
+            if _SELF.search(text):
+                found[character.name] += 1
+                first.setdefault(character.name, text)
+    if found:
+        return _top(found, characters, "the character's own purpose says it killed", first,
+                    source="script")
+    return Found([])
+
+
+def _top(found: Counter[str], characters: list[Character], method: str,
+         first: dict[str, str], source: str = "truth") -> Found:
     top = max(found.values())
-    return [c.name for c in characters if found.get(c.name) == top]
+    names = [c.name for c in characters if found.get(c.name) == top]
+    return Found(names, method, shorten(" ".join(first.get(names[0], "").split()), 400),
+                 source)
 
 
-def _kill_subjects(truth: str, names: str, spellings: dict[str, str]) -> Counter[str]:
+def _sentence_at(text: str, position: int) -> str:
+    start = max(text.rfind(end, 0, position) for end in ".!?。！？\n") + 1
+    ends = [i for i in (text.find(end, position) for end in ".!?。！？\n") if i >= 0]
+    return text[start:(min(ends) + 1 if ends else len(text))]
+
+
+def _kill_subjects(truth: str, names: str, spellings: dict[str, str]
+                   ) -> tuple[Counter[str], dict[str, str]]:
     found: Counter[str] = Counter()
+    first: dict[str, str] = {}
     for sentence in re.split(r"(?<=[.!?。！？\n])", truth):
         for match in re.finditer(names, sentence):
             verb = _KILLED.search(sentence, match.end(), match.end() + 40)
             if verb and not _NEGATED.search(sentence[match.end(): verb.start()]):
-                found[spellings[match.group(1)]] += 1
-    return found
+                who = spellings[match.group(1)]
+                found[who] += 1
+                first.setdefault(who, sentence)
+    return found, first
 
 
 _DECEASED = re.compile(r"^\s*(?:\(.*?\)\s*)?(?:the\s+)?(?:deceased|victim|死者|被害人|受害者)",
@@ -374,7 +576,24 @@ _CAPITALISED = (r"(?<![\w'’])(?!(?:After|Before|When|Since|Until|At|On|In|The|
                 r"So|Then|Now|Although|While|Because|For|Of|To)\b)"
                 r"(?:[A-Z][a-z]+ ){1,2}[A-Z][a-z]+")
 _DEATH_OF = [r"{X}['’]s death", r"the death of {X}", r"{X}的死", r"{X}之死", r"{X}死在",
-             r"{X}(?: had| has)? died", r"{X}被杀", r"{X}遇害"]
+             r"{X}(?: had| has)? died", r"{X}被杀", r"{X}遇害", r"(?:杀害|杀死|枪杀)了?{X}",
+             r"结束了{X}的生命", r"{X}的尸体", r"killed {X}", r"{X} was (?:killed|murdered|shot)"]
+
+
+_KILLED_CJK = re.compile(r"(?:杀害|杀死|枪杀)了?([\u4e00-\u9fff]{2,4}?)(?=[的。，,！？、\s]|$)")
+"""A Chinese name right after a verb of killing (李天船 in 杀害李天船。): Chinese names
+have no capitals to find them by."""
+
+
+def _killed_cjk(texts: list[str]) -> set[str]:
+    """Chinese words right after a verb of killing that jieba tags as a person's name
+    (``nr``): 李天船 in 杀害李天船, not 落单 in 杀死落单的人."""
+    import jieba.posseg
+
+    found = {m for t in texts for m in _KILLED_CJK.findall(t)}
+    return {word for word in found
+            if any(part.flag.startswith("nr") for part in jieba.posseg.cut(word))
+            and all(part.flag.startswith(("nr", "n")) for part in jieba.posseg.cut(word))}
 
 
 def derive_victims(truth: str, characters: list[Character], names: Names) -> list[str]:
@@ -400,6 +619,7 @@ def derive_victims(truth: str, characters: list[Character], names: Names) -> lis
                        *(s.performance for s in c.acts), *(g for s in c.acts for g in s.goals))]
     people = {r.other for c in characters for r in c.relationships}
     people |= {m for t in [truth, *texts] for m in re.findall(r"【([^【】\s]{2,12})】", t)}
+    people |= _killed_cjk([truth, *texts])
     named = "|".join(re.escape(p) for p in sorted(people, key=len, reverse=True))
     pattern = f"({named + '|' if named else ''}{_CAPITALISED})"
     for group in (texts, [truth]):
