@@ -26,12 +26,14 @@ def test_sin_relations_aliases_and_victims(conan: Path) -> None:
                                     "Zhang Villager"]
     wang = script.character("Chief Wang")
     relation = next(r for r in wang.relationships if r.other == "Zhao Cishan")
-    assert relation.labels == ["Victim of X", "Hate of X"]
+    assert sorted(relation.labels) == ["Hate of X", "Victim of X"]
     assert script.character("Murderer").name == "Zhang Villager"
-    assert [v.name for v in script.victims] == ["Zhao Cishan", "Officer Li's Girlfriend"]
+    # Every story tells of Zhao Cishan's death; no story mentions the girlfriend's.
+    assert [v.name for v in script.victims] == ["Zhao Cishan"]
     assert script.extra["killers"]["Zhao Cishan"] == ["Chief Wang"]
+    assert script.extra["killers"]["Officer Li's Girlfriend"]
     assert script.extra["relation_classes"]["Hate of X"] == "Adversary of X"
-    assert "relations_label_v2" in script.extra
+    assert "Chief Wang" in script.extra["relations_all"]
     assert "Zhang Villager" in script.character("Zhang Villager").extra["known_relations"]
     assert validate(script).ok
 
@@ -79,8 +81,11 @@ def test_a_narrative_elsewhere_imports(tmp_path) -> None:
     folder = _narrative(tmp_path, json.dumps({"Ann": [["Vic", "Victim of X"],
                                                       ["Bob", "Friend of X"]]}))
     script = import_conan(folder)
-    assert [v.name for v in script.victims] == ["Vic"]
-    assert script.character("Ann").relationships[1].labels == ["Friend of X"]
+    # all.json alone is everyone's knowledge pooled: it stays with the script, off the sheets
+    assert script.character("Ann").relationships == []
+    assert script.extra["relations_all"]["Ann"][1] == ["Bob", "Friend of X"]
+    assert script.victims == [] and script.extra["killers"] == {"Vic": ["Ann"]}
+    assert any("no per-character label files" in n for n in script.metadata.notes)
 
 
 @pytest.mark.parametrize(("labels", "message"), [
@@ -97,3 +102,39 @@ def test_malformed_labels_name_file_and_field(tmp_path, labels, message) -> None
 def test_a_folder_without_txt_is_not_a_narrative(tmp_path) -> None:
     with pytest.raises(ScriptError, match="no txt/ folder"):
         import_conan(tmp_path)
+
+
+def labelled_narrative(tmp_path: Path) -> Path:
+    """Three characters; only the murderer's own label file knows who killed the cook."""
+    root = tmp_path / "english"
+    story = root / "data_final" / "001-Manor"
+    (story / "txt").mkdir(parents=True)
+    for name, text in {"Ann": "Ann found the cook dead.", "Bob": "Bob heard the cook scream.",
+                       "Cy": "Cy saw the cook at nine."}.items():
+        (story / "txt" / f"{name}.txt").write_text(text, encoding="utf-8")
+    own = {"Ann": {"Ann": [["Cook", "Victim of X"], ["Bob", "Friend of X"]],
+                   "Bob": [["Cook", "Employee of X"]]},
+           "Bob": {"Bob": [["Ann", "Friend of X"]]},
+           "Cy": {"Cy": [["Ann", "Neighbour of X"]]}}
+    labels = root / "label_v2" / "001-Manor"
+    labels.mkdir(parents=True)
+    union: dict = {}
+    for name, known in own.items():
+        (labels / f"{name}.json").write_text(json.dumps(known), encoding="utf-8")
+        for owner, pairs in known.items():
+            union.setdefault(owner, []).extend(pairs)
+    (labels / "all.json").write_text(json.dumps(union), encoding="utf-8")
+    return story
+
+
+def test_a_sheet_holds_only_its_own_label_file(tmp_path) -> None:
+    script = import_conan(labelled_narrative(tmp_path))
+    ann, bob, cy = (script.character(n) for n in ("Ann", "Bob", "Cy"))
+    assert {r.other: r.labels for r in ann.relationships} == {
+        "Cook": ["Victim of X"], "Bob": ["Friend of X"]}
+    assert {r.other for r in bob.relationships} == {"Ann"}
+    for character in (bob, cy):
+        text = json.dumps(character.model_dump(), ensure_ascii=False)
+        assert "Victim of X" not in text and "Employee of X" not in text
+    assert script.extra["killers"] == {"Cook": ["Ann"]}
+    assert [v.name for v in script.victims] == ["Cook"]  # every story tells of the death

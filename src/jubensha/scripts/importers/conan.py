@@ -30,7 +30,6 @@ from jubensha.scripts.importers.common import (
 )
 from jubensha.scripts.model import Character, Metadata, Relationship, Script, Victim
 
-PRIMARY_LABELS = "label"
 _SAME_PERSON = re.compile(r"^same person as x\b", re.IGNORECASE)
 _VICTIM_OF = re.compile(r"^(?:victim of x|killed by x)$", re.IGNORECASE)
 _MURDERER_OF = re.compile(r"^murderer of x$", re.IGNORECASE)
@@ -127,43 +126,60 @@ def _label_sets(folder: Path) -> dict[str, Path]:
 
 def _labels(folder: Path, characters: list[Character], names: Names, notes: list[str],
             extra: dict[str, Any]) -> list[Victim]:
+    """Relations, aliases and victims from the label sets (``label/``, ``label_v2/``...).
+
+    A character's sheet holds only what its OWN label files say (``<set>/<narrative>/
+    <Character>.json``, every set merged): its relationships are the pairs it owns there,
+    and the whole file is its ``extra["known_relations"]``. ``all.json``, the union of every
+    character's knowledge, would tell a civilian what only the murderer knows, so it goes
+    to the script's ``extra`` (for evaluation), never to a sheet. A victim is listed for
+    every player only when half the characters' stories mention the death (``_victims``);
+    who killed whom stays in ``extra["killers"]``.
+    """
     sets = _label_sets(folder)
     if not sets:
         notes.append("no relation labels for this narrative")
         return []
-    primary = PRIMARY_LABELS if PRIMARY_LABELS in sets else next(iter(sets))
-    relations = _read_label_file(sets[primary] / "all.json", notes)
-    same = _aliases(relations, characters, names)
-    victims, killers = _victims(relations, names, same, notes)
+    union: dict[str, list[list[str]]] = {}
+    own: dict[str, dict[str, list[list[str]]]] = {}
+    for name, path in sets.items():
+        if (path / "all.json").is_file():
+            _merge(union, _read_label_file(path / "all.json", notes))
+        for file in sorted(path.glob("*.json")):
+            if file.name == "all.json":
+                continue
+            known = _read_label_file(file, notes)
+            _merge(union, known)
+            who = names.resolve(file.stem, chinese=True)
+            if who is None:
+                extra.setdefault("relations_by_file", {})[f"{name}/{file.stem}"] = known
+            else:
+                _merge(own.setdefault(who, {}), known)
+    same = _aliases(union, characters, names)
     by_name = {c.name: c for c in characters}
-    others: dict[str, Any] = {}
-    for owner, pairs in relations.items():
-        who = names.exact(owner)
-        if who is None:
-            others[owner] = pairs
-            continue
-        for other, labels in pairs:
-            _relate(by_name[who], names.exact(other) or other, labels)
-    for path in sorted(sets[primary].glob("*.json")):
-        if path.name == "all.json":
-            continue
-        who = names.resolve(path.stem, chinese=True)
-        known = _read_label_file(path, notes)
-        if who is None:
-            extra.setdefault("relations_by_file", {})[path.stem] = known
-        else:
-            by_name[who].extra["known_relations"] = known
-    if others:
-        extra["relations_of_others"] = others
+    for who, known in own.items():
+        by_name[who].extra["known_relations"] = known
+        for owner, pairs in known.items():
+            if names.exact(owner) == who:
+                for other, labels in pairs:
+                    _relate(by_name[who], names.exact(other) or other, labels)
+    if not own:
+        notes.append("no per-character label files: sheets carry no relationships "
+                     "(all.json stays with the script, for evaluation)")
+    victims, killers = _victims(union, characters, names, same, notes)
+    extra["relations_all"] = union
     if killers:
         extra["killers"] = killers
-    for name, path in sets.items():
-        if name != primary and (path / "all.json").is_file():
-            extra[f"relations_{name}"] = _read_label_file(path / "all.json", notes)
-    classes = _relation_classes(folder, relations)
+    classes = _relation_classes(folder, union)
     if classes:
         extra["relation_classes"] = classes
     return [Victim(name=v) for v in victims]
+
+
+def _merge(into: dict[str, list[list[str]]], more: dict[str, list[list[str]]]) -> None:
+    for owner, pairs in more.items():
+        mine = into.setdefault(owner, [])
+        mine += [pair for pair in pairs if pair not in mine]
 
 
 def _read_label_file(path: Path, notes: list[str]) -> dict[str, list[list[str]]]:
@@ -203,8 +219,33 @@ def _aliases(relations: dict, characters: list[Character], names: Names) -> dict
     return same
 
 
-def _victims(relations: dict, names: Names, same: dict[str, str],
+def _victims(union: dict, characters: list[Character], names: Names, same: dict[str, str],
              notes: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """Everyone the labels call a victim, with their killers (truth data). Only the killer's
+    own file labels a killing, so the public victim list keeps the deaths that half the
+    characters' stories (at least two) mention by name: the case everyone is told of, not
+    a killing one person knows."""
+    killers = _killings(union, same)
+    stories = [c.story for c in characters]
+    witnesses = {victim: sum(victim.casefold() in story.casefold() for story in stories)
+                 for victim in killers}
+    needed = max(2, (len(stories) + 1) // 2)
+    victims = []
+    for victim, who in killers.items():
+        killers[victim] = list(dict.fromkeys(names.exact(k) or k for k in who))
+        if names.exact(victim):
+            notes.append(f"labels call the character {names.exact(victim)!r} a victim; "
+                         "not listed as a victim")
+        elif witnesses[victim] < needed:
+            notes.append(f"{victim!r}: a killing the labels record but only "
+                         f"{witnesses[victim]} of {len(stories)} characters' stories mention;"
+                         " kept with the truth data, not on the public victim list")
+        else:
+            victims.append(victim)
+    return victims, {v: killers[v] for v in killers if not names.exact(v)}
+
+
+def _killings(relations: dict, same: dict[str, str]) -> dict[str, list[str]]:
     killers: dict[str, list[str]] = {}
     for owner, pairs in relations.items():
         for other, labels in pairs:
@@ -213,26 +254,19 @@ def _victims(relations: dict, names: Names, same: dict[str, str],
                     killers.setdefault(same.get(other, other), []).append(owner)
                 elif _MURDERER_OF.match(label):
                     killers.setdefault(same.get(owner, owner), []).append(other)
-    victims = []
-    for victim, who in killers.items():
-        killers[victim] = list(dict.fromkeys(names.exact(k) or k for k in who))
-        if names.exact(victim):
-            notes.append(f"labels call the character {names.exact(victim)!r} a victim; "
-                         "not listed as a victim")
-        else:
-            victims.append(victim)
-    return victims, {v: killers[v] for v in victims}
+    return killers
 
 
 def _relate(character: Character, other: str, labels: str) -> None:
     if other == character.name:
         return
-    split = _split_labels(labels)
-    for relation in character.relationships:
-        if relation.other == other:
-            relation.labels += [label for label in split if label not in relation.labels]
-            return
-    character.relationships.append(Relationship(other=other, labels=split))
+    relation = next((r for r in character.relationships if r.other == other), None)
+    if relation is None:
+        relation = Relationship(other=other)
+        character.relationships.append(relation)
+    for label in _split_labels(labels):  # label sets spell some labels in lower case
+        if label.casefold() not in {known.casefold() for known in relation.labels}:
+            relation.labels.append(label)
 
 
 def _relation_classes(folder: Path, relations: dict) -> dict[str, str]:
