@@ -99,6 +99,22 @@ def test_an_answer_in_words_has_no_letters_but_keeps_its_text(bench: Path) -> No
         f"questions.choice[{script.questions.choice.index(question)}].answer"]
 
 
+@pytest.mark.parametrize(("text", "victim"), [
+    ("死者为“动物之家”负责人马尔普女士，死于中毒。", "马尔普"),  # a place in quotes, then the person
+    ("死者为两人，均被刺。", None),  # a count of people is nobody's name
+    ("死者是他们的老师。", None),
+    ("死者叫“小王”，二十岁。", "小王"),
+])
+def test_the_victim_is_a_person_not_an_organisation_or_a_pronoun(tmp_path, text, victim):
+    script = import_whodunitbench(_env(tmp_path, task_nm=text))
+    assert [v.name for v in script.victims] == ([victim] if victim else [])
+
+
+def test_a_label_with_a_colon_inside_a_paragraph_is_no_heading() -> None:
+    parts = split_reason("作案动机：为了钱。\n作案手法：他用了延时手法：把冰块放在门后。")
+    assert parts["method"] == "他用了延时手法：把冰块放在门后。"
+
+
 def test_truth_text_is_split_at_its_headings() -> None:
     assert split_reason("\n作案动机：\n仇杀\n\n作案手法：\n下毒\n") == {
         "motive": "仇杀", "method": "下毒", "narrative": ""}
@@ -137,3 +153,10 @@ def test_malformed_files_name_the_field(tmp_path, change, message) -> None:
     with pytest.raises(ScriptError) as info:
         import_whodunitbench(_env(tmp_path, **change))
     assert len(info.value.problems) == 1 and str(info.value).endswith(message)
+
+
+def test_derived_facts_say_where_they_come_from(bench: Path) -> None:
+    script = import_whodunitbench(bench / "Jianghehuhai")
+    found = {d.fact: d for d in script.metadata.derivations}
+    assert found["murderers"].value == ["钟于宁"] and found["murderers"].source == "env_p_all.json"
+    assert found["victims"].value == ["丁硕楠"] and "丁硕楠" in found["victims"].evidence

@@ -338,3 +338,19 @@ def answer_letters(answer: Any) -> list[str]:
     if not re.fullmatch(r"[\sa-e,，、;；/&+和及.]*", text):
         return []
     return list(dict.fromkeys(re.findall(r"[a-e]", text)))
+
+
+_CRIME_WORDS = re.compile(r"murder|culprit|killer|kill|death|died|dead|shot|poison|curse|"
+                          r"motive|凶手|真凶|杀|死|害|毙|诅咒|动机", re.IGNORECASE)
+
+
+def evidence_sentence(texts: Iterable[str], names: Iterable[str]) -> str:
+    """The first sentence of ``texts`` naming one of ``names`` with a word of the crime
+    (else the first naming them at all), at most 400 characters: what a derived fact was
+    read from."""
+    wanted = [name for name in names if name]
+    sentences = [" ".join(s.split()) for text in texts
+                 for s in re.split(r"(?<=[.!?。！？\n])", text or "")]
+    naming = [s for s in sentences if any(name in s for name in wanted)]
+    best = next((s for s in naming if _CRIME_WORDS.search(s)), naming[0] if naming else "")
+    return best if len(best) <= 400 else best[:399] + "…"

@@ -37,6 +37,7 @@ from jubensha.safeload import shorten
 from jubensha.scripts.importers.common import (
     CJK,
     Names,
+    evidence_sentence,
     expect,
     fail,
     language_of,
@@ -392,19 +393,10 @@ def _truth_text(folder: Path, notes: list[str]) -> str:
     return text_of(data[match], path, match).strip()
 
 
-_CRIME_WORDS = re.compile(r"murder|culprit|killer|kill|death|died|dead|shot|poison|curse|"
-                         r"motive|凶手|真凶|杀|死|害|毙|诅咒|动机", re.IGNORECASE)
-
-
 def evidence(text: str, people: list[str], characters: list[Character]) -> str:
-    """The first sentence of ``text`` naming one of ``people`` with a word of the crime
-    (else the first naming them at all), at most 400 characters."""
+    """The sentence of ``text`` a derived fact about ``people`` was read from."""
     spellings = {s for c in characters if c.name in people for s in c.all_names} | set(people)
-    sentences = [" ".join(s.split()) for s in
-                 re.split(r"(?<=[.!?。！？\n])", _without_abbreviations(text))]
-    naming = [s for s in sentences if any(spelling in s for spelling in spellings)]
-    best = next((s for s in naming if _CRIME_WORDS.search(s)), naming[0] if naming else "")
-    return shorten(best, 400)
+    return evidence_sentence([_without_abbreviations(text)], spellings)
 
 
 @lru_cache(maxsize=1)

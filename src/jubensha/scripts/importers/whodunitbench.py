@@ -21,6 +21,7 @@ from typing import Any
 from jubensha.scripts.importers.common import (
     Names,
     answer_letters,
+    evidence_sentence,
     expect,
     fail,
     language_of,
@@ -36,6 +37,7 @@ from jubensha.scripts.model import (
     Character,
     ChoiceQuestion,
     Clue,
+    Derivation,
     Kill,
     Metadata,
     QuestionSets,
@@ -83,6 +85,14 @@ def import_whodunitbench(src: Path) -> Script:
     language = language_of(folder, text_of(data.get("reason"), path, "reason"),
                            *(c.story[:500] for c in characters))
     chain, steps = _reasoning_chain(data, path)
+    derivations = [Derivation(fact="murderers", value=murderers, source=MAIN_FILE,
+                              method="the murder field (and roles marked m: 1)",
+                              evidence=f"murder: {data.get('murder', '')}"[:400])]
+    if victim:
+        derivations.append(Derivation(
+            fact="victims", value=[victim], source=MAIN_FILE,
+            method="a question or sentence naming the dead (derive_victim)",
+            evidence=evidence_sentence(_texts(data), [victim])))
     return Script(
         id=f"whodunitbench-{slugify(folder.name)}",
         title=text_of(data.get("ju_name"), path, "ju_name") or folder.name,
@@ -93,7 +103,8 @@ def import_whodunitbench(src: Path) -> Script:
         truth=_truth(data, path, murderers, victim, chain),
         questions=QuestionSets(choice=questions),
         metadata=Metadata(source="whodunitbench", source_path=folder.name,
-                          player_count=len(characters), notes=notes),
+                          player_count=len(characters), notes=notes,
+                          derivations=derivations),
         extra=_script_extra(data, steps),
     )
 
@@ -149,7 +160,8 @@ def _truth(data: dict, path: Path, murderers: list[str], victim: str | None,
                  narrative=sections["narrative"], reasoning_chain=chain)
 
 
-_SECTION = re.compile(r"(作案动机|作案手法|动机|手法)\s*[:：]")
+_SECTION = re.compile(r"^[ \t　]*(作案动机|作案手法|动机|手法)\s*[:：]", re.MULTILINE)
+"""A heading starts a line: 延时手法： inside a paragraph is text, not the method section."""
 
 
 def split_reason(reason: str) -> dict[str, str]:
@@ -359,17 +371,39 @@ def derive_victim(data: dict, questions: list[ChoiceQuestion], names: Names) -> 
     return None
 
 
+_NOT_A_PERSON = re.compile(r"^(?:[一二两三四五六七八九十几多]+[个名位]?人|[他她它]们?|此人|其人|本人"
+                           r"|对方|大家|众人|某人|你|我)$")
+_TITLE = re.compile(r"(?:女士|先生|小姐|太太|夫人|医生|教授)$")
+_BEFORE_NAME = re.compile(r"负责人|老板|主人|店长|院长|馆长|社长|会长|成员|员工|[的之…、，,\s”\"」』]")
+_ROLE_AFTER = re.compile(r"^[的之]?(?:负责人|老板|主人|店长|院长|馆长|社长|会长|成员|员工)")
+
+
 def _name_in(phrase: str, vocabulary: set[str]) -> str | None:
-    quoted = re.search(r"[“\"「『]([^”\"」』]{1,10})[”\"」』]", phrase)
-    if quoted:
-        return quoted.group(1).strip()
+    """The person a "死者为…" phrase names: a name the questions offer (the last one in the
+    phrase), a quoted name that is not an organisation's ("“动物之家”负责人…" names the
+    place, not the person), the name before a title (马尔普女士), or the phrase itself
+    when it is a bare name; never a pronoun or a count of people (两人)."""
     if _QUESTION_WORDS.search(phrase[:2]) or _QUESTION_WORDS.match(phrase):
-        return None
-    if _NAME.match(phrase) and not re.search(r"[的了着死是在被将把和与及]", phrase):
-        return phrase
+        return None  # "死者是否…", "死者是在…": a question or a circumstance, not a name
     ends = [(phrase.rfind(name) + len(name), len(name), name) for name in vocabulary
             if name in phrase]
-    return max(ends)[2] if ends else None
+    if ends:
+        return max(ends)[2]
+    titled = _TITLE.search(phrase)
+    if titled:
+        name = _BEFORE_NAME.split(phrase[:titled.start()])[-1]
+        if 2 <= len(name) <= 5:
+            return _person(name)
+    quoted = re.search(r"[“\"「『]([^”\"」』]{1,10})[”\"」』]", phrase)
+    if quoted and not _ROLE_AFTER.match(phrase[quoted.end():]):
+        return _person(quoted.group(1).strip())
+    if _NAME.match(phrase) and not re.search(r"[的了着死是在被将把和与及]", phrase):
+        return _person(phrase)
+    return None
+
+
+def _person(name: str) -> str | None:
+    return None if _NOT_A_PERSON.match(name) else name
 
 
 def _texts(data: dict) -> list[str]:
