@@ -104,6 +104,9 @@ def test_victory_ranks_the_culprit_by_votes_and_suspicion() -> None:
     assert flipped.victory.scores["Elias"]["Agnes"] == 6.0
     assert flipped.victory.scores["Elias"]["Tom"] == 10.0
     assert flipped.victory.mrr == 0.5
+    # The paper's reading: identified only when first; chance: 1 culprit in a pool of 4.
+    assert alone.victory.rate == 1.0 and flipped.victory.rate == 0.0
+    assert flipped.victory.chance_rate == 0.25
     assert flipped.ici is None and flipped.sci is None
     assert "ICI and SCI need a judge (--judge MODEL)" in flipped.notes
 
@@ -277,3 +280,14 @@ def test_victory_can_be_scored_against_the_releases_culprit_list() -> None:
     assert release.trust.murderers == ["Tom"]
     with pytest.raises(EvalError, match="no culprit list of the MIRAGE release"):
         asyncio.run(mirage_metric(context(events, options={"mirage": {"culprits": "release"}})))
+
+
+def test_the_releases_rouge_variant_keeps_punctuation_and_case() -> None:
+    from jubensha.eval.text import release_tokens, rouge_l
+
+    assert release_tokens("我在黄昏点亮了灯塔。") == ["我", "在", "黄昏", "点亮", "了", "灯塔", "。"]
+    assert release_tokens("The Keeper, at dusk.") == ["The", "Keeper", ",", "at", "dusk", "."]
+    ours = rouge_l("The keeper lit the lamp", "the Keeper lit the lamp.").fmeasure
+    release = rouge_l(release_tokens("The keeper lit the lamp"),
+                      release_tokens("the Keeper lit the lamp.")).fmeasure
+    assert ours == 1.0 and release < ours  # case and the full stop count in the release

@@ -285,6 +285,10 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
         culprits: Annotated[Literal["truth", "release"] | None, typer.Option(
             help="mirage metrics: score against the culprit of the truth text (default) or "
                  "the one the MIRAGE release's code hard-codes.")] = None,
+        variant: Annotated[Literal["ours", "release"] | None, typer.Option(
+            help="mirage metrics: ROUGE-L as ours (Chinese by character, no punctuation) or "
+                 "as the MIRAGE release computes it (jieba words, punctuation kept).")
+        ] = None,
         fmt: FormatOption = "table",
         out: OutOption = None,
     ) -> None:
@@ -295,10 +299,12 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
         settings = read_options(options)
         if reference:
             settings[spec.name] = {**settings.get(spec.name, {}), "answerer": reference}
-        if culprits:
-            if not spec.name.startswith("mirage"):
-                raise fail("--culprits applies to the mirage metrics")
-            settings["mirage"] = {**settings.get("mirage", {}), "culprits": culprits}
+        for flag, key, value in (("--culprits", "culprits", culprits),
+                                 ("--variant", "rouge", variant)):
+            if value:
+                if not spec.name.startswith("mirage"):
+                    raise fail(f"{flag} applies to the mirage metrics")
+                settings["mirage"] = {**settings.get("mirage", {}), key: value}
         try:
             judge_model = parse_model_spec(judge) if judge else None
             answerer = parse_model_spec(seat_model) if seat_model else None

@@ -32,7 +32,7 @@ from jubensha.engine.events import (
 from jubensha.eval.judge import EvalError, JudgeFailure, ask, clip, judge_of, judge_request
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
-from jubensha.eval.text import rouge_l
+from jubensha.eval.text import release_tokens, rouge_l
 from jubensha.eval.vote_metrics import culprits, final_ballots
 from jubensha.eval.votes import Ties, Vote, culprit_rank, tally
 from jubensha.llm.calls import declare
@@ -73,6 +73,9 @@ class MirageOptions(BaseModel):
                                       "Victory ranking; default: the number of seats.")
     ties: Ties = "optimistic"
     attempts: int = Field(3, ge=1, description="Structured attempts per judge call.")
+    rouge: Literal["ours", "release"] = Field(
+        "ours", description="ours: Chinese by character, punctuation dropped; release: the "
+        "MIRAGE release's jieba words with punctuation and case kept.")
     culprits: Literal["truth", "release"] = Field(
         "truth", description="truth: the culprit the importer read in the truth text; "
         "release: the list the MIRAGE release's code hard-codes (imported MIRAGE scripts).")
@@ -521,7 +524,8 @@ async def reconstructions(context: MetricContext, seats: Sequence[str] | None = 
                     result.failures.append(judged.failure)
                     continue
                 text = judged.value.script
-            prf = rouge_l(text, reference)
+            prf = (rouge_l(release_tokens(text), release_tokens(reference))
+                   if options.rouge == "release" else rouge_l(text, reference))
             scored[part] = PartScore(reconstruction=text, precision=prf.precision,
                                      recall=prf.recall, fmeasure=prf.fmeasure)
         result.seats[seat] = SeatReconstruction(parts=scored)
@@ -538,14 +542,28 @@ async def reconstruction_metric(context: MetricContext) -> Reconstruction:
 
 # -- the indices -----------------------------------------------------------------------------
 class Victory(BaseModel):
-    """Per victim, the combined score of every seat and the culprit's rank in it."""
+    """Per victim, the combined score of every seat and the culprit's rank in it, read
+    three ways (docs/evaluation.md): the paper's Victory (the culprit ranked first, beside
+    the chance of a random guess), the release README's MRR, and the code's bare rank."""
 
     scores: dict[str, dict[str, float]]
     ranks: dict[str, int | None]
+    chance: dict[str, float] = Field(default_factory=dict)
+    """Per victim, the probability that a uniform random pick of the pool is a culprit."""
 
     @property
     def mrr(self) -> float | None:
         return mean(1 / r if r else 0.0 for r in self.ranks.values()) if self.ranks else None
+
+    @property
+    def rate(self) -> float | None:
+        """The paper's Victory: the share of victims whose culprit ranks first."""
+        return mean(1.0 if r == 1 else 0.0 for r in self.ranks.values()) if self.ranks else None
+
+    @property
+    def chance_rate(self) -> float | None:
+        """The paper's random-guess baseline beside it (table 2, right of Victory)."""
+        return mean(self.chance.values()) if self.chance else None
 
 
 def victory(run: RunLog, script: Script, seats: Sequence[str], options: MirageOptions
@@ -559,6 +577,7 @@ def victory(run: RunLog, script: Script, seats: Sequence[str], options: MirageOp
             suspicion[event.speaker] += event.doubt - event.trust
     scores: dict[str, dict[str, float]] = {}
     ranks: dict[str, int | None] = {}
+    chance: dict[str, float] = {}
     for victim, ballots in final_ballots(run).items():
         votes = tally(Vote(voter=b.voter, target=b.target) for b in ballots)
         guilty = guilty_of(script, victim, options)  # {"nobody here"}: an offstage death
@@ -567,7 +586,8 @@ def victory(run: RunLog, script: Script, seats: Sequence[str], options: MirageOp
         key = victim or "-"
         scores[key] = combined
         ranks[key] = culprit_rank(combined, guilty, pool, options.ties)
-    return Victory(scores=scores, ranks=ranks)
+        chance[key] = len(guilty & set(pool)) / len(pool) if pool else 0.0
+    return Victory(scores=scores, ranks=ranks, chance=chance)
 
 
 class MirageIndices(MetricResult):
@@ -601,12 +621,15 @@ class MirageIndices(MetricResult):
         def pct(value: float | None) -> str:
             return number(None if value is None else 100 * value, 2)
 
+        won = self.victory
         return [ResultTable(
             title="MIRAGE indices (x100)",
-            columns=["Victory (MRR)", "TII", "CIC", "ICI", "SCI"],
-            rows=[[pct(self.victory.mrr), pct(self.trust.tii), pct(self.clues.cic),
-                   pct(self.ici), pct(self.sci)]],
-            notes=self.notes)]
+            columns=["Victory (paper)", "random guess", "Victory (MRR)", "TII", "CIC", "ICI",
+                     "SCI"],
+            rows=[[pct(won.rate), pct(won.chance_rate), pct(won.mrr), pct(self.trust.tii),
+                   pct(self.clues.cic), pct(self.ici), pct(self.sci)]],
+            notes=[*self.notes, ("Victory (paper): culprit ranked first; random guess: the "
+                   "chance of picking a culprit at random; MRR: the release README's reading")])]
 
 
 @metric("mirage", "The MIRAGE indices: Victory (MRR of the culprit), TII, CIC, ICI and SCI "

@@ -23,6 +23,14 @@ WORD_TOKENS = TokenizerOptions(zh_mode="jieba")
 """TF-IDF and n-grams use jieba words, so a Chinese trigram spans words as in English."""
 
 
+def release_tokens(text: str) -> list[str]:
+    """The MIRAGE release's ROUGE-L tokens (``data_loader.cal_rouge_l``): jieba words,
+    punctuation and case kept, spaces dropped, for English and Chinese alike."""
+    import jieba
+
+    return [token for token in jieba.cut(text) if token.strip()]
+
+
 class PRF(BaseModel):
     precision: float
     recall: float
