@@ -149,6 +149,19 @@ def _complete(line: bytes) -> bool:
     return True
 
 
+MAX_REPLY_CHARS = 20_000
+"""Longest reply passed on: a server that ignores max_tokens cannot grow prompts and logs."""
+
+
+def cut_reply(response: Response) -> Response:
+    """``response`` with its text cut to ``MAX_REPLY_CHARS``, the cut noted."""
+    if len(response.text) <= MAX_REPLY_CHARS:
+        return response
+    note = f"reply cut from {len(response.text):,} to {MAX_REPLY_CHARS:,} characters"
+    return response.model_copy(update={"text": response.text[:MAX_REPLY_CHARS],
+                                       "notes": [*response.notes, note]})
+
+
 class CallLog:
     """Numbers the calls of one run (all seats share it) and hands each record to a sink."""
 
@@ -231,6 +244,7 @@ class SeatModel(ModelWrapper):
             raise failure from error
         if self.log.health is not None:
             self.log.health.succeeded(record.seat or record.subject)
+        response = cut_reply(response)
         record.raw = response.text
         record.usage = response.usage
         record.origin = response.origin

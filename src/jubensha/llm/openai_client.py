@@ -21,7 +21,7 @@ from typing import Any, Literal, TypeVar
 
 import openai
 from openai import AsyncOpenAI
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, stop_after_delay
 from tenacity.wait import wait_exponential_jitter
 
 from jubensha.llm.base import (
@@ -41,7 +41,11 @@ T = TypeVar("T")
 ResponseFormat = Literal["json_schema", "json_object", "plain"]
 FORMATS: tuple[ResponseFormat, ...] = ("json_schema", "json_object", "plain")
 TRANSIENT = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
-             openai.APIConnectionError)
+             openai.APIConnectionError, openai.APIResponseValidationError, ValueError)
+"""Worth another try: rate limits, server errors, timeouts, dropped connections, and a
+body that is not JSON or not UTF-8 (``ValueError``: a proxy's error page, a cut reply)."""
+DEFAULT_MAX_TOKENS = 2048
+"""Completion cap of a request that sets none: a runaway reply cannot fill a log."""
 REJECTED = (openai.BadRequestError, openai.UnprocessableEntityError)
 FATAL = (openai.APIConnectionError, openai.AuthenticationError, openai.PermissionDeniedError,
          openai.NotFoundError)
@@ -71,9 +75,13 @@ class _Wait(wait_exponential_jitter):
 
 
 async def with_retries(call: Callable[[], Awaitable[T]], max_retries: int, backoff_s: float,
-                       backoff_max_s: float) -> T:
-    """Run ``call``, retrying transient OpenAI errors up to ``max_retries`` times."""
-    retrying = AsyncRetrying(stop=stop_after_attempt(max_retries + 1),
+                       backoff_max_s: float, deadline_s: float | None = None) -> T:
+    """Run ``call``, retrying transient errors up to ``max_retries`` times, and starting no
+    new attempt once ``deadline_s`` has passed."""
+    stop = stop_after_attempt(max_retries + 1)
+    if deadline_s is not None:
+        stop = stop | stop_after_delay(deadline_s)
+    retrying = AsyncRetrying(stop=stop,
                              wait=_Wait(multiplier=backoff_s, max=backoff_max_s,
                                         jitter=backoff_s),
                              retry=retry_if_exception_type(TRANSIENT), reraise=True)
@@ -106,7 +114,7 @@ class OpenAIModel(Model):
                  timeout_s: float = 120.0, max_retries: int = 4,
                  temperature: float | None = None, embedding_model: str | None = None,
                  vision: bool = True, backoff_s: float = 1.0,
-                 backoff_max_s: float = 60.0) -> None:
+                 backoff_max_s: float = 60.0, deadline_s: float | None = 300.0) -> None:
         if not api_key and not base_url:
             raise OpenAIError("no API key: set OPENAI_API_KEY (or pass --base-url for a "
                               "server that needs no key, e.g. a local vLLM or Ollama)",
@@ -120,6 +128,7 @@ class OpenAIModel(Model):
         self.embedding_model = embedding_model
         self.vision = vision
         self.backoff = (backoff_s, backoff_max_s)
+        self.deadline_s = deadline_s
         self.response_format: ResponseFormat = "json_schema"
         """The best structured mode the server accepted so far."""
 
@@ -138,7 +147,7 @@ class OpenAIModel(Model):
                 self.response_format = FORMATS[FORMATS.index(mode) + 1]
                 notes.append(f"server rejected response_format {mode}; "
                              f"using {self.response_format}")
-            except openai.OpenAIError as error:
+            except (openai.OpenAIError, ValueError) as error:
                 raise OpenAIError(f"{self.name}: {type(error).__name__}: {error}",
                                   fatal=isinstance(error, FATAL)) from None
         if not completion.choices:
@@ -153,7 +162,7 @@ class OpenAIModel(Model):
             finish_reason=choice.finish_reason, notes=notes)
 
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
-        return await with_retries(call, self.max_retries, *self.backoff)
+        return await with_retries(call, self.max_retries, *self.backoff, self.deadline_s)
 
     def _arguments(self, request: Request, mode: ResponseFormat) -> dict[str, Any]:
         messages = list(request.messages)
@@ -165,7 +174,7 @@ class OpenAIModel(Model):
         temperature = config.temperature if config.temperature is not None else self.temperature
         arguments: dict[str, Any] = {
             "model": self.model, "messages": [self._message(m) for m in messages],
-            "temperature": temperature, "max_tokens": config.max_tokens, "top_p": config.top_p,
+            "temperature": temperature, "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS, "top_p": config.top_p,
             "seed": config.seed, "stop": config.stop}
         if schema is not None and mode == "json_schema":
             arguments["response_format"] = {

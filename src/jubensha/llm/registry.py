@@ -39,6 +39,9 @@ class ModelOptions(BaseModel):
         description="API key (default: $OPENAI_API_KEY).")
     timeout_s: float = Field(120.0, gt=0, description="Per-request timeout.")
     max_retries: int = Field(4, ge=0, description="Retries on rate limits, 5xx and timeouts.")
+    deadline_s: float = Field(300.0, gt=0, description="No retry starts once a call has "
+                              "taken this long (a hanging server costs at most about this "
+                              "plus one request's timeout per call).")
     temperature: float | None = Field(
         None, ge=0, description="Used when a request sets no temperature.")
     embedding_model: str | None = Field(
@@ -109,6 +112,7 @@ def _build(spec: str, options: ModelOptions) -> Model:
 
         return OpenAIModel(argument, base_url=options.base_url, api_key=options.api_key,
                            timeout_s=options.timeout_s, max_retries=options.max_retries,
+                           deadline_s=options.deadline_s,
                            temperature=options.temperature,
                            embedding_model=options.embedding_model)
     from jubensha.llm.replay import ReplayModel
