@@ -15,12 +15,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from jubensha.eval.report import rich_table
+from jubensha.outdir import OutError, prepare_out
 from jubensha.runs.batch import Batch, BatchError, BatchSummary, Update
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow
 from jubensha.runs.loose import find_run_folders, rows_from_runs
 from jubensha.runs.ratings import LeaderboardFormat, leaderboard_table, rate, render_leaderboard
 from jubensha.runs.report import ReportFormat, build_report, render
-from jubensha.runs.spec import SPEC_FILE, SpecError, load_spec
+from jubensha.runs.spec import SPEC_FILE, SpecError, dump_spec, load_spec
 
 app = typer.Typer()
 console = Console()
@@ -45,7 +46,11 @@ def fail(message: str) -> typer.Exit:
 def batch(
     spec: Annotated[Path, typer.Argument(help="Experiment spec (YAML); see docs/experiments.md.")],
     out: Annotated[Path | None, typer.Option(
-        help="Batch folder [default: the spec's `out`, else runs/<spec name>].")] = None,
+        help="Batch folder: new, empty, or this batch's (resumed) [default: the spec's "
+             "`out`, else runs/<spec name>].")] = None,
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite", help="Empty the batch folder first and play every game again.")
+    ] = False,
     concurrency: ConcurrencyOption = None,
     extend: Annotated[bool, typer.Option(
         help="Accept a spec that adds games to an existing batch.")] = False,
@@ -67,8 +72,9 @@ def batch(
             for game in games:
                 typer.echo(f"  {game.id}  {game.name}")
             return
+        prepare_root(root, spec, dump_spec(loaded), overwrite)
         opened = Batch.open(loaded, root, extend=extend)
-    except (SpecError, BatchError) as exc:
+    except (SpecError, BatchError, OutError) as exc:
         raise fail(str(exc)) from None
     play(place(opened, executor, address), concurrency)
 
@@ -86,6 +92,19 @@ def resume(
     except (SpecError, BatchError) as exc:
         raise fail(str(exc)) from None
     play(place(opened, executor, address), concurrency)
+
+
+def prepare_root(root: Path, spec: Path, resolved: str, overwrite: bool) -> None:
+    """A batch folder is new, empty, or this batch's own (then the batch resumes); it never
+    takes the place of another folder's content or of the input spec."""
+    stored = root / SPEC_FILE
+    if stored.is_file() and stored.resolve() == spec.resolve() and (
+            overwrite or stored.read_text(encoding="utf-8") != resolved):
+        raise OutError(f"--out {root}: the batch would write its resolved spec over the input "
+                       f"{spec}; give the batch another folder (a batch's own folder is "
+                       f"resumed with: jubensha runs resume {root})")
+    if overwrite or not (root / INDEX_FILE).is_file():
+        prepare_out(root, overwrite=overwrite, markers=(INDEX_FILE,), inputs=[spec])
 
 
 def place(opened: Batch, kind: str | None, address: str | None) -> Batch:

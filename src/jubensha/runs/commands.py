@@ -21,11 +21,20 @@ from jubensha.engine.procedure import ProcedureError, find_procedure
 from jubensha.engine.table import purpose_of
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
 from jubensha.llm.registry import ModelOptions
+from jubensha.outdir import OutError, prepare_out
 from jubensha.prompts import render
+from jubensha.runs.batch import ERROR_FILE
 from jubensha.runs.batch_commands import app as batch_app
 from jubensha.runs.importers.commands import import_app
-from jubensha.runs.log import RunError, RunResult, read_run
-from jubensha.runs.play import GameHealth, PlayError, default_out, plan_seats, play_game
+from jubensha.runs.log import EVENTS, META, RunError, RunResult, read_run
+from jubensha.runs.play import (
+    GameHealth,
+    PlayError,
+    SeatPlan,
+    default_out,
+    plan_seats,
+    play_game,
+)
 from jubensha.runs.transcript import LiveTranscript
 from jubensha.scripts.bundled import DEFAULT_SCRIPT, find_script
 from jubensha.scripts.io import ScriptError
@@ -50,6 +59,20 @@ EXIT_STOPPED = 3
 """The game stopped early: its model could not be reached, or a seat's calls kept failing."""
 EXIT_DEGRADED = 4
 """The game ended but too many decisions fell back to defaults to count as a result."""
+
+
+RUN_MARKERS = (META, EVENTS, ERROR_FILE)
+"""Files that show a folder holds a run (``--overwrite`` empties only such a folder)."""
+
+
+def play_inputs(script: str | None, record: Path | None,
+                plans: dict[str, SeatPlan]) -> list[Path]:
+    """The files a game reads or appends to, which ``--overwrite`` must never delete."""
+    found = [Path(script)] if script and Path(script).exists() else []
+    found += [record] if record else []
+    found += [Path(plan.model.partition(":")[2]) for plan in plans.values()
+              if plan.model.startswith("replay:")]
+    return found
 
 
 def fail(message: str) -> typer.Exit:
@@ -102,7 +125,9 @@ def play(
         min=1, help="Questions per questioning turn.")] = None,
     seed: Annotated[int, typer.Option(help="Turn order, tie breaks and sampling.")] = 0,
     out: Annotated[Path | None, typer.Option(
-        help="Run folder [default: runs/<timestamp>-<script>].")] = None,
+        help="Run folder, new or empty [default: runs/<timestamp>-<script>].")] = None,
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite", help="Empty the --out run folder first if it holds a run.")] = False,
     lang: Annotated[str | None, typer.Option(
         help="Language of the host and prompts: en or zh [default: the script's].")] = None,
     base_url: Annotated[str | None, typer.Option(
@@ -154,6 +179,11 @@ def play(
              "max_retries": retries}
     options = ModelOptions(**{key: value for key, value in given.items() if value is not None})
     target = out or default_out(loaded)
+    try:
+        prepare_out(target, overwrite=overwrite, markers=RUN_MARKERS,
+                    inputs=play_inputs(script, record, plans))
+    except OutError as exc:
+        raise fail(str(exc)) from None
     console.print(Text(f"{loaded.title} · {chosen.name} · seed {seed} → {target}",
                        style="bold"))
     live = LiveTranscript(console, language, verbose)

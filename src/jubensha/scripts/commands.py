@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from jubensha.outdir import OutError, prepare_out
 from jubensha.scripts.bundled import bundled_scripts, find_script
 from jubensha.scripts.caption import caption_command
 from jubensha.scripts.importers import IMPORTERS, copy_assets, discover, import_script
@@ -34,11 +35,11 @@ app = typer.Typer(help="List, show, validate and import mystery scripts.", no_ar
 console = Console()
 
 
-def _problem_lines(source: str, problems: list[Problem]) -> None:
+def _problem_lines(source: str, problems: list[Problem], err: bool = False) -> None:
     """One plain line per problem (no wrapping or markup, so it can be grepped)."""
     for problem in problems:
         prefix = "warning: " if problem.severity == "warning" else ""
-        typer.echo(f"{source}: {problem.field}: {prefix}{problem.message}")
+        typer.echo(f"{source}: {problem.field}: {prefix}{problem.message}", err=err)
 
 
 def _fail(exc: ScriptError) -> typer.Exit:
@@ -168,40 +169,54 @@ def import_command(
     fmt: Annotated[str, typer.Argument(metavar="FORMAT",
                                        help=f"One of: {', '.join(IMPORTERS)}.")],
     src: Annotated[Path, typer.Argument(help="The source script (or, with --all, a dataset).")],
-    dest: Annotated[Path, typer.Argument(help="Folder to write script.yaml (and images) to.")],
+    dest: Annotated[Path, typer.Argument(help="Folder to write script.yaml (and images) to; "
+                                         "new or empty.")],
     all_: Annotated[bool, typer.Option("--all", help="Import every script found under SRC, "
                                        "one folder per script in DEST.")] = False,
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite", help="Empty a destination folder that holds a script first.")] = False,
 ) -> None:
-    """Convert scripts of a public dataset format to the native YAML."""
+    """Convert scripts of a public dataset format to the native YAML. Problems go to stderr
+    as ``file: field: problem`` lines; exit 2 when nothing could be imported."""
     try:
         sources = discover(fmt, src) if all_ else [src]
     except ScriptError as exc:
-        raise _fail(exc) from None
+        _problem_lines(exc.source, exc.problems, err=True)
+        raise typer.Exit(code=2) from None
     if all_ and not sources:
-        typer.echo(f"{src}: (folder): no {fmt} scripts found")
-        raise typer.Exit(code=1)
+        typer.echo(f"{src}: (folder): no {fmt} scripts found", err=True)
+        raise typer.Exit(code=2)
     table = Table("id", "title", "players", "questions", "warnings")
     failures = 0
     for source in sources:
         try:
             script = import_script(fmt, source)
             target = dest / script.id if all_ else dest
+            prepare_out(target, overwrite=overwrite, markers=SCRIPT_FILENAMES,
+                        inputs=[source], option="destination")
             written = save_script(script, target)
             copy_assets(script, source, written.parent)
         except ScriptError as exc:
             failures += 1
-            _problem_lines(exc.source, exc.problems)
+            _problem_lines(exc.source, exc.problems, err=True)
+            continue
+        except OutError as exc:
+            failures += 1
+            typer.echo(str(exc), err=True)
             continue
         except OSError as exc:
             failures += 1
-            typer.echo(f"{source}: (write): {exc}")
+            typer.echo(f"{source}: (write): {exc}", err=True)
             continue
         report = validate(script)
-        _problem_lines(str(written), report.errors)
+        _problem_lines(str(written), report.errors, err=True)
         failures += bool(report.errors)
         table.add_row(script.id, script.title, str(len(script.characters)),
                       str(len(script.questions.choice)), str(len(report.warnings)))
-    console.print(table)
+    if table.row_count:
+        console.print(table)
+    if failures == len(sources):
+        raise typer.Exit(code=2)
     typer.echo(f"imported {len(sources) - failures} of {len(sources)} script(s) to {dest}")
     if failures:
         raise typer.Exit(code=1)

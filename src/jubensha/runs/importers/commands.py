@@ -10,7 +10,9 @@ from rich.console import Console
 from rich.text import Text
 
 from jubensha.eval.playerlogs import PlayerLogError
+from jubensha.outdir import OutError, prepare_out
 from jubensha.runs.importers.player_log import PlayerLogImportError, import_player_log
+from jubensha.runs.log import EVENTS, META
 from jubensha.scripts.importers.wellplay import import_wellplay
 from jubensha.scripts.io import ScriptError
 
@@ -24,6 +26,8 @@ errors = Console(stderr=True)
 def player_log(
     src: Annotated[Path, typer.Argument(help="A transcript <Title>.xlsx of the PLAYER* logs.")],
     dest: Annotated[Path, typer.Argument(help="The run folder to write (new or empty).")],
+    overwrite: Annotated[bool, typer.Option(
+        "--overwrite", help="Empty DEST first if it holds a run.")] = False,
     script: Annotated[Path | None, typer.Option(
         help="The WellPlay script folder the game was played on (names the script in "
              "meta.json, so `jubensha eval` finds it).")] = None,
@@ -33,11 +37,13 @@ def player_log(
 ) -> None:
     """Import one game transcript of the PLAYER* authors (a real GPT-3.5 game)."""
     try:
+        prepare_out(dest, overwrite=overwrite, markers=(META, EVENTS),
+                    inputs=[src, *([script] if script else [])], option="DEST")
         played_on = import_wellplay(script) if script else None
         summary = import_player_log(src, dest, method=method, language=language,
                                     script=played_on,
                                     script_source=str(script.resolve()) if script else "")
-    except (PlayerLogError, PlayerLogImportError, ScriptError) as exc:
+    except (PlayerLogError, PlayerLogImportError, ScriptError, OutError) as exc:
         errors.print(Text("error: ", style="bold red") + Text(str(exc)), soft_wrap=True)
         raise typer.Exit(2) from None
     console.print(f"imported {summary.method} game ({summary.language}): {summary.events} "

@@ -1,0 +1,75 @@
+"""Where a command writes (``--out``, an import's destination): never over something else.
+
+A run folder holds one game, a batch folder one batch, an import folder one import. Writing
+a second one into it would mix them (a second game's events appended to the first's), so a
+folder that is not empty is refused unless ``overwrite`` is given, and then it is emptied
+first, but only when it holds what this project writes (``markers``): ``--overwrite`` never
+empties an unrelated folder, nor one that holds an input of the command (a spec, a
+script, a cassette). A file in the way, or a folder that cannot be created, is an
+``OutError`` with one line for the terminal.
+
+A leaf module (standard library only): every layer's commands that write folders use it.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+
+class OutError(Exception):
+    """A destination that cannot be used; the message names it and says why."""
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path.resolve().is_relative_to(folder.resolve())
+
+
+def check_out(path: Path, *, option: str = "--out") -> bool:
+    """Whether ``path`` already exists as a folder with something in it; an existing file is
+    an ``OutError``."""
+    if path.exists() and not path.is_dir():
+        raise OutError(f"{option} {path}: is a file, not a folder")
+    return path.is_dir() and any(path.iterdir())
+
+
+def prepare_out(path: Path, *, overwrite: bool = False, markers: Iterable[str] = (),
+                inputs: Iterable[Path] = (), option: str = "--out") -> Path:
+    """Make ``path`` an empty folder (see the module docstring) and return it."""
+    path = Path(path)
+    if check_out(path, option=option):
+        if not overwrite:
+            sample = sorted(p.name for p in path.iterdir())[:3]
+            raise OutError(f"{option} {path}: the folder is not empty ({', '.join(sample)}"
+                           f"{', …' if len(sample) == 3 else ''}); choose a new folder, or "
+                           "pass --overwrite to empty it first")
+        empty(path, markers=markers, inputs=inputs, option=option)
+    create(path, option=option)
+    return path
+
+
+def empty(path: Path, *, markers: Iterable[str], inputs: Iterable[Path], option: str) -> None:
+    """Remove everything in ``path``, which must hold one of ``markers`` and none of
+    ``inputs``."""
+    names = list(markers)
+    if not any((path / name).exists() for name in names):
+        raise OutError(f"{option} {path}: --overwrite empties only a folder this command "
+                       f"wrote (with {' or '.join(names)}); this one is not, choose another")
+    held = [str(p) for p in inputs if _inside(Path(p), path)]
+    if held:
+        raise OutError(f"{option} {path}: holds {held[0]}, an input of this command; "
+                       "--overwrite would delete it, choose another folder")
+    for child in path.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
+def create(path: Path, *, option: str = "--out") -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutError(f"{option} {path}: cannot create the folder "
+                       f"({exc.strerror or type(exc).__name__})") from None
