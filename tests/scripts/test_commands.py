@@ -158,8 +158,8 @@ def test_import_all_of_a_dataset(datasets, tmp_path) -> None:
 ])
 def test_import_errors_are_one_clear_line(tmp_path, args, line) -> None:
     result = run(*args[:3], tmp_path / args[3], *args[4:])
-    assert result.exit_code == 1
-    assert result.output.startswith(line)
+    assert result.exit_code == 2  # bad input: on stderr, no empty table, no "imported 0"
+    assert result.stderr.startswith(line) and result.stdout == ""
 
 
 def test_schema_prints_and_writes_the_json_schema(tmp_path) -> None:
