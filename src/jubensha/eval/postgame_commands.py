@@ -6,7 +6,6 @@ post-game metrics' commands that need no run folder (registered in ``eval.comman
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -16,6 +15,7 @@ from jubensha.eval.factual import FactualOptions, with_generated
 from jubensha.eval.judge import EvalSession, open_session
 from jubensha.eval.report import Format
 from jubensha.eval.wellplay_game import WellPlayOptions, WellPlayResult, score_reference
+from jubensha.jobs import model_job
 from jubensha.llm.base import Model
 from jubensha.llm.calls import SeatModel
 from jubensha.llm.registry import DEFAULT_SPEC, ModelSpecError, parse_model_spec
@@ -68,7 +68,7 @@ def wellplay_reference(
             await client.aclose()
 
     try:
-        results = asyncio.run(score_all())
+        results = model_job(score_all, title="wellplay reference")
     finally:
         if session is not None:
             session.close()
@@ -104,7 +104,7 @@ def factual_questions(
         return len(copy.questions.factual) - len(source.questions.factual)
 
     try:
-        made = asyncio.run(generate())
+        made = model_job(generate, title="factual questions")
     finally:
         if session is not None:
             session.close()

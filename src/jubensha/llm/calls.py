@@ -20,7 +20,7 @@ only what that seat itself was shown.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -162,6 +162,10 @@ def cut_reply(response: Response) -> Response:
                                        "notes": [*response.notes, note]})
 
 
+WATCHERS: list[Callable[[CallRecord], None]] = []
+"""Called with every record any call log appends (a command's progress bar counts them)."""
+
+
 class CallLog:
     """Numbers the calls of one run (all seats share it) and hands each record to a sink."""
 
@@ -194,6 +198,8 @@ class CallLog:
         record.index = self.count
         self.count += 1
         self.sink.write(record)
+        for watcher in WATCHERS:
+            watcher(record)
         return record
 
     def seat(self, model: Model, seat: str | None, purpose: str = "",

@@ -11,10 +11,19 @@ from typing import Annotated, Literal
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.text import Text
 
 from jubensha.eval.report import rich_table
+from jubensha.jobs import Interrupted, run_job, stop_here
+from jubensha.llm.calls import WATCHERS, CallRecord
 from jubensha.outdir import OutError, prepare_out
 from jubensha.runs.batch import Batch, BatchError, BatchSummary, Update
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow
@@ -125,13 +134,11 @@ def place(opened: Batch, kind: str | None, address: str | None) -> Batch:
 def play(opened: Batch, concurrency: int | None) -> None:
     """Run the batch with a live progress bar, then print the summary and the report."""
     try:
-        summary = asyncio.run(_play_live(opened, concurrency))
+        summary = run_job(lambda: _play_live(opened, concurrency))
     except BatchError as exc:
         raise fail(str(exc)) from None
-    except KeyboardInterrupt:
-        errors.print(f"stopped; finished games are kept. Resume with: "
-                     f"jubensha runs resume {opened.root}")
-        raise typer.Exit(130) from None
+    except Interrupted:
+        stop_here(errors, "finished games are kept.", f"jubensha runs resume {opened.root}")
     finally:
         rows = opened.index.rows()
         opened.close()
@@ -149,10 +156,21 @@ async def _play_live(opened: Batch, concurrency: int | None) -> BatchSummary:
     finished = sum(row.status == "finished" for row in rows)
     failed = 0
     playing: set[str] = set()
+    calls = 0
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())
+               TextColumn("games"), TimeElapsedColumn(), TextColumn("ETA"),
+               TimeRemainingColumn())
     with Progress(*columns, console=console, transient=False) as progress:
         task = progress.add_task("", total=len(rows), completed=finished)
+
+        def describe() -> str:
+            return (f"{finished} finished · {failed} failed · {len(playing)} playing · "
+                    f"{calls} model calls")
+
+        def on_call(record: CallRecord) -> None:
+            nonlocal calls
+            calls += 1
+            progress.update(task, description=describe())
 
         def on_update(update: Update) -> None:
             nonlocal finished, failed
@@ -169,10 +187,13 @@ async def _play_live(opened: Batch, concurrency: int | None) -> BatchSummary:
                           else row.error or "")
                 progress.console.print(f"{mark} {row.name}: {detail}", soft_wrap=True,
                                        highlight=False)
-            progress.update(task, completed=finished, description=(
-                f"{finished} finished · {failed} failed · {len(playing)} playing"))
+            progress.update(task, completed=finished, description=describe())
 
-        return await opened.run(concurrency=concurrency, on_update=on_update)
+        WATCHERS.append(on_call)
+        try:
+            return await opened.run(concurrency=concurrency, on_update=on_update)
+        finally:
+            WATCHERS.remove(on_call)
 
 
 def _summarise(summary: BatchSummary, opened: Batch) -> None:

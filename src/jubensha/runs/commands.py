@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated, get_args
 
 import typer
 from rich.console import Console
-from rich.status import Status
 from rich.table import Table
 from rich.text import Text
 
@@ -19,6 +17,7 @@ from jubensha.engine.events import Event, StageStarted
 from jubensha.engine.game import DEGRADED_SHARE
 from jubensha.engine.procedure import ProcedureError, find_procedure
 from jubensha.engine.table import purpose_of
+from jubensha.jobs import CallBar, Interrupted, run_job, stop_here
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
 from jubensha.llm.registry import ModelOptions
 from jubensha.outdir import OutError, prepare_out
@@ -81,10 +80,10 @@ def fail(message: str) -> typer.Exit:
 
 
 class Progress:
-    """The spinner line: which stage of how many, and whose turn it is."""
+    """The progress line: model calls so far, which stage of how many, whose turn it is."""
 
-    def __init__(self, status: Status, stages: int):
-        self.status = status
+    def __init__(self, bar: CallBar, stages: int):
+        self.bar = bar
         self.stages = stages
         self.stage = 0
         self.title = ""
@@ -93,11 +92,11 @@ class Progress:
         if isinstance(event, StageStarted):
             self.stage += 1
             self.title = event.title
-            self.status.update(f"stage {self.stage}/{self.stages}: {self.title}")
+            self.bar.note(f"stage {self.stage}/{self.stages}: {self.title}")
 
     def on_ask(self, seat: str, decision: Decision) -> None:
-        self.status.update(f"stage {self.stage}/{self.stages}: {self.title} · "
-                           f"{seat} ({purpose_of(decision)})…")
+        self.bar.note(f"stage {self.stage}/{self.stages}: {self.title} · "
+                      f"{seat} ({purpose_of(decision)})…")
 
 
 def play(
@@ -189,10 +188,11 @@ def play(
     live = LiveTranscript(console, language, verbose)
     # A human seat's own console shows what that seat sees; the omniscient live transcript
     # and the spinner (which would also overwrite the person's typing) stay off.
-    with nullcontext() if humans else console.status("starting…") as status:
-        progress = Progress(status, len(chosen.stages)) if status else None
+    bar = CallBar(console, "playing")
+    with nullcontext() if humans else bar.shown():
+        progress = None if humans else Progress(bar, len(chosen.stages))
         try:
-            result = asyncio.run(play_game(
+            result = run_job(lambda: play_game(
                 loaded, chosen, plans, out=target, seed=seed, language=language,
                 model_options=options, embedder=embedder, record=record,
                 script_source=script or DEFAULT_SCRIPT,
@@ -206,9 +206,10 @@ def play(
             errors.print(Text("stopped: ", style="bold red") + Text(str(exc)), soft_wrap=True)
             errors.print(f"the game was not played; its partial run is in {target}")
             raise typer.Exit(EXIT_STOPPED) from None
-        except KeyboardInterrupt:
-            errors.print(f"stopped; the partial run is in {target}")
-            raise typer.Exit(130) from None
+        except Interrupted:
+            stop_here(errors, f"the partial run is in {target} (a game cannot be resumed).",
+                      f"jubensha replay {target}   (or play again with --out {target} "
+                      "--overwrite)")
     if humans:
         console.print(Text(render("human", "over", language, folder=target,
                                   transcript=target / "transcript.md"), style="bold"))
@@ -218,7 +219,7 @@ def play(
             f"{result.fallbacks} of {result.decisions} decisions fell back to the table's "
             f"defaults (more than {degraded_share:.0%}): this game is no result."))
         raise typer.Exit(EXIT_DEGRADED)
-    if any(plan.model.split(":")[0] in ("local", "scripted") for plan in plans.values()):
+    if any(plan.model.split(":")[0] == "local" for plan in plans.values()):
         console.print(REAL_MODEL_HINT)
 
 

@@ -22,6 +22,7 @@ from typing import Annotated, Protocol
 
 import typer
 
+from jubensha.jobs import model_job
 from jubensha.llm.base import GenerateConfig, ImagePart, Message, Model, Request, TextPart
 from jubensha.prompts import render
 from jubensha.scripts.images import ImagePathError, safe_image
@@ -179,7 +180,8 @@ def caption_command(
         file = resolve_script_file(script)
         loaded = parse_script(read_data(file), str(file))
         captioner = _captioner(loaded, model, languages)
-        updated, done = asyncio.run(_caption(loaded, file.parent, captioner, force))
+        updated, done = model_job(lambda: _caption(loaded, file.parent, captioner, force),
+                                  title="captioning")
         if done:
             save_script(updated, file)
     except ScriptError as exc:

@@ -1,0 +1,171 @@
+"""Long model jobs on the command line: a live count of model calls, and Ctrl-C that stops
+within a second, keeping what is done and saying how to continue.
+
+``asyncio.run`` is not enough for that: on Ctrl-C it cancels the job and then waits for the
+default executor's threads, where the embedded model generates (``asyncio.to_thread``),
+running every generation already queued there. ``run_job`` gives the loop its own executor,
+cancels queued work on Ctrl-C, and when a generation is still running in a thread it
+abandons it: the logs were flushed line by line, so the process exits at once
+(``os._exit``) after printing how to continue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import signal
+import sys
+import threading
+from collections.abc import Callable, Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+from jubensha.llm.calls import WATCHERS, CallRecord
+
+T = TypeVar("T")
+EXIT_INTERRUPTED = 130
+
+
+class Interrupted(Exception):
+    """The person pressed Ctrl-C; the job was cancelled and what it finished is kept."""
+
+
+def run_job(job: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run ``job()`` in a fresh event loop; Ctrl-C cancels it at once (``Interrupted``)."""
+    loop = asyncio.new_event_loop()
+    executor = ThreadPoolExecutor(thread_name_prefix="jubensha-job")
+    loop.set_default_executor(executor)
+    task = loop.create_task(job())
+    stopped = threading.Event()
+
+    def on_sigint() -> None:
+        stopped.set()
+        task.cancel()
+
+    handled = _add_handler(loop, on_sigint)
+    try:
+        return loop.run_until_complete(task)
+    except asyncio.CancelledError:
+        if stopped.is_set():
+            raise Interrupted from None
+        raise
+    except KeyboardInterrupt:  # no handler could be installed (not the main thread)
+        raise Interrupted from None
+    finally:
+        if handled:
+            loop.remove_signal_handler(signal.SIGINT)
+        executor.shutdown(wait=False, cancel_futures=True)
+        _close(loop)
+
+
+def _add_handler(loop: asyncio.AbstractEventLoop, handler: Callable[[], None]) -> bool:
+    try:
+        loop.add_signal_handler(signal.SIGINT, handler)
+    except (NotImplementedError, RuntimeError, ValueError):
+        return False
+    return True
+
+
+def _close(loop: asyncio.AbstractEventLoop) -> None:
+    pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for leftover in pending:
+        leftover.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    loop.run_until_complete(loop.shutdown_asyncgens())
+    loop.close()
+
+
+def busy_threads() -> bool:
+    """Whether a job's thread is still working (a generation that cannot be cancelled)."""
+    return any(t.name.startswith("jubensha-job") and t.is_alive() for t in threading.enumerate())
+
+
+def stop_here(errors: Console, what: str, again: str | None) -> None:
+    """Say what was kept and how to continue, then end the process (at once when a model
+    thread is still generating: waiting for it is what made Ctrl-C take half a minute)."""
+    line = Text("stopped: ", style="bold yellow") + Text(what)
+    if again:
+        line += Text(f" Continue with: {again}")
+    errors.print(line, soft_wrap=True)
+    if busy_threads():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_INTERRUPTED)
+    raise SystemExit(EXIT_INTERRUPTED)
+
+
+class CallBar:
+    """A progress bar of model calls: done / expected (when known), rate, elapsed, ETA.
+
+    It counts every record any ``CallLog`` appends while it is open (``llm.calls.WATCHERS``)
+    and can also be advanced by hand for work that is not a model call (a caption, a game).
+    """
+
+    def __init__(self, console: Console, title: str, expected: int | None = None,
+                 unit: str = "calls") -> None:
+        self.progress = Progress(
+            SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
+            MofNCompleteColumn(), TextColumn(unit), TextColumn("{task.fields[note]}"),
+            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+            console=console, transient=False, disable=not console.is_terminal)
+        self.task: TaskID = self.progress.add_task(title, total=expected, note="")
+        self.count_calls = unit == "calls"
+        self.done = 0
+
+    def on_call(self, record: CallRecord) -> None:
+        if self.count_calls:
+            self.advance()
+
+    def advance(self, steps: int = 1) -> None:
+        self.done += steps
+        self.progress.advance(self.task, steps)
+
+    def note(self, text: str) -> None:
+        self.progress.update(self.task, note=text)
+
+    def expect(self, total: int | None) -> None:
+        self.progress.update(self.task, total=total)
+
+    @contextmanager
+    def shown(self) -> Iterator[CallBar]:
+        WATCHERS.append(self.on_call)
+        try:
+            with self.progress:
+                yield self
+        finally:
+            WATCHERS.remove(self.on_call)
+
+
+def this_command() -> str:
+    """The command line as typed, to run again (caches keep the replies already had)."""
+    return shlex.join(["jubensha", *sys.argv[1:]])
+
+
+def model_job(job: Callable[[], Coroutine[Any, Any, T]], *, title: str,
+              expected: int | None = None, again: str | None = None) -> T:
+    """``run_job`` with a call bar on stderr; Ctrl-C ends the command with exit 130 and
+    the command to continue (by default the same command line)."""
+    errors = Console(stderr=True)
+    try:
+        with CallBar(errors, title, expected).shown():
+            return run_job(job)
+    except Interrupted:
+        stop_here(errors, "what was done is kept (model replies are cached).",
+                  again or this_command())
+        raise  # not reached: stop_here ends the process

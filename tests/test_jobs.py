@@ -1,0 +1,90 @@
+"""Ctrl-C stops a model job within a second or two, keeps what is done and prints the
+command to continue, even while a generation runs in a thread (as the embedded model's
+does); the progress bar counts every model call."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from jubensha.jobs import CallBar, Interrupted, run_job
+from jubensha.llm.base import GenerateConfig
+from jubensha.llm.calls import CallLog, CallRecord
+
+ROOT = Path(__file__).parents[1]
+TINY = ROOT / "tests" / "engine" / "tiny_script.yaml"
+SLOW_THREAD_MODEL = """
+import asyncio, sys, time
+from jubensha.llm import fake
+answer = fake.ScriptedModel.generate
+async def slow(self, request):
+    await asyncio.to_thread(time.sleep, 30)  # one generation in a thread, like the local model
+    return await answer(self, request)
+fake.ScriptedModel.generate = slow
+from jubensha.cli import app
+app(sys.argv[1:])
+"""
+
+
+def started(process: subprocess.Popen[str], words: str, limit: float = 60) -> str:
+    seen = ""
+    deadline = time.monotonic() + limit
+    assert process.stdout is not None
+    while words not in seen and time.monotonic() < deadline:
+        seen += process.stdout.readline()
+    return seen
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGINT to a subprocess needs POSIX")
+def test_ctrl_c_stops_a_game_waiting_on_a_thread_and_says_how_to_go_on(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    process = subprocess.Popen(
+        [sys.executable, "-c", SLOW_THREAD_MODEL, "play", str(TINY), "--model", "scripted",
+         "--embedder", "none", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "200"})
+    try:
+        header = started(process, "→")
+        assert "→" in header
+        time.sleep(1.0)  # the first generation is running in its thread now
+        sent = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        rest, _ = process.communicate(timeout=15)
+        took = time.monotonic() - sent
+    finally:
+        process.kill()
+    assert took < 3, f"took {took:.1f} s to stop"
+    assert process.returncode == 130
+    assert "Continue with: jubensha replay" in rest and str(out) in rest
+    assert (out / "meta.json").is_file() and not (out / "result.json").exists()
+
+
+def test_run_job_turns_a_cancel_by_ctrl_c_into_interrupted() -> None:
+    async def job() -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        await asyncio.sleep(5)
+
+    began = time.monotonic()
+    with pytest.raises(Interrupted):
+        run_job(job)
+    assert time.monotonic() - began < 2
+    assert run_job(lambda: asyncio.sleep(0, result=7)) == 7  # the loop is fresh each time
+
+
+def test_the_bar_counts_every_logged_call() -> None:
+    bar = CallBar(Console(file=open(os.devnull, "w")), "test", expected=3)  # noqa: SIM115
+    log = CallLog()
+    record = CallRecord(model="m", messages=[], config=GenerateConfig())
+    with bar.shown():
+        log.append(record.model_copy())
+        log.append(record.model_copy())
+    log.append(record.model_copy())  # after the bar closed: not counted
+    assert bar.done == 2
