@@ -30,6 +30,7 @@ from jubensha.runs.play import (
     GameHealth,
     PlayError,
     SeatPlan,
+    build_models,
     default_out,
     plan_seats,
     play_game,
@@ -181,8 +182,26 @@ def play(
     try:
         prepare_out(target, overwrite=overwrite, markers=RUN_MARKERS,
                     inputs=play_inputs(script, record, plans))
-    except OutError as exc:
+        clients = build_models(plans, options)  # before the header: a bad model is one line
+    except (OutError, PlayError) as exc:
+        if target.is_dir() and not any(target.iterdir()):
+            target.rmdir()  # made just now, for nothing
         raise fail(str(exc)) from None
+
+    async def game() -> RunResult:
+        try:
+            return await play_game(
+                loaded, chosen, plans, out=target, seed=seed, language=language,
+                model_options=options, embedder=embedder, record=record,
+                script_source=script or DEFAULT_SCRIPT, models=clients,
+                sinks=[progress.on_event, live] if progress else [],
+                on_ask=progress.on_ask if progress else None,
+                health=GameHealth(max_consecutive_failures=max_failures,
+                                  degraded_share=degraded_share))
+        finally:
+            for client in clients.values():
+                await client.aclose()
+
     console.print(Text(f"{loaded.title} · {chosen.name} · seed {seed} → {target}",
                        style="bold"))
     live = LiveTranscript(console, language, verbose)
@@ -192,14 +211,7 @@ def play(
     with nullcontext() if humans else bar.shown():
         progress = None if humans else Progress(bar, len(chosen.stages))
         try:
-            result = run_job(lambda: play_game(
-                loaded, chosen, plans, out=target, seed=seed, language=language,
-                model_options=options, embedder=embedder, record=record,
-                script_source=script or DEFAULT_SCRIPT,
-                sinks=[progress.on_event, live] if progress else [],
-                on_ask=progress.on_ask if progress else None,
-                health=GameHealth(max_consecutive_failures=max_failures,
-                                  degraded_share=degraded_share)))
+            result = run_job(game)
         except PlayError as exc:
             raise fail(str(exc)) from None
         except ModelUnreachable as exc:

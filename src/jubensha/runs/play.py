@@ -162,7 +162,9 @@ def build_models(plans: dict[str, SeatPlan], options: ModelOptions) -> dict[str,
     for spec in dict.fromkeys(plan.model for plan in plans.values() if plan.model != NO_MODEL):
         try:
             models[spec] = parse_model_spec(spec, options)
-        except (ModelSpecError, ModelError, OSError) as exc:
+        except ModelSpecError as exc:  # its message already names the model
+            raise PlayError(str(exc)) from None
+        except (ModelError, OSError) as exc:
             raise PlayError(f"model {spec!r}: {exc}") from None
     return models
 

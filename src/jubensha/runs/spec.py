@@ -30,7 +30,7 @@ from pydantic import (
 )
 
 from jubensha.agents.human import is_human
-from jubensha.agents.registry import AgentSpecError, check_agent_spec
+from jubensha.agents.registry import AgentSpecError, architectures, check_agent_spec
 from jubensha.engine.procedure import Procedure, ProcedureError, find_procedure
 from jubensha.eval.registry import UnknownMetric, get_metric
 from jubensha.llm.embeddings import EmbedderSpecError, parse_embedder_spec
@@ -369,10 +369,19 @@ UNATTENDED = ("would be played by a person at the keyboard, and a batch runs una
 
 
 def unattended(architecture: str) -> None:
-    """An architecture a batch can play: it exists and needs no person at the keyboard."""
-    check_agent_spec(architecture)
+    """An architecture a batch can play: it exists and needs no person at the keyboard.
+    An unknown one is told the architectures a batch accepts (not ``human``)."""
     if is_human(architecture):
         raise AgentSpecError(f"{architecture!r} {UNATTENDED}")
+    try:
+        check_agent_spec(architecture)
+    except AgentSpecError as exc:
+        if "unknown architecture" not in str(exc):
+            raise
+        accepted = [name for name in architectures() if not is_human(name)]
+        raise AgentSpecError(f"unknown architecture {architecture.strip()!r}; a batch plays "
+                             f"{', '.join(accepted)} (human seats play only in "
+                             "`jubensha play`)") from None
 
 
 def check_names(spec: BatchSpec, source: str | Path) -> None:

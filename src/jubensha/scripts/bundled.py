@@ -25,15 +25,24 @@ def bundled_scripts() -> dict[str, Path]:
     return {folder.name: folder for folder in folders}
 
 
+def script_location(name: str | Path) -> Path:
+    """Where the script that ``name`` names lies: a bundled id's folder, or the file or
+    folder itself. Every command that takes a script accepts these three forms."""
+    bundled = bundled_scripts()
+    if str(name) in bundled:
+        return bundled[str(name)]
+    if Path(name).exists():
+        return Path(name)
+    known = ", ".join(bundled) or "none"
+    raise ScriptError(str(name), [Problem(severity="error", field="(name)",
+                                          message=f"no bundled script or file of that name "
+                                          f"(bundled: {known})")])
+
+
 def find_script(name: str) -> Script:
     """Load a bundled script by id, or a script file or folder by path; image paths of
     the loaded script are absolute, so a game can open them from anywhere."""
-    bundled = bundled_scripts()
-    if name in bundled:
-        return load_script(bundled[name])
-    if Path(name).exists():
-        return resolve_images(load_script(name), resolve_script_file(Path(name)).parent)
-    known = ", ".join(bundled) or "none"
-    raise ScriptError(name, [Problem(severity="error", field="(name)",
-                                     message=f"no bundled script or file of that name "
-                                     f"(bundled: {known})")])
+    where = script_location(name)
+    if name in bundled_scripts():
+        return load_script(where)
+    return resolve_images(load_script(where), resolve_script_file(where).parent)

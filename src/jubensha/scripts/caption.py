@@ -164,7 +164,8 @@ async def caption_script(script: Script, base: Path, captioner: Captioner,
 
 
 def caption_command(
-    script: Annotated[Path, typer.Argument(help="A script file or folder (native YAML).")],
+    script: Annotated[str, typer.Argument(
+        help="A bundled script id, or a script file or folder (native YAML).")],
     model: Annotated[str | None, typer.Option(
         "--model", "-m", help="Describe cards with this vision model (e.g. openai:gpt-4o) "
         "instead of OCR.")] = None,
@@ -177,7 +178,9 @@ def caption_command(
     """Caption the image clue cards of a script (OCR, or a vision model) and save them in
     the script, so text-only models can use the cards."""
     try:
-        file = resolve_script_file(script)
+        from jubensha.scripts.bundled import script_location  # bundled imports this module
+
+        file = resolve_script_file(script_location(script))
         loaded = parse_script(read_data(file), str(file))
         captioner = _captioner(loaded, model, languages)
         updated, done = model_job(lambda: _caption(loaded, file.parent, captioner, force),

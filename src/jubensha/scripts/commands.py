@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from jubensha.outdir import OutError, prepare_out
-from jubensha.scripts.bundled import bundled_scripts, find_script
+from jubensha.scripts.bundled import bundled_scripts, find_script, script_location
 from jubensha.scripts.caption import caption_command
 from jubensha.scripts.importers import IMPORTERS, copy_assets, discover, import_script
 from jubensha.scripts.io import (
@@ -140,10 +140,16 @@ def _print_texts(script: Script, truth: bool) -> None:
 
 
 @app.command("validate")
-def validate_command(paths: Annotated[list[Path], typer.Argument(
-        help="Script files or folders (a folder of script folders too).")]) -> None:
+def validate_command(names: Annotated[list[str] | None, typer.Argument(
+        help="Bundled script ids, script files or folders (a folder of script folders too) "
+             "[default: every bundled mystery].")] = None) -> None:
     """Check native scripts; print every problem as ``file: field: message``."""
     errors = warnings = checked = 0
+    try:
+        paths = [script_location(name) for name in names] if names else list(
+            bundled_scripts().values())
+    except ScriptError as exc:
+        raise _fail(exc) from None
     for path in paths:
         for target in _script_targets(path):
             _, report, source = check_script(target)
