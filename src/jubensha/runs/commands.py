@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated, get_args
@@ -13,7 +14,7 @@ from rich.text import Text
 
 from jubensha.agents.human import is_human
 from jubensha.engine.decisions import Decision
-from jubensha.engine.events import Event, StageStarted
+from jubensha.engine.events import Event, Failure, StageStarted
 from jubensha.engine.game import DEGRADED_SHARE
 from jubensha.engine.procedure import ProcedureError, find_procedure
 from jubensha.engine.table import purpose_of
@@ -35,7 +36,7 @@ from jubensha.runs.play import (
     plan_seats,
     play_game,
 )
-from jubensha.runs.transcript import LiveTranscript
+from jubensha.runs.transcript import LABELS, LiveTranscript, outcome_text
 from jubensha.scripts.bundled import DEFAULT_SCRIPT, find_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language
@@ -236,34 +237,48 @@ def play(
 
 
 def summarise(result: RunResult, folder: Path) -> None:
-    """Votes, outcome and token usage after a game."""
+    """Votes, outcome and token usage after a game, in the game's language."""
+    words = LABELS.get(result.language, LABELS["en"])
     for record in result.votes:
-        title = f"votes{f' for {record.victim}' if record.victim else ''}"
-        table = Table("voter", "vote", title=title + (" (re-vote)" if record.round > 1 else ""))
+        title = (words["votes_for"].format(victim=record.victim) if record.victim
+                 else words["votes"])
+        table = Table(words["voter"], words["ballot"],
+                      title=title + (words["revote"] if record.round > 1 else ""))
         for voter, target in record.ballots.items():
-            table.add_row(voter, target or "(abstains)")
+            table.add_row(voter, target or words["abstains"])
         console.print(table)
     for outcome in result.outcomes:
-        victim = outcome.victim or "the murder"
-        console.print(f"{victim}: eliminated {', '.join(outcome.eliminated) or 'nobody'}; "
-                      f"killer(s) {', '.join(outcome.murderers)} — "
-                      f"{'caught' if outcome.caught else 'not caught'}")
-    console.print(Text(f"Winner: {result.winner}", style="bold"))
-    usage = Table("seat", "prompt tokens", "completion tokens", "model seconds",
-                  title="token usage")
-    rows = {**result.usage.seats, "total": result.usage.total}
+        console.print(Text(f"{outcome.victim or words['murderer']}{words['colon']}"
+                           f"{outcome_text(outcome, words)}"))
+    console.print(Text(words["winner"].format(side=words[f"side_{result.winner}"]),
+                       style="bold"))
+    usage = Table(words["seat"], words["prompt_tokens"], words["completion_tokens"],
+                  words["model_seconds"], title=words["usage"])
+    rows = {**result.usage.seats, words["total"]: result.usage.total}
     for name, used in rows.items():
         usage.add_row(name, str(used.prompt_tokens), str(used.completion_tokens),
                       f"{used.latency_s:.1f}")
     console.print(usage)
-    console.print(f"{result.decisions} decisions, {result.fallbacks} answered by the "
-                  "table's defaults")
-    console.print(f"{result.usage.calls} model calls · {result.failures} failure(s) · "
-                  f"{result.events} events · {result.duration_s:.1f} s · run folder: {folder}")
+    console.print(words["decisions"].format(decisions=result.decisions,
+                                            fallbacks=result.fallbacks))
+    console.print(Text(words["counts"].format(
+        calls=result.usage.calls, failures=result.failures, events=result.events,
+        seconds=result.duration_s, folder=folder, what=failed_what(folder, words))))
     counts = result.usage.counts
     console.print(f"as MPIRD-LLMA counts: env {counts.env_tokens} tokens / {counts.env_requests} "
                   f"requests · agents {counts.user_tokens} tokens / {counts.user_requests} "
                   f"completions · {counts.parse_failures} parsing failure(s)")
+
+
+def failed_what(folder: Path, words: dict[str, str]) -> str:
+    """What failed, by seat and purpose: " (Ann vote ×2, Bob answer)"; "" when nothing did."""
+    try:
+        failures = [e for e in read_run(folder).events if isinstance(e, Failure)]
+    except RunError:
+        return ""
+    counted = Counter(f"{f.seat} {f.purpose}" for f in failures)
+    parts = [f"{what} ×{n}" if n > 1 else what for what, n in counted.most_common()]
+    return words["paren"].format(words["sep"].join(parts)) if parts else ""
 
 
 def replay(

@@ -26,6 +26,7 @@ from jubensha.engine.events import (
     Rated,
     Spoke,
     StageStarted,
+    VictimOutcome,
     VoteCast,
 )
 from jubensha.runs.log import RunMeta
@@ -38,8 +39,19 @@ LABELS: dict[str, dict[str, str]] = {
         "vote": "votes for", "abstain": "abstains", "failure": "failure", "fallback": "used",
         "accuses": "accuses", "no_one": "no one", "searched": "searched", "found": "found",
         "nothing": "nothing", "rates": "rates", "trust": "trust", "doubt": "doubt",
-        "result": "Result", "murderer": "the murderer", "eliminated": "eliminated",
-        "nobody": "nobody", "killers": "killer(s)", "caught": "caught", "missed": "not caught",
+        "result": "Result", "murderer": "The murder", "eliminated": "eliminated",
+        "nobody": "nobody", "votes": "votes", "killer": "the murderer was",
+        "killers": "the murderers were", "caught": "caught", "missed": "not caught",
+        "sep": ", ", "colon": ": ", "stop": ". ", "paren": " ({})",
+        "winner": "Winner: {side}", "side_civilians": "civilians",
+        "side_murderers": "murderers", "side_none": "nobody", "usage": "token usage", "seat": "seat", "total": "total",
+        "prompt_tokens": "prompt tokens", "completion_tokens": "completion tokens",
+        "model_seconds": "model seconds", "voter": "voter", "ballot": "vote",
+        "votes_for": "votes for {victim}", "revote": " (re-vote)",
+        "abstains": "(abstains)",
+        "decisions": "{decisions} decisions, {fallbacks} answered by the table's defaults",
+        "counts": "{calls} model calls · {failures} failure(s){what} · {events} events · "
+                  "{seconds:.1f} s · run folder: {folder}",
         "civilians": "The civilians win.", "murderers": "The murderers win.",
         "none": "No winner.", "truth": "What happened", "goals": "goals",
         "seats": "Seats", "procedure": "Procedure", "seed": "Seed", "unfinished":
@@ -53,8 +65,17 @@ LABELS: dict[str, dict[str, str]] = {
         "vote": "投票给", "abstain": "弃权", "failure": "失败", "fallback": "改用",
         "accuses": "指认", "no_one": "无人", "searched": "搜查了", "found": "发现",
         "nothing": "无", "rates": "评价", "trust": "信任", "doubt": "怀疑",
-        "result": "结果", "murderer": "凶手", "eliminated": "出局", "nobody": "无人",
-        "killers": "凶手", "caught": "抓到", "missed": "未抓到",
+        "result": "结果", "murderer": "本案", "eliminated": "出局", "nobody": "无人",
+        "votes": "得票", "killer": "真凶是", "killers": "真凶是", "caught": "已抓到",
+        "missed": "未抓到", "sep": "，", "colon": "：", "stop": "。", "paren": "（{}）",
+        "winner": "获胜方：{side}", "side_civilians": "平民", "side_murderers": "凶手",
+        "side_none": "无人", "usage": "词元用量", "seat": "座位", "total": "合计",
+        "prompt_tokens": "提示词元", "completion_tokens": "生成词元",
+        "model_seconds": "模型耗时（秒）", "voter": "投票人", "ballot": "投给",
+        "votes_for": "关于{victim}的投票", "revote": "（重新投票）", "abstains": "（弃权）",
+        "decisions": "决策 {decisions} 次，其中 {fallbacks} 次由默认动作代替",
+        "counts": "模型调用 {calls} 次 · 失败 {failures} 次{what} · 事件 {events} 个 · "
+                  "{seconds:.1f} 秒 · 记录目录：{folder}",
         "civilians": "平民获胜。", "murderers": "凶手获胜。", "none": "无人获胜。",
         "truth": "真相", "goals": "目标", "seats": "座位", "procedure": "流程", "seed": "种子",
         "unfinished": "记录到此为止（未完成）。",
@@ -141,15 +162,21 @@ def _act(event: ActStarted, words: dict[str, str], tag: str) -> list[Line]:
     return [Line("act", f"{event.sheet.text}{goals}", label, tag)]
 
 
+def outcome_text(outcome: VictimOutcome, words: dict[str, str]) -> str:
+    """"votes: A 3, B 1. eliminated: A. the murderer was: C (not caught)" in the game's
+    language: the tally is never read as naming the murderer."""
+    sep, colon, stop = words["sep"], words["colon"], words["stop"]
+    counts = sep.join(f"{seat} {n}" for seat, n in outcome.tally.items()) or "-"
+    out = sep.join(outcome.eliminated) or words["nobody"]
+    killer = words["killers" if len(outcome.murderers) > 1 else "killer"]
+    verdict = words["paren"].format(words["caught"] if outcome.caught else words["missed"])
+    return (f"{words['votes']}{colon}{counts}{stop}{words['eliminated']}{colon}{out}{stop}"
+            f"{killer}{colon}{sep.join(outcome.murderers)}{verdict}")
+
+
 def _ended(event: GameEnded, words: dict[str, str], tag: str) -> list[Line]:
-    lines = []
-    for outcome in event.outcomes:
-        counts = ", ".join(f"{seat} {n}" for seat, n in outcome.tally.items()) or "-"
-        out = ", ".join(outcome.eliminated) or words["nobody"]
-        verdict = words["caught"] if outcome.caught else words["missed"]
-        lines.append(Line("result", f"{counts}. {words['eliminated']}: {out}. "
-                                    f"{words['killers']}: {', '.join(outcome.murderers)} "
-                                    f"({verdict})", outcome.victim or words["murderer"], tag))
+    lines = [Line("result", outcome_text(outcome, words), outcome.victim or words["murderer"],
+                  tag) for outcome in event.outcomes]
     lines.append(Line("result", words[event.winner], words["result"], tag))
     if event.truth:
         lines.append(Line("result", event.truth, words["truth"], tag))
