@@ -422,7 +422,7 @@ def test_a_whole_demo_game_with_one_human_seat_from_the_terminal(
     # every other seat questions the human, so she answers three times around her own turn
     model = ScriptedModel(replies={"ask": [
         {"target": HUMAN, "questions": ["Nora, where were you at half past ten?"]}] * 3})
-    monkeypatch.setattr("jubensha.runs.play.build_models", lambda plans, options: {
+    monkeypatch.setattr("jubensha.runs.commands.build_models", lambda plans, options: {
         "scripted": model})
     lines = [":help", "", ":sheet", "I am Nora, the keeper's niece."]
     for asker in turn_order(script.names, 5):

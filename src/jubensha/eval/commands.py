@@ -24,7 +24,13 @@ from jubensha.eval.playerlog_report import compare_rules, score_logs
 from jubensha.eval.playerlogs import Grading, PlayerLogError
 from jubensha.eval.postgame_commands import factual_questions, wellplay_reference
 from jubensha.eval.registry import MetricContext, MetricSpec, load_metrics
-from jubensha.eval.report import Format, MetricResult, ResultTable, markdown_table, rich_table
+from jubensha.eval.report import (
+    Format,
+    MetricResult,
+    ResultTable,
+    markdown_table,
+    print_table,
+)
 from jubensha.jobs import model_job
 from jubensha.llm.base import Embedder, Model, ModelError
 from jubensha.llm.calls import read_calls
@@ -72,7 +78,7 @@ def show(tables: list[ResultTable], fmt: Format) -> None:
         if fmt == "markdown":
             typer.echo(markdown_table(table))
         else:
-            console.print(rich_table(table))
+            print_table(console, table, "--format markdown")
 
 
 def emit(results: list[MetricResult], fmt: Format, out: Path | None) -> None:
@@ -228,9 +234,14 @@ async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
     results = []
     for path in runs:
         run = read_run(path)
+        played = _script_for(run, script)
+        reason = spec.applies(played, run) if spec.applies else None
+        if reason:
+            errors.print(f"{path}: {spec.name}: not applicable: {reason}", soft_wrap=True)
+            continue
         session = open_session(path)
         try:
-            context = MetricContext(script=_script_for(run, script), run=run, judge=judge,
+            context = MetricContext(script=played, run=run, judge=judge,
                                     embedder=embedder, samples=samples,
                                     options=dict(options or {}), calls=session.calls,
                                     cache=session.cache, answerer=answerer)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
+from rich.console import Console
 from rich.table import Table
 
 Format = Literal["table", "markdown", "json"]
@@ -39,10 +40,32 @@ class MetricResult(BaseModel):
 
 
 def rich_table(table: ResultTable) -> Table:
-    out = Table(*table.columns, title=table.title, caption="\n".join(table.notes) or None)
+    out = Table(title=table.title, caption="\n".join(table.notes) or None)
+    for column in table.columns:
+        out.add_column(column, overflow="fold")  # wrap a long cell, never cut it
     for row in table.rows:
         out.add_row(*row)
     return out
+
+
+def print_table(console: Console, table: Table | ResultTable, markdown_hint: str) -> None:
+    """Print a table whole: at its full width when the output is not a terminal (a file or
+    a pipe has no 80-column limit), else folded to the terminal's width, with a hint to the
+    Markdown format when it did not fit."""
+    shown = rich_table(table) if isinstance(table, ResultTable) else table
+    need = console.measure(shown, options=console.options.update_width(1000)).maximum
+    if console.is_terminal:
+        console.print(shown)
+        if need > console.width:
+            console.print(f"(the table is wider than this terminal; {markdown_hint} prints "
+                          "it whole)", style="dim")
+    else:
+        width = console.width
+        console.width = max(width, need)
+        try:
+            console.print(shown)
+        finally:
+            console.width = width
 
 
 def _cell(text: str) -> str:

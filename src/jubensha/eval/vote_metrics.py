@@ -53,8 +53,17 @@ class VictimVotes(MetricResult):
                             columns=["victim", "on culprit", "votes", "accuracy"], rows=rows)]
 
 
+def has_votes(script: Script, run: RunLog) -> str | None:
+    """A run with no ballot (stopped before its vote) has no identification to score: 0
+    would read as 'everyone voted wrong'."""
+    if any(isinstance(e, VoteCast) for e in run.events):
+        return None
+    return ("no vote was cast in this run" + ("" if run.finished else
+                                               " (it stopped before the vote)"))
+
+
 @metric("identification", "Share of the final ballots that name the culprit",
-        "ThinkThrice, section 6.4")
+        "ThinkThrice, section 6.4", applies=has_votes)
 async def identification_metric(context: MetricContext) -> VictimVotes:
     victims = {}
     for victim, ballots in final_ballots(context.run).items():
@@ -83,7 +92,7 @@ class CulpritRanks(MetricResult):
 
 @metric("culprit-rank", "Rank of the true culprit in the final tally; its reciprocal is "
         "averaged over victims (and over games by the caller)",
-        "MIRAGE public release, Victory index")
+        "MIRAGE public release, Victory index", applies=has_votes)
 async def culprit_rank_metric(context: MetricContext) -> CulpritRanks:
     candidates = context.script.names
     ranks = {}

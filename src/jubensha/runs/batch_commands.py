@@ -21,7 +21,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from jubensha.eval.report import rich_table
+from jubensha.eval.report import print_table
 from jubensha.jobs import Interrupted, run_job, stop_here
 from jubensha.llm.calls import WATCHERS, CallRecord
 from jubensha.outdir import OutError, prepare_out
@@ -37,13 +37,13 @@ console = Console()
 errors = Console(stderr=True)
 
 ConcurrencyOption = Annotated[int | None, typer.Option(
-    min=1, help="Games played at once [default: the spec's concurrency].")]
+    min=1, help="Games played at once (default: the spec's concurrency).")]
 ExecutorOption = Annotated[Literal["local", "ray"] | None, typer.Option(
     help="Where games play: this process, or a Ray cluster (pip install 'jubensha[ray]') "
-         "[default: the spec's executor.kind].")]
+         "(default: the spec's executor.kind).")]
 AddressOption = Annotated[str | None, typer.Option(
-    help="Ray cluster: auto, ray://HOST:10001 [default: the spec's executor.address, else "
-         "a local cluster].")]
+    help="Ray cluster: auto, ray://HOST:10001 (default: the spec's executor.address, else "
+         "a local cluster).")]
 
 
 def fail(message: str) -> typer.Exit:
@@ -55,8 +55,8 @@ def fail(message: str) -> typer.Exit:
 def batch(
     spec: Annotated[Path, typer.Argument(help="Experiment spec (YAML); see docs/experiments.md.")],
     out: Annotated[Path | None, typer.Option(
-        help="Batch folder: new, empty, or this batch's (resumed) [default: the spec's "
-             "`out`, else runs/<spec name>].")] = None,
+        help="Batch folder: new, empty, or this batch's (resumed) (default: the spec's "
+             "`out`, else runs/<spec name>).")] = None,
     overwrite: Annotated[bool, typer.Option(
         "--overwrite", help="Empty the batch folder first and play every game again.")
     ] = False,
@@ -144,7 +144,7 @@ def play(opened: Batch, concurrency: int | None) -> None:
         opened.close()
     _summarise(summary, opened)
     for table in build_report(rows, batch=opened.spec.name).tables():
-        console.print(rich_table(table))
+        print_table(console, table, "--format md")
     console.print(f"report: jubensha runs report {opened.root} [--format md|csv|json] "
                   f"[--plots DIR]")
     if summary.failed or summary.pending:
@@ -246,7 +246,7 @@ def report(
     result = build_report(rows, by_script=by_script, batch=batch_dir.name)
     if fmt == "table":
         for table in result.tables():
-            console.print(rich_table(table))
+            print_table(console, table, "--format md")
     else:
         typer.echo(render(result, fmt), nl=False)
     if out is not None:
@@ -289,7 +289,7 @@ def leaderboard(
     combined, recomputed from the batch index's finished games (docs/experiments.md)."""
     board = rate(index_rows(batch_dir), batch=batch_dir.name)
     if fmt == "table":
-        console.print(rich_table(leaderboard_table(board)))
+        print_table(console, leaderboard_table(board), "--format md")
     else:
         typer.echo(render_leaderboard(board, fmt), nl=False)
     if out is not None:

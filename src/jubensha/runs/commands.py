@@ -16,7 +16,7 @@ from jubensha.agents.human import is_human
 from jubensha.engine.decisions import Decision
 from jubensha.engine.events import Event, Failure, StageStarted
 from jubensha.engine.game import DEGRADED_SHARE
-from jubensha.engine.procedure import ProcedureError, find_procedure
+from jubensha.engine.procedure import ProcedureError, find_procedure, presets
 from jubensha.engine.table import purpose_of
 from jubensha.jobs import CallBar, Interrupted, run_job, stop_here
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
@@ -103,9 +103,9 @@ class Progress:
 
 def play(
     script: Annotated[str | None, typer.Argument(
-        help=f"Bundled script id or script file/folder [default: {DEFAULT_SCRIPT}]")] = None,
+        help=f"Bundled script id or script file/folder (default: {DEFAULT_SCRIPT})")] = None,
     procedure: Annotated[str, typer.Option(
-        "--procedure", "-p", help="Preset (demo, thinkthrice, player) or procedure YAML.")
+        "--procedure", "-p", help=f"Preset ({', '.join(presets())}) or procedure YAML.")
     ] = "demo",
     agents: Annotated[str, typer.Option(
         "--agents", "-a", help="Default architecture of every seat, e.g. naive.")] = "naive",
@@ -126,20 +126,20 @@ def play(
         min=1, help="Questions per questioning turn.")] = None,
     seed: Annotated[int, typer.Option(help="Turn order, tie breaks and sampling.")] = 0,
     out: Annotated[Path | None, typer.Option(
-        help="Run folder, new or empty [default: runs/<timestamp>-<script>].")] = None,
+        help="Run folder, new or empty (default: runs/<timestamp>-<script>).")] = None,
     overwrite: Annotated[bool, typer.Option(
         "--overwrite", help="Empty the --out run folder first if it holds a run.")] = False,
     lang: Annotated[str | None, typer.Option(
-        help="Language of the host and prompts: en or zh [default: the script's].")] = None,
+        help="Language of the host and prompts: en or zh (default: the script's).")] = None,
     base_url: Annotated[str | None, typer.Option(
-        help="OpenAI-compatible endpoint [default: $OPENAI_BASE_URL].")] = None,
+        help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL).")] = None,
     temperature: Annotated[float | None, typer.Option(min=0)] = None,
     timeout: Annotated[float | None, typer.Option(
-        min=0.1, help="Seconds one request to an openai: model may take [default: 120].")
+        min=0.1, help="Seconds one request to an openai: model may take (default: 120).")
     ] = None,
     retries: Annotated[int | None, typer.Option(
         min=0, help="Retries of a request on rate limits, server errors and timeouts "
-        "[default: 4].")] = None,
+        "(default: 4).")] = None,
     embedder: Annotated[str, typer.Option(
         help="Embeddings for agents' memory: local, openai:<model>, scripted, none.")
     ] = "local",

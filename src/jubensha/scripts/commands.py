@@ -142,7 +142,7 @@ def _print_texts(script: Script, truth: bool) -> None:
 @app.command("validate")
 def validate_command(names: Annotated[list[str] | None, typer.Argument(
         help="Bundled script ids, script files or folders (a folder of script folders too) "
-             "[default: every bundled mystery].")] = None) -> None:
+             "(default: every bundled mystery).")] = None) -> None:
     """Check native scripts; print every problem as ``file: field: message``."""
     errors = warnings = checked = 0
     try:
