@@ -49,6 +49,23 @@ async def test_smoke_text_and_schema_constrained_object() -> None:
         config=GenerateConfig(max_tokens=8, temperature=0.0)))
     assert any(note.startswith("truncated message 0") for note in truncated.notes)
 
-    with pytest.warns(UserWarning, match="English-only"):
-        await model.generate(Request(messages=[Message(role="user", content="你好")],
-                                     config=GenerateConfig(max_tokens=4)))
+    await model.generate(Request(messages=[Message(role="user", content="你好")],
+                                 config=GenerateConfig(max_tokens=4)))
+
+
+def test_a_chinese_prompt_gets_one_plain_sentence_not_a_python_warning() -> None:
+    """No model needed: what a person sees on stderr when the local model gets Chinese."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import warnings; warnings.simplefilter('error')\n"
+            "from jubensha.llm.base import Message, Request\n"
+            "from jubensha.llm.local import _warn_if_chinese\n"
+            "request = Request(messages=[Message(role='user', content='你好')])\n"
+            "_warn_if_chinese(request); _warn_if_chinese(request)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=60,
+                          env={"PYTHONPATH": str(Path(__file__).parents[2] / "src")})
+    [line] = done.stderr.strip().splitlines()
+    assert "capable model" in line and "Warning" not in line and "warn(" not in line

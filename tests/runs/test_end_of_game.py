@@ -62,7 +62,7 @@ def test_the_failure_count_names_what_failed(tmp_path: Path) -> None:
     assert named.startswith(" (") and ("ask" in named or "answer" in named)
 
 
-def test_no_self_votes_unless_the_procedure_allows_them(tmp_path: Path) -> None:
+def test_the_demo_procedure_refuses_self_votes(tmp_path: Path) -> None:
     assert find_procedure("demo").voting.self_vote == "nobody"
     assert find_procedure("thinkthrice").voting.self_vote == "allowed"
     for seed in range(4):

@@ -51,7 +51,7 @@ class VotingRules(BaseModel):
         "(seeded), or triggers one re-vote among the tied (still tied: no one).",
     )
     self_vote: Literal["allowed", "not_murderers", "nobody"] = Field(
-        "nobody",
+        "allowed",
         description="Who may vote for themself: everyone, everyone but the murderers "
         "(PLAYER*'s assumption), or nobody.",
     )

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import logging
 import os
 import threading
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,10 @@ FIT_TRIES = 3
 _ENGINES: dict[tuple[str, int, int], Any] = {}
 _LOCK = threading.Lock()
 _warned_chinese = False
+CHINESE_ADVICE = ("The embedded local model (SmolLM2-135M) does not understand Chinese, so "
+                  "for a Chinese script use a capable model, e.g. --model "
+                  "openai:gpt-4o-mini or a Qwen model behind --base-url (docs/models.md).")
+"""Said once, as a plain line (a log record, not a Python warning with a source line)."""
 
 
 def default_threads() -> int:
@@ -179,6 +183,4 @@ def _warn_if_chinese(request: Request) -> None:
     global _warned_chinese
     if not _warned_chinese and any(contains_cjk(m.text) for m in request.messages):
         _warned_chinese = True
-        warnings.warn("the embedded local model (SmolLM2-135M) is English-only: its replies "
-                      "to Chinese prompts are unusable; use an openai: model for Chinese "
-                      "scripts", UserWarning, stacklevel=3)
+        logging.getLogger(__name__).warning(CHINESE_ADVICE)
