@@ -63,7 +63,8 @@ def test_no_trials_have_no_rate_and_impossible_counts_are_refused() -> None:
 @pytest.fixture(scope="module")
 def known_batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Tiny manor (Ann killed Lord Vale), 4 seats, 2 seeds: `accuser:Ann` tables always
-    catch Ann (4 of 4 ballots), `accuser:Bob` tables never do (0 of 4)."""
+    catch Ann (3 of 3 ballots: the demo procedure refuses Ann's vote for herself),
+    `accuser:Bob` tables never do (0 of 3)."""
     folder = tmp_path_factory.mktemp("known")
     spec = folder / "spec.yaml"
     spec.write_text(f"scripts: [{TINY}]\narchitectures: ['accuser:Ann', 'accuser:Bob']\n"
@@ -87,11 +88,11 @@ def test_the_report_of_a_batch_with_a_known_outcome(known_batch: Path) -> None:
         "accuser:Ann", "scripted", 2, 2)
     assert (ann["civilian_wins"]["k"], ann["civilian_wins"]["n"]) == (2, 2)
     assert ann["civilian_wins"]["low"] == pytest.approx(0.3424, abs=1e-4)
-    assert (ann["identification"]["k"], ann["identification"]["n"]) == (8, 8)
-    assert ann["identification"]["low"] == pytest.approx(0.6756, abs=1e-4)
+    assert (ann["identification"]["k"], ann["identification"]["n"]) == (6, 6)
+    assert ann["identification"]["low"] == pytest.approx(0.6097, abs=1e-4)
     assert (bob["civilian_wins"]["k"], bob["identification"]["k"],
-            bob["identification"]["n"]) == (0, 0, 8)
-    assert bob["identification"]["high"] == pytest.approx(0.3244, abs=1e-4)
+            bob["identification"]["n"]) == (0, 0, 6)
+    assert bob["identification"]["high"] == pytest.approx(0.3903, abs=1e-4)
     assert ann["metrics"]["culprit-rank"]["reciprocal_rank"] == {"mean": 1.0, "n": 2}
     assert bob["metrics"]["culprit-rank"]["reciprocal_rank"]["mean"] == pytest.approx(0.5)
     assert "mirage-trust" not in ann["metrics"]  # skipped: the demo procedure rates no trust
@@ -109,8 +110,8 @@ def test_markdown_and_csv_forms(known_batch: Path, tmp_path: Path) -> None:
     table = runner.invoke(app, ["runs", "report", str(known_batch), "--format", "csv"])
     rows = list(csv.DictReader(io.StringIO(table.output)))
     assert [(r["architecture"], r["win_k"], r["win_n"], r["ident_k"], r["ident_n"])
-            for r in rows] == [("accuser:Ann", "2", "2", "8", "8"),
-                               ("accuser:Bob", "0", "2", "0", "8")]
+            for r in rows] == [("accuser:Ann", "2", "2", "6", "6"),
+                               ("accuser:Bob", "0", "2", "0", "6")]
     assert float(rows[1]["culprit-rank.reciprocal_rank"]) == 0.5
 
 

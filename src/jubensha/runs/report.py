@@ -59,8 +59,9 @@ def wilson(k: int, n: int, z: float = Z95) -> Interval:
     denominator = 1 + z * z / n
     centre = (rate + z * z / (2 * n)) / denominator
     half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / denominator
-    return Interval(k=k, n=n, rate=rate, low=max(0.0, centre - half),
-                    high=min(1.0, centre + half))
+    # exact at the ends: 0/n has low 0 and n/n high 1 (rounding can leave 3e-17 below)
+    return Interval(k=k, n=n, rate=rate, low=0.0 if k == 0 else max(0.0, centre - half),
+                    high=1.0 if k == n else min(1.0, centre + half))
 
 
 class Mean(BaseModel):
