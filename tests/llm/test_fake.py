@@ -32,14 +32,19 @@ async def test_same_request_same_reply_and_samples_differ() -> None:
     first = await model.generate(_request())
     again = await ScriptedModel(seed=3).generate(_request())
     assert first.text == again.text
-    samples = {(await model.generate(_request(sample=i))).text for i in range(12)}
+    heard = ("Mary said she was in the garden. Tom said he heard a shout. "
+             "The host asked about the study. Where were you at ten?")
+    samples = {(await model.generate(_request(heard, sample=i))).text for i in range(12)}
     assert len(samples) > 1
 
 
-async def test_text_is_drawn_from_the_prompt_and_usage_is_counted() -> None:
+async def test_text_is_drawn_from_what_was_heard_never_from_the_sheet() -> None:
     reply = await ScriptedModel().generate(_request())
-    pieces = [s.strip() for s in (SHEET + " Where were you at ten?").split(".") if s.strip()]
-    assert any(piece in reply.text for piece in pieces)
+    assert reply.text == "Where were you at ten?"  # the user message; the sheet is private
+    for seed in range(8):
+        said = (await ScriptedModel(seed=seed).generate(_request(
+            "You saw Mary near the study door. Tom said he heard a shout."))).text
+        assert "You saw Mary" not in said and "Tom said he heard a shout" in said
     assert reply.usage.prompt_tokens > 0 and reply.usage.completion_tokens > 0
     assert reply.model == "scripted"
 

@@ -18,7 +18,11 @@ class Vote(BaseModel):
     target: str
 
 
-def _ask(seat: str, purpose: str, sample: int = 0, text: str = "Where were you?") -> Request:
+HEARD = ("Tom said he dined at eight. Mary heard a scream at ten. Someone saw a light in the "
+         "study. Where were you?")
+
+
+def _ask(seat: str, purpose: str, sample: int = 0, text: str = HEARD) -> Request:
     sheet = (f"You are {seat}. You dined at eight. You heard a scream at ten. "
              "You saw a light in the study. You own a red scarf.")
     return Request(messages=[Message(role="system", content=sheet),

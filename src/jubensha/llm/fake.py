@@ -2,7 +2,8 @@
 
 Tests and dry runs need a model that never touches the network and always answers in the
 right shape. Every reply is a function of the whole request and the seed: text replies are
-sentences drawn from the prompt (so an answer echoes the asker's own sheet), and schema
+sentences drawn from the user messages (what the seat heard and was asked; never its own
+sheet in the system message, so a scripted player never tells its secrets), and schema
 requests get an object built by walking the JSON schema (enums picked by hashing the
 request, strings from the prompt, numbers within their bounds, arrays within their sizes).
 Per-purpose scripts override this to force garbage, errors or particular answers.
@@ -132,10 +133,15 @@ class HashingEmbedder:
 
 
 def prompt_sentences(request: Request) -> list[str]:
-    """Sentences of the system and user messages (never earlier assistant turns)."""
-    sentences = [s.strip() for m in request.messages if m.role != "assistant"
+    """Sentences the fake may say: those of the user messages (what the seat heard and was
+    asked), never one that is also in a system message. Agents put the seat's own sheet
+    there (story, secrets, "you are the murderer"), and a scripted opponent must be a fair,
+    dull player that never reads its sheet aloud. Earlier assistant turns are never used."""
+    private = {s.strip() for m in request.messages if m.role == "system"
+               for s in _SENTENCE_END.split(m.text)}
+    sentences = [s.strip() for m in request.messages if m.role == "user"
                  for s in _SENTENCE_END.split(m.text)]
-    sentences = [s for s in sentences if len(s) > 1]
+    sentences = [s for s in sentences if len(s) > 1 and s not in private]
     return sentences or ["I have nothing to add."]
 
 
