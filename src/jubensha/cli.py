@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from jubensha.eval.commands import app as eval_app
+from jubensha.runs.audit_command import audit
 from jubensha.runs.commands import play, replay, runs_app
 from jubensha.scripts.commands import app as scripts_app
 from jubensha.web.commands import serve
@@ -21,6 +22,7 @@ app.add_typer(runs_app, name="runs")
 app.command()(play)
 app.command()(replay)
 app.command()(serve)
+app.command()(audit)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ METRIC_MODULES = (
     "jubensha.eval.factual",
     "jubensha.eval.inferential",
     "jubensha.eval.revote",
+    "jubensha.eval.audit_report",
 )
 """Modules whose import registers metrics; later metric modules add themselves here."""
 

@@ -5,8 +5,9 @@ two stages: ``self introduction stage`` (each player to ``all``) and questioning
 labelled ``<asker> ask <target> for death of <victim>``. They become ``introduction`` and
 ``questioning`` stages with ``Spoke`` events (introduction, question, answer; an answer
 points at its question), all public, since PLAYER* keeps one shared chat store. Each
-row's prompt and reply become a call record, so the run reads like a game of ours; the
-meta says it is imported and from where. The logs hold no votes: the result has none.
+row's prompt and reply become a call record, so the run reads like a game of ours (the
+prompt was written before the row was said: its ``seen`` is the event before the row's);
+the meta says it is imported and from where. The logs hold no votes: the result has none.
 """
 
 from __future__ import annotations
@@ -93,7 +94,8 @@ def convert(rows: list[TranscriptRow], src: Path, method: str
             questions[(row.speaker, to)] = len(events) - 1
         if row.prompt:
             calls.append(CallRecord(
-                index=len(calls), purpose=speech, seat=row.speaker, model=MODEL,
+                index=len(calls), purpose=speech, seat=row.speaker, access="seat",
+                seen=len(events) - 2, model=MODEL,
                 messages=[Message(role="user", content=row.prompt)], config=GenerateConfig(),
                 raw=row.words, origin="replay",
                 notes=[(f"imported from {src.name}, transcript index {row.index} "
