@@ -4,6 +4,8 @@ per-character budget), the reply format, and failures that never raise."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from jubensha.agents.answerers import (
@@ -14,7 +16,7 @@ from jubensha.agents.answerers import (
     fsa_budget,
     parse_letters,
 )
-from jubensha.engine.events import Spoke
+from jubensha.engine.events import ActStarted, Spoke
 from jubensha.eval.wellplay import grade
 from jubensha.llm.fake import ScriptedModel
 from jubensha.memory.text import count_tokens
@@ -166,3 +168,26 @@ def test_letters_are_parsed_strictly() -> None:
 def test_bad_contexts_say_what_is_wrong(access: str, seat: str | None, words: str) -> None:
     with pytest.raises(ValueError, match=words):
         build_context(access, lighthouse(), seat)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("access", ["dialogue", "ssa"])
+async def test_an_act_sheet_the_game_never_handed_out_is_not_answered_from(
+        access: str) -> None:
+    script = load_script(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
+    act2 = script.character("Bob").act_sheet(2)
+    assert act2 is not None
+    question = ChoiceQuestion(id="q", question="Whose lamp was it?",
+                              options={"a": "the housekeeper's", "b": "the butler's"},
+                              answer=["a"])
+
+    async def prompt(events: list, whole_script: bool = False) -> str:
+        model = ScriptedModel()
+        context = build_context(access, script, "Bob", events, whole_script=whole_script)  # type: ignore[arg-type]
+        await answer_choice(question, context, model)
+        return model.requests[-1].messages[-1].text
+
+    handed = ActStarted(index=3, act=2, sheet=act2, audience=["Bob"])
+    assert act2.text not in await prompt([])  # the game never reached act 2
+    assert act2.text in await prompt([handed])
+    assert act2.text not in await prompt([handed.model_copy(update={"audience": ["Ann"]})])
+    assert act2.text in await prompt([], whole_script=True)  # imported: whole scripts

@@ -20,6 +20,7 @@ from jubensha.engine.procedure import find_procedure
 from jubensha.eval.audit import AuditOptions
 from jubensha.eval.judge import open_session
 from jubensha.eval.registry import MetricContext, get_metric
+from jubensha.eval.report import markdown_table
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runs.audit_command import audit_paths
 from jubensha.runs.log import read_run
@@ -82,8 +83,7 @@ def answer_after_the_game(folder: Path, script: Script) -> None:
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
-           ) -> Path:
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("ours")
     datasets = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
     chosen = scripts(datasets if datasets.is_dir() else None)
@@ -95,7 +95,7 @@ def played(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequ
         pairs += [(s, games[-1]) for s in chosen[len(games):]]
     for number, ((source, script), (architecture, procedure)) in enumerate(pairs):
         play(script, source, procedure, root / f"g{number}", architecture)
-    for number, (source, script) in enumerate(chosen[::1 if FULL else 3]):
+    for number, (source, script) in enumerate(chosen if FULL else chosen[2::3]):
         seats = tuple(f"{name}={arch}@" for name, arch in zip(script.names, cycle(MIXED),
                                                                strict=False))
         folder = play(script, source, "mirage" if number % 2 else "whodunit",
@@ -109,10 +109,10 @@ def test_no_seat_call_of_ours_holds_text_it_could_not_know(played: Path) -> None
     report = audit_paths([played], AuditOptions())
     assert report.checked > 0 and report.unordered == 0
     purposes = {row.purpose for row in report.rows}
-    assert any(p.startswith("wellplay.answer") for p in purposes)  # after the game too
+    if list(played.glob("*/eval/calls.jsonl")):  # the seats' answers after the game too
+        assert any(p.startswith("wellplay.answer") for p in purposes)
     assert report.flagged == 0, [(c.run, c.purpose, c.leak) for c in report.worst]
     architectures = {row.architecture for row in report.rows}
     assert set(ARCHITECTURES) <= architectures | {"extractive"}
     if FULL:
-        from jubensha.eval.report import markdown_table
         print("\n".join(markdown_table(t) for t in report.tables()))

@@ -83,7 +83,7 @@ async def test_identification_and_culprit_rank_use_the_last_round(run_dir: Path)
 
 def test_registry_lists_metrics_and_names_the_known_ones() -> None:
     assert {"similarity", "identification", "culprit-rank"} <= set(load_metrics())
-    with pytest.raises(UnknownMetric, match="unknown metric 'nope'; known: culprit-rank"):
+    with pytest.raises(UnknownMetric, match="unknown metric 'nope'; known: audit, culprit-rank"):
         get_metric("nope")
 
 

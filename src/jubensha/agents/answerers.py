@@ -2,11 +2,12 @@
 
 Three kinds of access, all independent of a live game:
 
-- ``dialogue``: the standard post-game answerer. A seat answers from its own script and
-  the dialogue it observed, each retrieved for the question within 5,000 tokens (the
-  paper's evaluation budgets).
+- ``dialogue``: the standard post-game answerer. A seat answers from its own script (the
+  acts released to it in the game; every act when the game handed out whole scripts, as
+  the PLAYER* authors' games did) and the dialogue it observed, each retrieved for the
+  question within 5,000 tokens (the paper's evaluation budgets).
 - ``ssa`` (single script access, the paper's PP): the seat's own script only, as if it had
-  never played.
+  never played (after a game: the acts released to it).
 - ``fsa`` (full script access, OP): an omniscient reader gets, for every character, the
   segments of that character's script retrieved for the question. The per-character
   budget shrinks with the number of players, as in the authors' code (``FSA_BUDGETS``).
@@ -154,9 +155,11 @@ class ChoiceAnswer(BaseModel):
 
 def build_context(access: Access, script: Script, seat: str | None = None,
                   events: Iterable[Event] = (), *, config: AnswererConfig | None = None,
-                  embedder: Embedder | None = None) -> AnswerContext:
+                  embedder: Embedder | None = None, whole_script: bool = False
+                  ) -> AnswerContext:
     """The context of an answerer: ``fsa`` needs only the script; ``dialogue`` and ``ssa``
-    need the answering ``seat``; ``dialogue`` also reads the ``events`` it observed."""
+    need the answering ``seat``; ``dialogue`` also reads the ``events`` it observed
+    (``whole_script``: the game handed every seat all its acts at the start)."""
     config = config or AnswererConfig()
     if access == "fsa":
         return full_context(script, config=config, embedder=embedder)
@@ -164,15 +167,19 @@ def build_context(access: Access, script: Script, seat: str | None = None,
         raise ValueError(f"unknown answerer {access!r}; expected one of {', '.join(ACCESSES)}")
     if seat is None:
         raise ValueError(f"the {access!r} answerer needs the seat that answers")
-    return seat_context(script, seat, events if access == "dialogue" else (),
-                        access=access, config=config, embedder=embedder)
+    return seat_context(script, seat, events, access=access, config=config,
+                        embedder=embedder, whole_script=whole_script)
 
 
 def seat_context(script: Script, seat: str, events: Iterable[Event] = (), *,
                  access: Literal["dialogue", "ssa"] = "dialogue",
                  config: AnswererConfig | None = None,
-                 embedder: Embedder | None = None) -> AnswerContext:
-    """A seat's own script (every act) and, for ``dialogue``, what it observed."""
+                 embedder: Embedder | None = None, whole_script: bool = False
+                 ) -> AnswerContext:
+    """A seat's own script and, for ``dialogue``, what it observed in ``events``. The
+    script is act 1 and the act sheets the seat received in ``events``, or every act
+    with ``whole_script`` (a game that handed out whole scripts, or no game at all): a
+    sheet the game never handed out is not the seat's to answer from."""
     config = config or AnswererConfig()
     try:
         character = script.character(seat)
@@ -182,12 +189,14 @@ def seat_context(script: Script, seat: str, events: Iterable[Event] = (), *,
     sheet = CharacterSheet.for_seat(script, character.name).model_copy(
         update={"me": character.model_copy(deep=True)})
     memory = SeatMemory(sheet, chunk_tokens=config.chunk_tokens, mode=config.retrieval,
-                        embedder=embedder, acts=None)
-    if access == "dialogue":
-        for event in events:
-            if event.visible_to(character.name) and not (
-                    isinstance(event, ActStarted) and event.sheet is not None):
-                memory.observe(event)
+                        embedder=embedder, acts=None if whole_script else 1)
+    for event in events:
+        if not event.visible_to(character.name):
+            continue
+        if access == "dialogue":
+            memory.observe(event)
+        elif isinstance(event, ActStarted) and event.sheet is not None:
+            memory.add_act(event.sheet)
     system = ""
     if config.role_play:
         kills = [v.name for v in script.victims if v.name in character.killed] or (

@@ -32,6 +32,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from jubensha.engine.events import Event
+from jubensha.eval.postgame import whole_scripts
 from jubensha.llm.calls import CallRecord, read_calls
 from jubensha.runs.log import RunLog
 from jubensha.scripts.model import PUBLIC, Character, Script
@@ -278,8 +279,7 @@ def audit_run(script: Script, run: RunLog, options: AuditOptions | None = None,
     options = options or AuditOptions()
     language = run.meta.language if run.meta else script.language
     n = passage_length(language, options)
-    imported = bool(run.meta and run.meta.options.get("imported"))
-    sources = Sources.of(script, n, whole=imported)
+    sources = Sources.of(script, n, whole=whole_scripts(run))
     if eval_calls is None:
         path = run.path / EVAL_CALLS
         eval_calls = read_calls(path) if path.is_file() else []

@@ -21,6 +21,7 @@ from jubensha.eval.registry import MetricContext
 from jubensha.llm.base import Model, Request, Response
 from jubensha.llm.registry import ModelSpecError
 from jubensha.llm.wrappers import ModelWrapper
+from jubensha.runs.log import RunLog
 
 T = TypeVar("T")
 
@@ -72,11 +73,17 @@ def seat_access(context: MetricContext, seat: str, memoryless: Iterable[str] = M
     return "ssa" if architecture.strip().lower() in set(memoryless) else "dialogue"
 
 
+def whole_scripts(run: RunLog) -> bool:
+    """Whether the game handed every seat its whole script at the start: an imported game
+    (the PLAYER* authors' games did); ours hand out each act when it starts."""
+    return bool(run.meta and run.meta.options.get("imported"))
+
+
 def answer_context(context: MetricContext, seat: str | None, access: Access,
                    config: AnswererConfig) -> AnswerContext:
     """What ``seat`` may read after the game (``fsa``: every script, no seat)."""
     return build_context(access, context.script, seat, context.run.events, config=config,
-                         embedder=context.embedder)
+                         embedder=context.embedder, whole_script=whole_scripts(context.run))
 
 
 async def gather_limited(tasks: Iterable[Awaitable[T]], limit: int) -> list[T]:

@@ -244,7 +244,8 @@ async def score_reference(script: Script, access: Access, model: Model, *, sampl
     asked = questions_by_seat(script, options.set, options.max_questions)
     config = options.answering
     shared = build_context("fsa", script, config=config) if access == "fsa" else None
-    contexts = {seat: shared or build_context("ssa", script, seat, config=config)
+    contexts = {seat: shared or build_context("ssa", script, seat, config=config,
+                                              whole_script=True)
                 for seat in asked}
     tagged = PurposePrefix(model, PREFIX)
     answers = await answer_all(asked, contexts, dict.fromkeys(asked, tagged), samples,

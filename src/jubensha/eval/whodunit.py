@@ -32,7 +32,7 @@ from jubensha.eval.mirage import (
     seats_of,
     truth_text,
 )
-from jubensha.eval.postgame import answering_model
+from jubensha.eval.postgame import answering_model, whole_scripts
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import rouge_l
@@ -299,7 +299,8 @@ async def ask_reasoning(context: MetricContext, seat: str) -> str:
     it observed (``agents/answerers``: its sheet and its audience's events only)."""
     options = options_of(context)
     script = context.script
-    answer = seat_context(script, seat, context.run.events)
+    answer = seat_context(script, seat, context.run.events,
+                          whole_script=whole_scripts(context.run))
     assert answer.memory is not None
     query = render("eval", "whodunit_reasoning_query", script.language)
     messages = [Message(role="user", content=render(
@@ -441,7 +442,8 @@ async def step_accuracy_metric(context: MetricContext) -> StepAccuracy:
     by_seat: dict[str, Tally] = {}
     for seat in seats_of(context):
         answer_context = build_context(options.answerer, script, seat, context.run.events,
-                                       embedder=context.embedder)
+                                       embedder=context.embedder,
+                                       whole_script=whole_scripts(context.run))
         model = answering_model(context, seat, PREFIX)
         tally = by_seat.setdefault(seat, Tally())
         for question in questions:

@@ -272,7 +272,7 @@ class SeatModel(ModelWrapper):
         name = schema.get("title") if isinstance(schema, dict) else None
         access = self.access or access_of(request.purpose)
         seat, subject = request.seat, None
-        if access in ("scripts", "truth"):
+        if access in ("scripts", "truth"):  # not a seat's call: the seat is its subject
             seat, subject = None, request.seat
         return CallRecord(purpose=request.purpose, seat=seat, access=access, subject=subject,
                           seen=self.log.seen_by(seat), model=self.inner.name,

@@ -95,7 +95,9 @@ def audit_paths(paths: list[Path], options: AuditOptions, script: str | None = N
             extra = folder / "eval" / "calls.jsonl"
             evaluated = read_calls(extra) if extra.is_file() else []
         except (RunError, ValueError, OSError) as exc:
-            raise AuditInputError(str(exc).splitlines()[0]) from None
+            message = str(exc).splitlines()[0]
+            raise AuditInputError(message if str(folder) in message
+                                  else f"{folder}: {message}") from None
         played = known.get(folder) or script_of(run, script, scripts)
         audits.append(audit_run(played, run, options, evaluated))
     return AuditReport.of(audits, options, run=", ".join(str(p) for p in paths))
