@@ -10,13 +10,21 @@ import dataclasses
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from jubensha.cli import app
 from jubensha.engine.events import ActStarted, Spoke
 from jubensha.engine.procedure import find_procedure
-from jubensha.eval.audit import AuditOptions, audit_run, count_passages, passages_of, units
+from jubensha.eval.audit import (
+    AuditOptions,
+    audit_run,
+    count_passages,
+    passages_of,
+    uncovered,
+    units,
+)
 from jubensha.eval.audit_report import AuditReport
 from jubensha.llm.base import GenerateConfig, Message
 from jubensha.llm.calls import CallRecord
@@ -131,6 +139,12 @@ def test_calls_meant_to_see_more_are_listed_apart(tiny_run: Path) -> None:
     report = AuditReport.of([audit_run(script, run, AuditOptions(), eval_calls=[legacy])],
                             AuditOptions())
     assert report.flagged == 1 and report.unordered == 1  # undeclared: audited as the seat
+
+
+def test_a_passage_that_is_mostly_text_the_seat_may_know_is_no_evidence() -> None:
+    """Units 2-4 are covered by a legitimate window (n=3); a window needs 2 new units."""
+    legit = np.array([False, False, True, False, False, False, False, False])
+    assert uncovered(legit, 3).tolist() == [2, 1, 0, 1, 2, 3, 3, 3]
 
 
 def test_passages_are_counted_without_overlap_in_words_or_chinese_characters() -> None:

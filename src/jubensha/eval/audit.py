@@ -7,7 +7,8 @@ secrets, timeline, relationships, act sheets and held clues, the clues still hid
 locations, and the truth. A passage is evidence of a leak when it belongs to that private
 text and not to what the seat may know at that moment: its own sheet (and act sheets
 released to it), the public text, every event visible to it up to the last one it had
-observed when the call started (``CallRecord.seen``), and the text that every seat's
+observed when the call started (``CallRecord.seen``; a passage must also be at least half
+units that no such legitimate passage covers), and the text that every seat's
 prompts share (templates, rules: passages in every seat's prompts that several characters'
 private texts hold; one character's text reaching every seat is a leak). A call is flagged
 when it holds ``passages`` such passages, counted without overlap. Calls whose declared
@@ -239,6 +240,19 @@ def prompt_of(call: CallRecord) -> list[str]:
     return [message.text for message in call.messages]
 
 
+def uncovered(legit: np.ndarray, n: int) -> np.ndarray:
+    """For each window, how many of its ``n`` units no legitimate window covers. A private
+    passage that is mostly text the seat may know (a sentence it heard, joined to the name
+    of who said it) is no evidence: at least half its units must be news to the seat."""
+    starts = np.flatnonzero(legit)
+    marks = np.zeros(len(legit) + n + 1, dtype=np.int64)
+    np.add.at(marks, starts, 1)
+    np.add.at(marks, starts + n, -1)
+    covered = (np.cumsum(marks)[:len(legit) + n - 1] > 0).astype(np.int64)
+    inside = np.concatenate([[0], np.cumsum(covered)])
+    return n - (inside[n:n + len(legit)] - inside[:len(legit)])
+
+
 def count_passages(flags: np.ndarray, n: int) -> tuple[int, int | None]:
     """Leaked passages counted without overlap (a leak of 2n units is two passages), and
     the position of the first."""
@@ -353,6 +367,9 @@ def _audit_call(prompt: _Prompt, candidates: list[np.ndarray], sources: Sources,
         bad = ~allowed[seat].find(hashes)[0] & ~seen.known(seat, hashes, last)
         flags = np.zeros(len(found), dtype=bool)
         flags[positions[bad]] = True
+        if flags.any():
+            legit = allowed[seat].find(found)[0] | seen.known(seat, found, last)
+            flags &= uncovered(legit, n) * 2 >= n
         count, first = count_passages(flags, n)
         total += count
         if first is not None and leak is None:
