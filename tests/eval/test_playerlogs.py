@@ -194,3 +194,52 @@ def test_the_authors_rule_reproduces_every_logged_verdict_of_the_played_games(
     # On the played games the letter-set rule differs exactly on the empty answers.
     assert counts[("sets", "played games")] == rules.empty_right > 0
     assert counts[("exact", "played games")] > counts[("sets", "played games")]
+
+
+def _paper_with(monkeypatch: pytest.MonkeyPatch, scripts: list[str]) -> None:
+    """The paper's tables replaced by ``scripts`` (Chinese titles 罪恶, ...) with one
+    Overall row for ThinkThrice: .778±.314."""
+    from jubensha.eval import playerlog_report, playerlogs
+    from jubensha.eval.playerlogs import PaperCell, PaperScript, PaperTables
+
+    def block(cell: list[float]) -> PaperScript:
+        return PaperScript(questions={"overall": 15},
+                           cells={"overall": {"ThinkThrice": PaperCell(mean=cell[0],
+                                                                       std=cell[1])}})
+    table = {name: block([0.5, 0.1]) for name in scripts} | {"Overall": block([0.778, 0.314])}
+    tables = PaperTables(methods=["ThinkThrice"], titles={"Sin": "罪恶"},
+                         tables={"zh": table, "en": {}})
+    monkeypatch.setattr(playerlogs, "paper_tables", lambda: tables)
+    monkeypatch.setattr(playerlog_report, "paper_tables", lambda: tables)
+
+
+@pytest.mark.parametrize(("scripts", "coverage", "delta"), [
+    (["Sin"], "1/1", "+0.000"), (["Sin", "Manna"], "1/2", "subset")])
+def test_a_complete_log_folder_is_set_beside_the_papers_overall_row(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scripts: list[str], coverage: str,
+        delta: str) -> None:
+    """Pooled over every (script, pass) with points as weights, a folder holding every
+    script of the paper's table reproduces (or not) its Overall row; a subset is marked."""
+    from jubensha.eval.playerlog_report import score_logs
+
+    folder = tmp_path / "log_cn" / "log_think" / "131-罪恶（4人封闭）"
+    for i, right in enumerate((1, 0, 1)):
+        write_xlsx(folder / "evaluate" / f"evaluation_{i}.xlsx",
+                   evaluation_rows([(10, "a", "A", right), (5, "b", "B", 1)]))
+    _paper_with(monkeypatch, scripts)
+    table = score_logs(tmp_path).tables()[-1]
+    assert table.columns[-3:] == ["scripts", "paper Overall", "Δ"]
+    (row,) = table.rows
+    assert row[0] == "cn/ThinkThrice" and row[4] == "0.778±0.314"
+    assert row[-3:] == [coverage, "0.778±0.314", delta]
+
+
+@pytest.mark.datasets
+def test_the_shared_logs_are_a_subset_of_the_papers_chinese_scripts(datasets: Path) -> None:
+    from jubensha.eval.playerlog_report import score_logs
+
+    table = score_logs(datasets / "player-logs", language="cn").tables()[-1]
+    rows = {row[0]: row for row in table.rows}
+    assert set(rows) == {f"cn/{m}" for m in paper_tables().methods}
+    assert all(row[-3] == "9/12" and row[-1] == "subset" for row in rows.values())
+    assert rows["cn/SSA"][-2] == "0.386±0.057" and rows["cn/PLAYER"][-2] == "0.461±0.086"

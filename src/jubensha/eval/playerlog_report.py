@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from jubensha.eval.playerlogs import (
     Comparison,
@@ -21,6 +21,7 @@ from jubensha.eval.playerlogs import (
     compare,
     discover,
     graded,
+    paper_tables,
     read_evaluation,
     score_entry,
 )
@@ -73,6 +74,8 @@ class PlayerLogScores(MetricResult):
     """``<lang>/<method>`` -> category or ``overall`` -> pooled over the logged scripts."""
     missing: list[str]
     """Entries without evaluation passes."""
+    coverage: dict[str, list[str]] = Field(default_factory=dict)
+    """``<lang>/<method>`` -> the paper's scripts (English titles) its logs cover."""
 
     def tables(self) -> list[ResultTable]:
         return [self._overall_table(), self._category_table(), self._aggregate_table()]
@@ -116,14 +119,37 @@ class PlayerLogScores(MetricResult):
                            columns=["lang", "method", "script", *CATEGORIES], rows=rows)
 
     def _aggregate_table(self) -> ResultTable:
-        rows = [[key, *(v.render() if (v := values.get(m)) else "–"
-                        for m in (*CATEGORIES, "overall"))]
-                for key, values in self.aggregates.items()]
+        rows = []
+        for key, values in self.aggregates.items():
+            language, method = key.split("/", 1)
+            covered, total, paper = _paper_overall(language, method, self.coverage.get(key, []))
+            ours = values.get("overall")
+            complete = total > 0 and covered == total
+            delta = (f"{round(round(ours.mean, 3) - paper.mean, 3):+.3f}"
+                     if complete and ours and paper else "–")
+            rows.append([key, *(v.render() if (v := values.get(m)) else "–"
+                                for m in (*CATEGORIES, "overall")),
+                         f"{covered}/{total}",
+                         f"{paper.mean:.3f}±{paper.std:.3f}" if paper else "–",
+                         delta if complete else "subset"])
         return ResultTable(
             title="Across the logged scripts: weighted mean ± weighted std (pooled passes)",
-            columns=["lang/method", *CATEGORIES, "overall"], rows=rows,
-            notes=[("Weights: question counts (categories), total points (overall). Only the "
-                   "scripts in the logs, so not comparable with the paper's 12-script rows.")])
+            columns=["lang/method", *CATEGORIES, "overall", "scripts", "paper Overall", "Δ"],
+            rows=rows,
+            notes=[("Weights: question counts (categories), total points (overall), over every "
+                    "(script, pass). 'scripts': the paper's scripts the logs cover. Only a "
+                    "complete folder (every script of the paper's table) is comparable with "
+                    "the paper's Overall row; a subset says 'subset'.")])
+
+
+def _paper_overall(language: str, method: str,
+                   covered: list[str]) -> tuple[int, int, MeanStd | None]:
+    """(scripts covered, scripts in the paper's table, the paper's Overall cell)."""
+    table = paper_tables().tables.get("zh" if language == "cn" else "en", {})
+    scripts = [name for name in table if name != "Overall"]
+    cell = table["Overall"].cells["overall"].get(method) if "Overall" in table else None
+    paper = MeanStd(mean=cell.mean, std=cell.std, n=len(scripts)) if cell else None
+    return len(set(covered) & set(scripts)), len(scripts), paper
 
 
 def wellplay_kinds(wellplay_root: Path | None) -> dict[tuple[LogLanguage, str], Kinds]:
@@ -158,6 +184,7 @@ def score_logs(root: Path, *, language: str | None = None, method: str | None = 
     kinds = wellplay_kinds(wellplay_root) if grading != "logged" else {}
     entries, missing = [], []
     by_group: dict[str, list] = {}
+    coverage: dict[str, list[str]] = {}
     for entry in _select(discover(root), language, method, script):
         if not entry.passes:
             missing.append(entry.label)
@@ -169,9 +196,14 @@ def score_logs(root: Path, *, language: str | None = None, method: str | None = 
         entries.append(EntryResult(language=entry.language, method=entry.method,
                                    title=entry.title, exact=compare(entry, exact),
                                    rounded=compare(entry, rounded)))
-        by_group.setdefault(f"{entry.language}/{entry.method}", []).append(exact)
+        group = f"{entry.language}/{entry.method}"
+        by_group.setdefault(group, []).append(exact)
+        found = paper_tables().lookup(entry.language, entry.title)
+        if found:
+            coverage.setdefault(group, []).append(found[0])
     return PlayerLogScores(run=str(root), grading=grading, entries=entries, missing=missing,
-                           aggregates={k: aggregate(v) for k, v in by_group.items()})
+                           aggregates={k: aggregate(v) for k, v in by_group.items()},
+                           coverage=coverage)
 
 
 class RuleCount(BaseModel):
