@@ -7,8 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from jubensha.agents.base import Agent, CharacterSheet, SeatContext, UnsupportedDecision
-from jubensha.agents.defaults import default_action
+from jubensha.engine.agent import Agent, CharacterSheet, SeatContext, UnsupportedDecision
 from jubensha.engine.decisions import (
     Accusation,
     Accuse,
@@ -24,6 +23,7 @@ from jubensha.engine.decisions import (
     TakeTurn,
     Vote,
 )
+from jubensha.engine.defaults import default_action
 from jubensha.engine.events import Failure, Rated, Spoke
 from jubensha.engine.game import Game, Seat
 from jubensha.engine.procedure import parse_procedure

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from jubensha.agents.base import CharacterSheet, SeatContext
 from jubensha.agents.extractive import (
     ExtractiveAgent,
     Guard,
@@ -18,6 +17,7 @@ from jubensha.agents.extractive import (
     sheet_facts,
 )
 from jubensha.agents.registry import AgentSpecError, make_agent
+from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.engine.decisions import (
     Accuse,
     AskQuestions,

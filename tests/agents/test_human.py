@@ -16,7 +16,6 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from jubensha.agents.base import CharacterSheet, SeatContext
 from jubensha.agents.human import (
     ConsoleIO,
     HumanAgent,
@@ -30,6 +29,7 @@ from jubensha.agents.human import (
 )
 from jubensha.agents.registry import make_agent
 from jubensha.cli import app
+from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.engine.decisions import (
     Accusation,
     Accuse,
@@ -52,7 +52,7 @@ from jubensha.engine.procedure import find_procedure
 from jubensha.engine.stages_whodunit import parse_reasoning
 from jubensha.engine.voting import NOBODY
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.log import read_run
+from jubensha.runlog.folder import read_run
 from jubensha.runs.play import NO_MODEL, PlayError, parse_seat, plan_seats
 from jubensha.scripts import PUBLIC, Character, Script, find_script, load_script
 

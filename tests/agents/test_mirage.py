@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from jubensha.agents.base import CharacterSheet, SeatContext
 from jubensha.agents.mirage import MirageAgent, MirageConfig
 from jubensha.agents.registry import AgentSpecError, make_agent
 from jubensha.agents.summarise import History, Summariser, SummaryConfig
+from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.engine.decisions import (
     Accuse,
     CastVote,

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from jubensha.agents.base import CharacterSheet, SeatContext
 from jubensha.agents.naive import NaiveAgent, clean_speech
 from jubensha.agents.registry import AgentSpecError, architectures, make_agent
+from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.engine.decisions import (
     Accuse,
     AskQuestions,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from jubensha.agents.base import CharacterSheet, SeatContext
 from jubensha.agents.ocot import OCoTAgent
 from jubensha.agents.registry import AgentSpecError, make_agent
+from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.engine.decisions import AskQuestions, Questions, Speak, Speech
 from jubensha.engine.events import ActStarted, Failure, GameEnded, Spoke
 from jubensha.engine.game import Game, Seat

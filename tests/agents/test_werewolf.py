@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from jubensha.agents.base import CharacterSheet, SeatContext
 from jubensha.agents.registry import make_agent
 from jubensha.agents.werewolf import WerewolfAgent, predefined_questions
+from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.engine.decisions import AskQuestions, CastVote, Questions, Speak, Speech
 from jubensha.engine.events import Failure, GameEnded, Spoke
 from jubensha.engine.game import Game, Seat

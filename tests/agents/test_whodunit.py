@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from jubensha.agents.base import CharacterSheet, SeatContext
 from jubensha.agents.whodunit import WhodunitAgent, WhodunitConfig, parse_killer
+from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.engine.decisions import AskQuestions, CastVote, Speak
 from jubensha.engine.events import ClueRevealed, Spoke
 from jubensha.llm.base import ImagePart

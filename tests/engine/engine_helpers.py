@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from jubensha.agents.base import Agent, SeatContext
+from jubensha.engine.agent import Agent, SeatContext
 from jubensha.engine.decisions import (
     Accusation,
     Action,

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from engine_helpers import TableAgent, table_game, tiny
 
-from jubensha.agents.base import Agent, CharacterSheet
 from jubensha.agents.registry import make_agent
+from jubensha.engine.agent import Agent, CharacterSheet
 from jubensha.engine.decisions import Decision, Questions, Speech, Vote
 from jubensha.engine.events import (
     ActStarted,

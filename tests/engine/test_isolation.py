@@ -18,7 +18,7 @@ from jubensha.engine.procedure import find_procedure
 from jubensha.llm.base import GenerateConfig, Message
 from jubensha.llm.calls import CallRecord
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.log import RunLog, read_run
+from jubensha.runlog.folder import RunLog, read_run
 from jubensha.runs.play import plan_seats, play_game
 from jubensha.scripts import PUBLIC, Character, Script, bundled_scripts, load_script
 

@@ -14,7 +14,7 @@ import pytest
 
 from jubensha.engine.procedure import find_procedure
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.log import RunResult, read_run
+from jubensha.runlog.folder import RunResult, read_run
 from jubensha.runs.play import SeatPlan, play_game
 from jubensha.scripts import load_script
 

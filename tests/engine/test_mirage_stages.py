@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from engine_helpers import table_game, tiny
 
-from jubensha.agents.base import Agent
 from jubensha.agents.registry import make_agent
+from jubensha.engine.agent import Agent
 from jubensha.engine.decisions import (
     Accusation,
     Decision,

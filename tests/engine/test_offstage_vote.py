@@ -22,7 +22,7 @@ from jubensha.eval.registry import MetricContext
 from jubensha.eval.vote_metrics import culprit_rank_metric, identification_metric
 from jubensha.llm.base import Request
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.log import read_run
+from jubensha.runlog.folder import read_run
 from jubensha.runs.play import plan_seats, play_game
 from jubensha.scripts import Script, load_script
 

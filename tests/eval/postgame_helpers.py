@@ -17,7 +17,7 @@ from jubensha.eval.report import MetricResult
 from jubensha.llm.base import Model, Request
 from jubensha.llm.calls import CallRecord, read_calls
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.log import read_run
+from jubensha.runlog.folder import read_run
 from jubensha.runs.play import plan_seats, play_game
 from jubensha.scripts import Character, Script, find_script
 

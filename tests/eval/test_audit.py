@@ -29,8 +29,8 @@ from jubensha.eval.audit_report import AuditReport
 from jubensha.llm.base import GenerateConfig, Message
 from jubensha.llm.calls import CallRecord
 from jubensha.llm.fake import ScriptedModel
+from jubensha.runlog.folder import RunLog, read_run
 from jubensha.runs.index import BatchIndex
-from jubensha.runs.log import RunLog, read_run
 from jubensha.runs.play import plan_seats, play_game
 from jubensha.scripts import Script, load_script
 

@@ -22,8 +22,8 @@ from jubensha.eval.judge import open_session
 from jubensha.eval.registry import MetricContext, get_metric
 from jubensha.eval.report import markdown_table
 from jubensha.llm.fake import ScriptedModel
+from jubensha.runlog.folder import read_run
 from jubensha.runs.audit_command import audit_paths
-from jubensha.runs.log import read_run
 from jubensha.runs.play import plan_seats, play_game
 from jubensha.scripts import Script, find_script
 from jubensha.scripts.importers import discover, import_script

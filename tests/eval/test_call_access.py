@@ -11,7 +11,7 @@ import pytest
 from jubensha.agents.answerers import PURPOSES
 from jubensha.llm.calls import access_of, declare, declared_purposes
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.log import read_run
+from jubensha.runlog.folder import read_run
 from jubensha.scripts import find_script
 from tests.eval.postgame_helpers import evaluate, played
 

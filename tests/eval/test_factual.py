@@ -22,7 +22,7 @@ from jubensha.eval.factual import (
 from jubensha.eval.judge import EvalError
 from jubensha.llm.base import Request
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.log import RunFolder, RunMeta, SeatInfo
+from jubensha.runlog.folder import RunFolder, RunMeta, SeatInfo
 from jubensha.scripts import Script, load_script
 from jubensha.scripts.io import save_script
 from jubensha.scripts.model import Character, FactualQuestion, Kill, TimelineEntry, Truth, Victim

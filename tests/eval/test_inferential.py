@@ -14,7 +14,7 @@ from jubensha.cli import app
 from jubensha.engine.events import Spoke
 from jubensha.llm.base import Request
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.log import RunFolder, RunMeta, SeatInfo
+from jubensha.runlog.folder import RunFolder, RunMeta, SeatInfo
 from jubensha.scripts import Script
 from jubensha.scripts.io import save_script
 from jubensha.scripts.model import Character, ChoiceQuestion, Kill, Truth, Victim

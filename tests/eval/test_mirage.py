@@ -28,7 +28,7 @@ from jubensha.eval.registry import MetricContext
 from jubensha.llm.base import Request
 from jubensha.llm.calls import read_calls
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.log import RunLog, read_run
+from jubensha.runlog.folder import RunLog, read_run
 from jubensha.runs.play import SeatPlan, play_game
 from jubensha.scripts import find_script
 from jubensha.scripts.model import Character, Clue, Kill, Script, Truth, Victim

@@ -18,7 +18,7 @@ from jubensha.eval.judge import EvalError
 from jubensha.eval.revote import ReBallot, RevoteOptions, player_rules, score, vote_winner
 from jubensha.llm.base import Request
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.log import RunFolder, RunMeta, SeatInfo
+from jubensha.runlog.folder import RunFolder, RunMeta, SeatInfo
 from jubensha.scripts import Script
 from jubensha.scripts.io import save_script
 from jubensha.scripts.model import Character, Kill, Truth, Victim

@@ -14,7 +14,7 @@ from jubensha.eval.registry import MetricContext, UnknownMetric, get_metric, loa
 from jubensha.eval.similarity import character_text, chat_text, scripts_text
 from jubensha.eval.text import ngram_jaccard, tfidf_cosine
 from jubensha.llm.fake import HashingEmbedder
-from jubensha.runs.log import RunFolder, RunMeta, read_run
+from jubensha.runlog.folder import RunFolder, RunMeta, read_run
 from jubensha.scripts.io import save_script
 from jubensha.scripts.model import Character, Kill, Script, TimelineEntry, Truth, Victim
 

@@ -24,7 +24,7 @@ from jubensha.eval.wellplay_game import (
 )
 from jubensha.llm.base import Request
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.log import RunFolder, RunMeta, SeatInfo, read_run
+from jubensha.runlog.folder import RunFolder, RunMeta, SeatInfo, read_run
 from jubensha.scripts import Script, find_script
 from jubensha.scripts.importers.wellplay import discover_wellplay, import_wellplay
 from jubensha.scripts.model import CATEGORY_POINTS, ChoiceQuestion

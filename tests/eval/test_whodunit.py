@@ -23,7 +23,7 @@ from jubensha.eval.whodunit import (
 )
 from jubensha.llm.base import Request
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.log import RunLog, RunMeta, SeatInfo, read_run
+from jubensha.runlog.folder import RunLog, RunMeta, SeatInfo, read_run
 from jubensha.runs.play import SeatPlan, play_game
 from jubensha.scripts import find_script
 from jubensha.scripts.importers.whodunitbench import import_whodunitbench

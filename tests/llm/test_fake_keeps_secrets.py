@@ -13,7 +13,7 @@ import pytest
 
 from jubensha.engine.events import Spoke
 from jubensha.engine.procedure import find_procedure
-from jubensha.runs.log import read_run
+from jubensha.runlog.folder import read_run
 from jubensha.runs.play import plan_seats, play_game
 from jubensha.scripts import bundled_scripts, find_script
 from jubensha.scripts.model import Character

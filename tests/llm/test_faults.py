@@ -17,7 +17,7 @@ from jubensha.llm.calls import MAX_REPLY_CHARS, CallLog, MemorySink
 from jubensha.llm.health import ModelUnreachable
 from jubensha.llm.openai_client import OpenAIModel
 from jubensha.llm.registry import ModelOptions
-from jubensha.runs.log import read_run
+from jubensha.runlog.folder import read_run
 from jubensha.runs.play import plan_seats, play_game
 from jubensha.scripts import load_script
 from tests.llm.fault_server import FAULTS, FaultServer

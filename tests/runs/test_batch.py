@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 import jubensha.runs.batch as batch_module
 from jubensha.cli import app
 from jubensha.engine.events import Event
+from jubensha.runlog.folder import read_run
 from jubensha.runs.batch import Batch, BatchError, Update, read_error
 from jubensha.runs.index import INDEX_FILE, BatchIndex
-from jubensha.runs.log import read_run
 from jubensha.runs.spec import BatchSpec, load_spec
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")

@@ -15,7 +15,7 @@ from jubensha.engine.procedure import find_procedure
 from jubensha.llm.base import Message, Request
 from jubensha.llm.calls import CallLog, MemorySink
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.log import read_run
+from jubensha.runlog.folder import read_run
 from jubensha.runs.play import plan_seats, play_game, track_seen
 from jubensha.scripts import load_script
 

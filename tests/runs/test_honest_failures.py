@@ -16,7 +16,7 @@ from jubensha.engine.procedure import find_procedure
 from jubensha.llm.base import ModelError, Request, Response
 from jubensha.llm.fake import ScriptedModel
 from jubensha.llm.health import Health, ModelUnreachable
-from jubensha.runs.log import read_run
+from jubensha.runlog.folder import read_run
 from jubensha.runs.play import GameHealth, plan_seats, play_game
 from jubensha.scripts import load_script
 

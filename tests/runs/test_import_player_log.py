@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from jubensha.cli import app
 from jubensha.engine.events import Spoke, StageStarted
 from jubensha.eval.playerlogs import TRANSCRIPT_COLUMNS
+from jubensha.runlog.folder import read_run
 from jubensha.runs.importers.player_log import PlayerLogImportError, import_player_log
-from jubensha.runs.log import read_run
 
 ROWS = [
     (0, "self introduction stage", "Li", "all", "I am Li, the constable.", "Your Script is Li"),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from jubensha.engine.procedure import parse_procedure
-from jubensha.runs.log import read_run
+from jubensha.runlog.folder import read_run
 from jubensha.runs.play import plan_seats, play_game
 from jubensha.scripts import load_script
 

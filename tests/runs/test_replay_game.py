@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from jubensha.cli import app
 from jubensha.engine.procedure import find_procedure
-from jubensha.runs.log import read_run
+from jubensha.runlog.folder import read_run
 from jubensha.runs.play import plan_seats, play_game
 from jubensha.scripts import bundled_scripts, load_script
 

@@ -13,7 +13,7 @@ import pytest
 from jubensha.engine.events import Event
 from jubensha.engine.procedure import find_procedure
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.log import RunError, RunResult, read_run
+from jubensha.runlog.folder import RunError, RunResult, read_run
 from jubensha.runs.play import plan_seats, play_game, replay_transcript
 from jubensha.scripts import load_script
 

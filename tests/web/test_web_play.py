@@ -4,7 +4,7 @@ page, with the terminal's rules, and the game writes an ordinary run folder."""
 from __future__ import annotations
 
 from jubensha.engine.events import Failure, Spoke
-from jubensha.runs.log import read_run
+from jubensha.runlog.folder import read_run
 from tests.web.web_helpers import DECISION, client, open_table, play_seat, seat_form
 
 

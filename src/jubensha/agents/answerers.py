@@ -34,9 +34,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
-from jubensha.agents.base import CharacterSheet
 from jubensha.agents.player_star.core import first_tokens
 from jubensha.agents.player_star.memory import SeatMemory, character_texts
+from jubensha.engine.agent import CharacterSheet
 from jubensha.engine.events import ActStarted, Event
 from jubensha.llm.base import Embedder, GenerateConfig, Message, Model, Request
 from jubensha.llm.calls import declare

@@ -15,7 +15,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jubensha.agents.base import Agent, SeatContext, UnsupportedDecision
 from jubensha.agents.naive import (
     RatingReply,
     clean_speech,
@@ -23,6 +22,7 @@ from jubensha.agents.naive import (
     recent,
     turn_schema,
 )
+from jubensha.engine.agent import Agent, SeatContext, UnsupportedDecision
 from jubensha.engine.decisions import (
     Accusation,
     Accuse,

@@ -22,8 +22,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from jubensha.agents.base import Agent, CharacterSheet, SeatContext, UnsupportedDecision
 from jubensha.agents.options import parse_options
+from jubensha.engine.agent import Agent, CharacterSheet, SeatContext, UnsupportedDecision
 from jubensha.engine.decisions import (
     Accusation,
     Accuse,

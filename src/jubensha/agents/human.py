@@ -25,9 +25,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from rich.console import Console
 from rich.text import Text
 
-from jubensha.agents.base import Agent, CharacterSheet, SeatContext, UnsupportedDecision
 from jubensha.agents.options import parse_options
 from jubensha.agents.registry import architectures, make_agent, split_spec
+from jubensha.engine.agent import Agent, CharacterSheet, SeatContext, UnsupportedDecision
 from jubensha.engine.decisions import (
     Accusation,
     Accuse,
@@ -45,9 +45,9 @@ from jubensha.engine.decisions import (
     Vote,
 )
 from jubensha.engine.events import ActStarted, ClueRevealed, Event, HostSpoke
+from jubensha.engine.narration import describe, rich_line
 from jubensha.engine.voting import NOBODY
 from jubensha.prompts import render
-from jubensha.runs.transcript import describe, rich_line
 from jubensha.scripts.model import ActSheet
 
 Reader = Callable[[str], str]

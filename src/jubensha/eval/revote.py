@@ -56,7 +56,7 @@ from jubensha.llm.base import GenerateConfig, Message, Model, Request
 from jubensha.llm.calls import declare
 from jubensha.llm.structured import choice_schema
 from jubensha.prompts import render
-from jubensha.runs.log import RunLog
+from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import Script
 
 REVOTE = declare("revote.vote", "seat")

@@ -16,7 +16,7 @@ from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import WORD_TOKENS, embedding_cosine, ngram_jaccard, tfidf_cosine
 from jubensha.llm.base import Embedder
 from jubensha.memory.text import TokenizerOptions, count_tokens
-from jubensha.runs.log import RunLog
+from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import Character, Script
 
 

@@ -15,7 +15,7 @@ from jubensha.engine.voting import killers_of
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.votes import Vote, culprit_rank, identification, tally
-from jubensha.runs.log import RunLog
+from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import Script
 
 

@@ -52,7 +52,7 @@ from jubensha.eval.wellplay import (
     score_script,
 )
 from jubensha.llm.base import Model
-from jubensha.runs.log import RunLog
+from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import ChoiceQuestion, Script
 
 PREFIX = "wellplay."

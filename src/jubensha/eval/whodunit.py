@@ -40,7 +40,7 @@ from jubensha.eval.wellplay import DEFAULT_LETTERS, Rule, is_correct
 from jubensha.llm.base import GenerateConfig, Message, ModelError, Request
 from jubensha.llm.calls import declare
 from jubensha.prompts import render
-from jubensha.runs.log import RunLog
+from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import ChoiceQuestion, Clue, Script
 
 Method = Literal["auto", "judge", "lexical"]

@@ -16,8 +16,8 @@ from jubensha.eval.audit_report import AuditReport
 from jubensha.eval.commands import load_reference_script
 from jubensha.eval.report import markdown_table, rich_table
 from jubensha.llm.calls import read_calls
+from jubensha.runlog.folder import RunError, RunLog, read_run
 from jubensha.runs.index import INDEX_FILE
-from jubensha.runs.log import RunError, RunLog, read_run
 from jubensha.runs.loose import find_run_folders
 from jubensha.runs.spec import SPEC_FILE, SpecError, expand, load_spec
 from jubensha.scripts.importers import IMPORTERS, import_script

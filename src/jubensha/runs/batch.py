@@ -42,9 +42,9 @@ from jubensha.llm.calls import CallRecord, read_calls
 from jubensha.llm.health import ModelUnreachable
 from jubensha.llm.registry import ModelOptions, parse_model_spec
 from jubensha.llm.wrappers import Budget, ModelWrapper, PriceTable, SqliteCache, stack
+from jubensha.runlog.folder import CALLS, RESULT, RunError, read_run
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow, Spend, now
 from jubensha.runs.limits import Gate, LimitedModel, Limiter
-from jubensha.runs.log import CALLS, RESULT, RunError, read_run
 from jubensha.runs.play import SeatPlan, build_models, play_game
 from jubensha.runs.spec import (
     SPEC_FILE,

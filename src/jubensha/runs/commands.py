@@ -16,6 +16,7 @@ from jubensha.agents.human import is_human
 from jubensha.engine.decisions import Decision
 from jubensha.engine.events import Event, Failure, StageStarted
 from jubensha.engine.game import DEGRADED_SHARE
+from jubensha.engine.narration import LABELS, outcome_text
 from jubensha.engine.procedure import ProcedureError, find_procedure, presets
 from jubensha.engine.table import purpose_of
 from jubensha.jobs import CallBar, Interrupted, run_job, stop_here
@@ -23,10 +24,10 @@ from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
 from jubensha.llm.registry import ModelOptions
 from jubensha.outdir import OutError, prepare_out
 from jubensha.prompts import render
+from jubensha.runlog.folder import EVENTS, META, RunError, RunResult, read_run
 from jubensha.runs.batch import ERROR_FILE
 from jubensha.runs.batch_commands import app as batch_app
 from jubensha.runs.importers.commands import import_app
-from jubensha.runs.log import EVENTS, META, RunError, RunResult, read_run
 from jubensha.runs.play import (
     GameHealth,
     PlayError,
@@ -36,7 +37,7 @@ from jubensha.runs.play import (
     plan_seats,
     play_game,
 )
-from jubensha.runs.transcript import LABELS, LiveTranscript, outcome_text
+from jubensha.runs.transcript import LiveTranscript
 from jubensha.scripts.bundled import DEFAULT_SCRIPT, find_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language

@@ -23,9 +23,9 @@ from urllib.parse import quote
 import jinja2
 from matplotlib.figure import Figure
 
+from jubensha.runlog.folder import TRANSCRIPT
 from jubensha.runs.arena import label
 from jubensha.runs.index import GameRow
-from jubensha.runs.log import TRANSCRIPT
 from jubensha.runs.plots import cost_figure, rates_figure, ratings_figure, tokens_figure
 from jubensha.runs.ratings import leaderboard_table, rate
 from jubensha.runs.report import BatchReport, GroupStats, build_report

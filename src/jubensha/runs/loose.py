@@ -11,9 +11,9 @@ from pathlib import Path
 
 from jubensha.eval.registry import MetricContext
 from jubensha.eval.vote_metrics import identification_metric
+from jubensha.runlog.folder import EVENTS, META, RESULT, RunError, RunLog, read_run
 from jubensha.runs.batch import degraded_message, read_metrics, spend_of
 from jubensha.runs.index import GameRow
-from jubensha.runs.log import EVENTS, META, RESULT, RunError, RunLog, read_run
 from jubensha.scripts.bundled import find_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Script

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from jubensha.agents.base import Agent
 from jubensha.agents.human import hot_seat_spec, is_human
 from jubensha.agents.registry import AgentSpecError, check_agent_spec, make_agent
+from jubensha.engine.agent import Agent
 from jubensha.engine.events import Event
 from jubensha.engine.game import DEGRADED_SHARE, Game, Seat
 from jubensha.engine.procedure import Procedure
@@ -32,7 +32,7 @@ from jubensha.llm.registry import (
     validate_model_spec,
 )
 from jubensha.llm.replay import RecordingModel
-from jubensha.runs.log import RunFolder, RunMeta, RunResult, SeatInfo, read_run, versions
+from jubensha.runlog.folder import RunFolder, RunMeta, RunResult, SeatInfo, read_run, versions
 from jubensha.runs.transcript import render_markdown
 from jubensha.scripts.model import Language, Script
 

@@ -28,9 +28,9 @@ import ray
 from ray.exceptions import RayError, RayTaskError, TaskCancelledError
 
 from jubensha.llm.wrappers import SqliteCache
+from jubensha.runlog.folder import RESULT
 from jubensha.runs.batch import BatchError, GameJob, game_meter, play_attempt, write_error
 from jubensha.runs.limits import Gate
-from jubensha.runs.log import RESULT
 from jubensha.runs.spec import BatchSpec
 
 NAMESPACE = "jubensha"

@@ -30,10 +30,10 @@ from fastapi.staticfiles import StaticFiles
 
 from jubensha.agents.registry import architectures
 from jubensha.engine.events import Event, GameEnded
+from jubensha.engine.narration import describe
 from jubensha.engine.procedure import find_procedure, presets
-from jubensha.runs.log import RunError, read_run
+from jubensha.runlog.folder import RunError, read_run
 from jubensha.runs.play import PlayError, SeatPlan, seat_humans
-from jubensha.runs.transcript import describe
 from jubensha.scripts.model import Script
 from jubensha.web.charts import charts
 from jubensha.web.library import ScriptLibrary

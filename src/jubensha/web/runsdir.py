@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from jubensha.runs.log import RESULT
+from jubensha.runlog.folder import RESULT
 from jubensha.runs.loose import find_run_folders, is_run_folder
 
 

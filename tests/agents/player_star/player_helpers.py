@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from jubensha.agents.base import CharacterSheet, SeatContext
 from jubensha.agents.player_star import PlayerStarAgent
 from jubensha.agents.registry import make_agent
+from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.llm.base import Request
 from jubensha.llm.fake import ScriptedModel
 from jubensha.scripts import Script, bundled_scripts, load_script

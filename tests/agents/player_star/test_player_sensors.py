@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from jubensha.agents.base import CharacterSheet, SeatContext
 from jubensha.agents.player_star import PlayerConfig, default_sensors, load_sensors
 from jubensha.agents.registry import AgentSpecError, make_agent
+from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.llm.fake import ScriptedModel
 from jubensha.scripts import bundled_scripts, load_script
 

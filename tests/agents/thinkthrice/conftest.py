@@ -7,8 +7,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from jubensha.agents.base import CharacterSheet, SeatContext
 from jubensha.agents.thinkthrice import ThinkThriceAgent, ThinkThriceConfig
+from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.engine.events import Spoke
 from jubensha.llm.base import Request
 from jubensha.llm.fake import ScriptedModel

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from jubensha.cli import app
 from jubensha.engine.decisions import Accusation, Accuse, Questions, RateStatement, Rating, TakeTurn
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.log import read_run
+from jubensha.runlog.folder import read_run
 from jubensha.scripts import bundled_scripts, find_script
 
 MODULE_CALLS = {"answer", "sr.decompose", "sr.relevance", "sr.contains", "sr.rewrite",

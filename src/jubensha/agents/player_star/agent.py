@@ -8,13 +8,13 @@ are refined after every round but the last, as in the algorithm.
 
 from __future__ import annotations
 
-from jubensha.agents.base import Agent, SeatContext
 from jubensha.agents.player_star.answering import answer, introduce, speak
 from jubensha.agents.player_star.config import PlayerConfig
 from jubensha.agents.player_star.core import PlayerCore
 from jubensha.agents.player_star.pruner import refine
 from jubensha.agents.player_star.questioning import ask
 from jubensha.agents.player_star.voting import choose, rate
+from jubensha.engine.agent import Agent, SeatContext
 from jubensha.engine.decisions import (
     Accusation,
     Accuse,

@@ -11,11 +11,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from jubensha.agents.base import SeatContext
 from jubensha.agents.naive import clean_speech
 from jubensha.agents.player_star.config import PlayerConfig
 from jubensha.agents.player_star.memory import SeatMemory
 from jubensha.agents.player_star.suspects import SuspectState
+from jubensha.engine.agent import SeatContext
 from jubensha.engine.events import ActStarted, Event
 from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request
 from jubensha.llm.structured import generate_object

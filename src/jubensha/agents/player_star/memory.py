@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from jubensha.agents.base import CharacterSheet
+from jubensha.engine.agent import CharacterSheet
 from jubensha.engine.events import (
     Accused,
     ActStarted,

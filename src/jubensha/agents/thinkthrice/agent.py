@@ -18,7 +18,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from jubensha.agents.base import Agent, SeatContext
 from jubensha.agents.naive import RatingReply, clean_speech, clip
 from jubensha.agents.thinkthrice.calls import Caller, Facts, questions_schema
 from jubensha.agents.thinkthrice.config import ThinkThriceConfig
@@ -26,6 +25,7 @@ from jubensha.agents.thinkthrice.memory_retrieval import EpisodicMemory
 from jubensha.agents.thinkthrice.refinement import RefinementPlan, plan, refine
 from jubensha.agents.thinkthrice.timeline import conceal, entry_facts, length_unit
 from jubensha.agents.thinkthrice.verification import Checker, self_verify
+from jubensha.engine.agent import Agent, SeatContext
 from jubensha.engine.decisions import (
     Accusation,
     Accuse,

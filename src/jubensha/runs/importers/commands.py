@@ -11,8 +11,8 @@ from rich.text import Text
 
 from jubensha.eval.playerlogs import PlayerLogError
 from jubensha.outdir import OutError, prepare_out
+from jubensha.runlog.folder import EVENTS, META
 from jubensha.runs.importers.player_log import PlayerLogImportError, import_player_log
-from jubensha.runs.log import EVENTS, META
 from jubensha.scripts.importers.wellplay import import_wellplay
 from jubensha.scripts.io import ScriptError
 

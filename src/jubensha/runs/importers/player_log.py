@@ -24,7 +24,7 @@ from jubensha.eval.playerlogs import METHODS, TranscriptRow, read_transcript, sc
 from jubensha.llm.base import GenerateConfig, Message
 from jubensha.llm.calls import CallRecord
 from jubensha.memory.text import detect_language
-from jubensha.runs.log import EVENTS, META, RunFolder, RunMeta, SeatInfo
+from jubensha.runlog.folder import EVENTS, META, RunFolder, RunMeta, SeatInfo
 from jubensha.runs.transcript import render_markdown
 from jubensha.scripts.model import Script
 

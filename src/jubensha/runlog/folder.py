@@ -26,7 +26,7 @@ from jubensha.engine.events import Event
 from jubensha.engine.game import GameResult
 from jubensha.llm.base import Usage
 from jubensha.llm.calls import CallRecord
-from jubensha.runs.counts import CallCounts
+from jubensha.runlog.counts import CallCounts
 
 META, EVENTS, CALLS, RESULT, TRANSCRIPT = (
     "meta.json", "events.jsonl", "calls.jsonl", "result.json", "transcript.md")
@@ -66,7 +66,7 @@ class UsageReport(BaseModel):
     seats: dict[str, Usage] = Field(default_factory=dict)
     purposes: dict[str, Usage] = Field(default_factory=dict)
     counts: CallCounts = Field(default_factory=CallCounts,
-                               description="MPIRD-LLMA table 2's counts (runs.counts).")
+                               description="MPIRD-LLMA table 2's counts (runlog.counts).")
 
     def add(self, record: CallRecord) -> None:
         self.calls += 1

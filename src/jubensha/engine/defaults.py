@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from jubensha.agents.base import Agent, UnsupportedDecision
+from jubensha.engine.agent import Agent, UnsupportedDecision
 from jubensha.engine.decisions import (
     Accusation,
     Accuse,

@@ -1,0 +1,73 @@
+"""Every import points down the layers of DESIGN.md: no module imports one above it.
+
+The layers, lowest first. A package may import its own layer and those below; the run log
+stands below its three readers (eval, runs, web), and the agent interface with the engine
+that calls it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).parents[1] / "src" / "jubensha"
+
+LAYER = {
+    "prompts": 0, "safeload": 0, "outdir": 0,
+    "llm": 1, "jobs": 1,
+    "scripts": 2,
+    "engine": 3, "memory": 3,
+    "agents": 4,
+    "runlog": 5,
+    "eval": 6,
+    "runs": 7,
+    "web": 8,
+    "cli": 9,
+}
+
+
+def _unit(parts: list[str]) -> str | None:
+    """The layer unit of a dotted module name under ``jubensha`` (package or top module)."""
+    if len(parts) < 2 or parts[0] != "jubensha":
+        return None
+    return parts[1]
+
+
+def upward_imports(package: Path) -> list[str]:
+    """Each import from a module to a module of a higher layer, as 'file:line: a -> b'."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        rel = path.relative_to(package.parent).with_suffix("")
+        source = _unit(list(rel.parts))
+        if source is None or source not in LAYER:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([node.module] if isinstance(node, ast.ImportFrom) and node.module and
+                     node.level == 0 else
+                     [alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [])
+            for name in names:
+                target = _unit(name.split("."))
+                if target in LAYER and LAYER[target] > LAYER[source]:
+                    found.append(f"{path.relative_to(package)}:{node.lineno}: "
+                                 f"{source} -> {target}")
+    return found
+
+
+def test_every_top_level_unit_has_a_layer() -> None:
+    units = {p.stem for p in PACKAGE.iterdir()
+             if (p.is_dir() and (p / "__init__.py").exists()) or
+             (p.suffix == ".py" and p.stem != "__init__")}
+    assert units <= set(LAYER), f"give a layer to {sorted(units - set(LAYER))}"
+
+
+def test_no_module_imports_a_layer_above_it() -> None:
+    assert upward_imports(PACKAGE) == []
+
+
+def test_the_check_finds_an_upward_import(tmp_path: Path) -> None:
+    package = tmp_path / "jubensha"
+    (package / "engine").mkdir(parents=True)
+    (package / "engine" / "game.py").write_text(
+        "from jubensha.llm.base import Model\nimport jubensha.eval.audit\n")
+    assert upward_imports(package) == ["engine/game.py:2: engine -> eval"]
