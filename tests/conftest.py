@@ -16,3 +16,10 @@ def datasets() -> Path:
     if not DATASETS.is_dir():
         pytest.skip("../shared/datasets is not present")
     return DATASETS
+
+
+@pytest.fixture(autouse=True)
+def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory,
+                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Measured model speeds go to a folder of the test's, never the user's cache."""
+    monkeypatch.setenv("JUBENSHA_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))

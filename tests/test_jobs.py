@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from jubensha.jobs import CallBar, Interrupted, run_job
-from jubensha.llm.base import GenerateConfig
+from jubensha.jobs import CallBar, Interrupted, estimate_line, measured_speed, run_job
+from jubensha.llm.base import GenerateConfig, Usage
 from jubensha.llm.calls import CallLog, CallRecord
 
 ROOT = Path(__file__).parents[1]
@@ -88,3 +88,29 @@ def test_the_bar_counts_every_logged_call() -> None:
         log.append(record.model_copy())
     log.append(record.model_copy())  # after the bar closed: not counted
     assert bar.done == 2
+
+
+def _record(model: str, seconds: float, origin: str = "live") -> CallRecord:
+    return CallRecord(model=model, messages=[], config=GenerateConfig(), origin=origin,
+                      usage=Usage(latency_s=seconds))
+
+
+def test_a_model_speed_measured_by_one_command_estimates_the_next() -> None:
+    assert measured_speed("local") is None
+    bar = CallBar(Console(file=open(os.devnull, "w")), "test")  # noqa: SIM115
+    log = CallLog()
+    with bar.shown():
+        for seconds in (6.0, 8.0, 7.0):
+            log.append(_record("local", seconds))
+        log.append(_record("local", 0.001, origin="cache"))  # answered by no model
+        log.append(_record("openai:x", 2.0))  # too few calls to say a speed
+    assert measured_speed("local") == 7.0
+    assert measured_speed("openai:x") is None
+    assert estimate_line(1258, ["local"]) == (
+        "about 1,258 model calls; at 7.0 s a call (measured here before) about 2.4 h")
+
+
+def test_without_a_measured_speed_the_estimate_gives_the_count_only() -> None:
+    line = estimate_line(282, ["openai:never-seen"])
+    assert line.startswith("about 282 model calls (")
+    assert " h" not in line and "min" not in line

@@ -12,6 +12,7 @@ abandons it: the logs were flushed line by line, so the process exits at once
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shlex
 import signal
@@ -20,6 +21,7 @@ import threading
 from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TypeVar
 
 from rich.console import Console
@@ -110,6 +112,72 @@ def stop_here(errors: Console, what: str, again: str | None) -> None:
     raise SystemExit(EXIT_INTERRUPTED)
 
 
+def speed_file() -> Path:
+    """Where the measured seconds per model call are kept between commands
+    (``$JUBENSHA_CACHE_DIR``, else ``~/.cache/jubensha``)."""
+    root = os.environ.get("JUBENSHA_CACHE_DIR") or Path.home() / ".cache" / "jubensha"
+    return Path(root) / "speed.json"
+
+
+INSTANT_MODELS = ("scripted", "replay", "none")
+"""Model kinds that answer at once: counting their calls ahead is not worth a dry run."""
+
+
+def takes_time(model: str) -> bool:
+    """Whether a model spec names a model that takes real time per call."""
+    return model.split(":")[0].strip().lower() not in INSTANT_MODELS
+
+
+MIN_MEASURED_CALLS = 3
+"""Fewer live calls than this say too little about a model's speed to keep."""
+
+
+def measured_speed(model: str) -> float | None:
+    """Seconds per live call of ``model`` measured by an earlier command on this machine."""
+    try:
+        book = json.loads(speed_file().read_text(encoding="utf-8"))
+        return float(book[model])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def keep_speed(seconds: dict[str, list[float]]) -> None:
+    """Remember each model's mean seconds per live call (best effort: a read-only home
+    only loses the estimate)."""
+    measured = {model: sum(times) / len(times) for model, times in seconds.items()
+                if len(times) >= MIN_MEASURED_CALLS}
+    if not measured:
+        return
+    path = speed_file()
+    try:
+        book = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        book = book if isinstance(book, dict) else {}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({**book, **measured}, indent=1), encoding="utf-8")
+    except (OSError, ValueError):
+        pass
+
+
+def estimate_line(calls: int, models: list[str]) -> str:
+    """'about N model calls' and, when every model's speed was measured here before, the
+    time they take at that speed."""
+    text = f"about {calls:,} model call{'s' if calls != 1 else ''}"
+    speeds = [measured_speed(model) for model in models]
+    if not models or any(speed is None for speed in speeds):
+        return text + " (the bar shows the time left once calls are measured)"
+    seconds = calls * max(s for s in speeds if s is not None)
+    return text + f"; at {max(s for s in speeds if s is not None):.1f} s a call " \
+        f"(measured here before) about {_duration(seconds)}"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 class CallBar:
     """A progress bar of model calls: done / expected (when known), rate, elapsed, ETA.
 
@@ -127,8 +195,11 @@ class CallBar:
         self.task: TaskID = self.progress.add_task(title, total=expected, note="")
         self.count_calls = unit == "calls"
         self.done = 0
+        self.seconds: dict[str, list[float]] = {}
 
     def on_call(self, record: CallRecord) -> None:
+        if record.origin == "live" and record.error is None and record.usage.latency_s > 0:
+            self.seconds.setdefault(record.model, []).append(record.usage.latency_s)
         if self.count_calls:
             self.advance()
 
@@ -150,6 +221,7 @@ class CallBar:
                 yield self
         finally:
             WATCHERS.remove(self.on_call)
+            keep_speed(self.seconds)
 
 
 def this_command() -> str:
@@ -158,10 +230,15 @@ def this_command() -> str:
 
 
 def model_job(job: Callable[[], Coroutine[Any, Any, T]], *, title: str,
-              expected: int | None = None, again: str | None = None) -> T:
+              expected: int | None = None, again: str | None = None,
+              models: list[str] | None = None) -> T:
     """``run_job`` with a call bar on stderr; Ctrl-C ends the command with exit 130 and
-    the command to continue (by default the same command line)."""
+    the command to continue (by default the same command line). With ``expected`` calls,
+    say first how many and how long at the ``models``' measured speed."""
     errors = Console(stderr=True)
+    if expected:
+        errors.print(Text(f"{title}: {estimate_line(expected, models or [])}", style="dim"),
+                     soft_wrap=True)
     try:
         with CallBar(errors, title, expected).shown():
             return run_job(job)

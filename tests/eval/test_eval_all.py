@@ -125,3 +125,17 @@ def test_options_reach_the_metrics(run_dir: Path, tmp_path: Path) -> None:
     assert all(list(seat["parts"]) == ["whole"] for seat in seats.values())
     assert not (run_dir / "eval" / "calls.jsonl").exists() or \
         not read_calls(run_dir / "eval" / "calls.jsonl")
+
+
+def test_before_scoring_with_a_slow_model_it_says_how_many_calls(
+        run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from jubensha.eval import commands
+
+    monkeypatch.setattr(commands, "takes_time", lambda model: True)  # the fake, as if slow
+    result = CliRunner().invoke(app, ["eval", "all", str(run_dir), "--judge", "scripted",
+                                      "--embedder", "none", "--samples", "1"])
+    assert result.exit_code == 0, result.output
+    made = json.loads((run_dir / "eval" / "all.json").read_text(encoding="utf-8"))["calls"]
+    assert sum(made.values()) > 0
+    assert f"about {sum(made.values()):,} model calls" in result.output
+    assert not list(run_dir.parent.glob("jubensha-estimate-*"))  # the dry run left nothing

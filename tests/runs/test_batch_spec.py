@@ -146,3 +146,23 @@ def test_dry_run_lists_the_games_and_plays_nothing(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert result.output.count("lighthouse-keeper.demo.naive.scripted.s") == 2
     assert not (tmp_path / "b").exists()
+
+
+def test_every_problem_of_a_spec_is_told_at_once(tmp_path: Path) -> None:
+    path = write(tmp_path, "scripts: [no-such-script, lighthouse-keeper]\n"
+                           "architectures: [naive, wizard]\nseeds: many\nbogus: 1\n"
+                           "procedures: [demo, marathon]\n"
+                           "seats: [Zed=scripted, Yan=scripted]\n")
+    with pytest.raises(SpecError) as caught:
+        load_spec(path)
+    fields = [field for field, _ in caught.value.problems]
+    assert fields == ["seeds", "bogus", "scripts.0", "architectures.1", "procedures.1"]
+
+
+def test_every_seat_problem_of_an_expanded_spec_is_told_at_once(tmp_path: Path) -> None:
+    path = write(tmp_path, "scripts: [lighthouse-keeper]\nmodels: scripted\nseeds: [0, 1]\n"
+                           "seats: [Zed=scripted, Yan=scripted, Nora Vance=human]\n")
+    with pytest.raises(SpecError) as caught:
+        expand(load_spec(path))
+    fields = [field for field, _ in caught.value.problems]
+    assert fields == ["seats.0", "seats.1"]

@@ -74,6 +74,27 @@ def test_only_cards_without_a_caption_are_captioned_unless_forced(tmp_path: Path
     assert done == ["img-a", "img-b"]
 
 
+class BreaksOnSecond(Counting):
+    """Captions one card, then fails as an interrupted model would."""
+
+    async def caption(self, path: Path) -> str:
+        if self.seen:
+            raise asyncio.CancelledError
+        return await super().caption(path)
+
+
+def test_a_stopped_job_keeps_every_card_captioned_before_it(tmp_path: Path) -> None:
+    file = with_cards(tmp_path)
+    script = load_script(file)
+    saved = []
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(caption_script(script, tmp_path, BreaksOnSecond(), force=True,
+                                   on_caption=lambda s: saved.append(save_script(s, file))))
+    assert len(saved) == 1
+    kept = {c.id: c.caption for c in load_script(file).clues}
+    assert kept["img-a"] == "card a.png" and kept["img-b"] == "A train ticket."
+
+
 def test_a_missing_image_names_the_clue(tmp_path: Path) -> None:
     file = with_cards(tmp_path)
     (tmp_path / "img" / "a.png").unlink()

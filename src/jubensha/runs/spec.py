@@ -39,7 +39,7 @@ from jubensha.llm.wrappers import Budget
 from jubensha.runs.arena import Arena, Entrant, Pairing, pairings
 from jubensha.runs.play import PlayError, SeatPlan, parse_seat, plan_seats
 from jubensha.safeload import DocumentError, read_document
-from jubensha.scripts.bundled import bundled_scripts, find_script
+from jubensha.scripts.bundled import bundled_scripts, find_script, script_location
 from jubensha.scripts.importers import IMPORTERS, discover, import_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language, Script
@@ -315,16 +315,31 @@ def load_spec(path: str | Path) -> BatchSpec:
         raise SpecError(file, [("(file)", str(exc))]) from None
     if not isinstance(data, dict):
         raise SpecError(file, [("(top level)", "expected a mapping with at least `scripts`")])
-    try:
-        spec = BatchSpec.model_validate(data)
-    except ValidationError as exc:
-        raise SpecError(file, [(_loc(err["loc"]), _message(err)) for err in exc.errors()]
-                        ) from None
-    spec = resolve_paths(spec, file.parent)
-    check_names(spec, file)
+    spec, problems = _validate(data)
+    if spec is not None:
+        spec = resolve_paths(spec, file.parent)
+        problems += check_names(spec, skip={field.split(".")[0] for field, _ in problems})
+    if problems or spec is None:
+        raise SpecError(file, problems)
     spec = spec.model_copy(update={"name": spec.name or file.stem})
     spec._source = str(file)
     return spec
+
+
+def _validate(data: dict[str, Any]) -> tuple[BatchSpec | None, list[tuple[str, str]]]:
+    """The spec and its schema problems. With problems, the spec is the rest of the file
+    (each faulty top-level field left out), so that its names are checked in the same run
+    and every problem of the file is told at once; None when even the rest is invalid."""
+    try:
+        return BatchSpec.model_validate(data), []
+    except ValidationError as exc:
+        problems = [(_loc(err["loc"]), _message(err)) for err in exc.errors()]
+        faulty = {err["loc"][0] for err in exc.errors() if err["loc"]}
+    try:
+        rest = BatchSpec.model_validate({k: v for k, v in data.items() if k not in faulty})
+    except ValidationError:
+        rest = None
+    return rest, problems
 
 
 def _loc(loc: tuple[Any, ...]) -> str:
@@ -384,16 +399,24 @@ def unattended(architecture: str) -> None:
                              "`jubensha play`)") from None
 
 
-def check_names(spec: BatchSpec, source: str | Path) -> None:
-    """Every architecture, model, procedure and metric the spec names exists."""
+def check_names(spec: BatchSpec, skip: set[str] | frozenset[str] = frozenset()
+                ) -> list[tuple[str, str]]:
+    """The problems of the names the spec gives: every script, architecture, model,
+    procedure and metric must exist (top-level fields in ``skip`` already have one)."""
     problems: list[tuple[str, str]] = []
 
     def check(field: str, test: Any, value: str) -> None:
+        if field.split(".")[0] in skip:
+            return
         try:
             test(value)
         except (AgentSpecError, ModelSpecError, ProcedureError, UnknownMetric,
-                EmbedderSpecError) as exc:
+                EmbedderSpecError, ScriptError) as exc:
             problems.append((field, str(exc)))
+
+    for i, entry in enumerate(spec.scripts):
+        if entry.path is not None and entry.format is None:
+            check(f"scripts.{i}", script_location, entry.path)
 
     for i, name in enumerate(spec.architectures):
         check(f"architectures.{i}", unattended, name)
@@ -430,8 +453,7 @@ def check_names(spec: BatchSpec, source: str | Path) -> None:
             problems.append((f"metrics.{i}", needed))
     if spec.wrappers.prices is not None and not Path(spec.wrappers.prices).is_file():
         problems.append(("wrappers.prices", f"no such file: {spec.wrappers.prices}"))
-    if problems:
-        raise SpecError(source, problems)
+    return problems
 
 
 # --- expanding ---------------------------------------------------------------------------------
@@ -440,17 +462,19 @@ def load_scripts(spec: BatchSpec) -> list[tuple[str, str | None, Script]]:
     """Every script the spec names, in order: (source string, format, script)."""
     source = spec._source
     loaded = []
+    problems: list[tuple[str, str]] = []
     for i, entry in enumerate(spec.scripts):
         try:
             loaded += list(_entry_scripts(entry))
         except ScriptError as exc:
-            raise SpecError(source, [(f"scripts.{i}", line) for line in str(exc).splitlines()]
-                            ) from None
+            problems += [(f"scripts.{i}", line) for line in str(exc).splitlines()]
     seen: dict[str, str] = {}
     for where, _, script in loaded:
         if seen.setdefault(script.id, where) != where:
-            raise SpecError.one(source, "scripts", f"two scripts have the id {script.id!r} "
-                                f"({seen[script.id]} and {where})")
+            twice = f"two scripts have the id {script.id!r} ({seen[script.id]} and {where})"
+            problems.append(("scripts", twice))
+    if problems:
+        raise SpecError(source, problems)
     return loaded
 
 
@@ -479,16 +503,23 @@ def expand(spec: BatchSpec) -> list[PlannedGame]:
                   for name in spec.procedures}
     overrides = _overrides(spec, scripts, source)
     games: list[PlannedGame] = []
+    problems: list[tuple[str, str]] = []
     for position, (where, fmt, script) in enumerate(scripts):
         for procedure in spec.procedures:
             for pairing in _pairings(spec, position):
-                settings = _settings(spec, where, fmt, script, procedure, pairing,
-                                     overrides[script.id])
+                try:
+                    settings = _settings(spec, where, fmt, script, procedure, pairing,
+                                         overrides[script.id])
+                except SpecError as exc:
+                    problems += exc.problems
+                    continue
                 game_id = settings.game_id()
                 games.append(PlannedGame(
                     id=game_id, name=folder_name(settings, game_id), position=len(games),
                     settings=settings, script=script, procedure=procedures[procedure],
                     plans=settings.seats))
+    if problems:
+        raise SpecError(source, list(dict.fromkeys(problems)))
     return games
 
 
@@ -534,24 +565,28 @@ def _overrides(spec: BatchSpec, scripts: list[tuple[str, str | None, Script]],
                source: str | Path) -> dict[str, list[str]]:
     """Per script id, the seat texts that apply to it (``plan_seats`` takes them)."""
     found: dict[str, list[str]] = {script.id: [] for _, _, script in scripts}
+    problems: list[tuple[str, str]] = []
     for i, override in enumerate(spec.seats):
         targets = [s for _, _, s in scripts if override.script in (None, s.id)]
         if override.script is not None and not targets:
-            raise SpecError.one(source, f"seats.{i}.script",
-                                f"no script {override.script!r} in this spec")
+            problems.append((f"seats.{i}.script", f"no script {override.script!r} in this spec"))
+            continue
         applied = False
         for script in targets:
             try:
                 parse_seat(override.seat, script)
             except PlayError as exc:
-                if "no such character" in str(exc):
-                    continue
-                raise SpecError.one(source, f"seats.{i}", str(exc)) from None
+                if "no such character" not in str(exc):
+                    problems.append((f"seats.{i}", str(exc)))
+                    applied = True  # told already
+                continue
             found[script.id].append(override.seat)
             applied = True
         if not applied:
-            raise SpecError.one(source, f"seats.{i}",
-                                f"{override.seat!r}: no script of this spec has that character")
+            problems.append((f"seats.{i}",
+                             f"{override.seat!r}: no script of this spec has that character"))
+    if problems:
+        raise SpecError(source, list(dict.fromkeys(problems)))
     return found
 
 

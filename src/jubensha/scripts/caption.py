@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import asyncio
 import re
+import shlex
 import shutil
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Protocol
 
 import typer
+from rich.console import Console
 
-from jubensha.jobs import model_job
+from jubensha.jobs import CallBar, Interrupted, run_job, stop_here
 from jubensha.llm.base import GenerateConfig, ImagePart, Message, Model, Request, TextPart
 from jubensha.prompts import render
 from jubensha.scripts.images import ImagePathError, safe_image
@@ -147,20 +151,34 @@ def resolve_images(script: Script, base: Path) -> Script:
     return script.model_copy(update={"clues": clues})
 
 
+def to_caption(script: Script, force: bool = False) -> list[Clue]:
+    """The image clues ``caption_script`` describes: those without a caption (all with
+    ``force``)."""
+    return [clue for clue in script.clues if clue.image and (force or clue.caption is None)]
+
+
 async def caption_script(script: Script, base: Path, captioner: Captioner,
-                         force: bool = False) -> tuple[Script, list[str]]:
+                         force: bool = False,
+                         on_caption: Callable[[Script], None] | None = None
+                         ) -> tuple[Script, list[str]]:
     """``script`` with a caption on every image clue that lacks one (all with ``force``),
-    and the ids of the clues captioned. A missing or unsafe image file is a ScriptError."""
-    clues = []
-    done = []
+    and the ids of the clues captioned; ``on_caption`` gets the script after each caption
+    (the command saves it, so a stopped job keeps every card done). A missing or unsafe
+    image file is a ScriptError."""
+    todo = {clue.id for clue in to_caption(script, force)}
+    done: list[str] = []
     for clue in script.clues:
-        if clue.image and (force or clue.caption is None):
-            text = await captioner.caption(image_path(clue, base))
-            clue = clue.model_copy(update={
-                "caption": text, "extra": {**clue.extra, "caption_source": captioner.source}})
-            done.append(clue.id)
-        clues.append(clue)
-    return script.model_copy(update={"clues": clues}), done
+        if clue.id not in todo:
+            continue
+        text = await captioner.caption(image_path(clue, base))
+        captioned = clue.model_copy(update={
+            "caption": text, "extra": {**clue.extra, "caption_source": captioner.source}})
+        script = script.model_copy(update={"clues": [
+            captioned if other.id == clue.id else other for other in script.clues]})
+        done.append(clue.id)
+        if on_caption:
+            on_caption(script)
+    return script, done
 
 
 def caption_command(
@@ -183,10 +201,7 @@ def caption_command(
         file = resolve_script_file(script_location(script))
         loaded = parse_script(read_data(file), str(file))
         captioner = _captioner(loaded, model, languages)
-        updated, done = model_job(lambda: _caption(loaded, file.parent, captioner, force),
-                                  title="captioning")
-        if done:
-            save_script(updated, file)
+        done = _caption_saving(loaded, file, captioner, force)
     except ScriptError as exc:
         for problem in exc.problems:
             typer.echo(f"{exc.source}: {problem.field}: {problem.message}")
@@ -196,10 +211,30 @@ def caption_command(
                f"{captioner.source}" + ("" if done else " (all had captions; --force redoes)"))
 
 
-async def _caption(script: Script, base: Path, captioner: Captioner, force: bool
-                   ) -> tuple[Script, list[str]]:
+def _caption_saving(script: Script, file: Path, captioner: Captioner, force: bool
+                    ) -> list[str]:
+    """Caption with a bar of cards done / to do, saving the script after every card;
+    Ctrl-C stops at once and says how to go on (the saved cards are not redone)."""
+    errors = Console(stderr=True)
+    bar = CallBar(errors, "captioning", expected=len(to_caption(script, force)), unit="cards")
+
+    def keep(partial: Script) -> None:
+        save_script(partial, file)
+        bar.advance()
+
+    again = shlex.join(["jubensha", *(arg for arg in sys.argv[1:] if arg != "--force")])
+    with bar.shown():
+        try:
+            return run_job(lambda: _caption(script, file.parent, captioner, force, keep))[1]
+        except Interrupted:
+            stop_here(errors, f"{bar.done} caption(s) are saved in {file}.", again)
+            raise  # not reached: stop_here ends the process
+
+
+async def _caption(script: Script, base: Path, captioner: Captioner, force: bool,
+                   on_caption: Callable[[Script], None]) -> tuple[Script, list[str]]:
     try:
-        return await caption_script(script, base, captioner, force)
+        return await caption_script(script, base, captioner, force, on_caption)
     finally:
         if isinstance(captioner, VisionCaptioner):
             await captioner.model.aclose()

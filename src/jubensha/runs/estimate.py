@@ -1,0 +1,37 @@
+"""How many model calls a game will make, counted before it is played.
+
+A game's calls follow from its procedure, its architectures and its table, hardly from what
+the model says; playing it once against the instant scripted fake (in a temporary folder,
+about a second) counts them. ``play`` and ``runs batch`` say the count, and the time it takes
+at the model's measured speed, before a job that can run for hours on the local model.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from jubensha.engine.procedure import Procedure
+from jubensha.jobs import takes_time
+from jubensha.llm.calls import read_calls
+from jubensha.llm.fake import ScriptedModel
+from jubensha.runs.play import NO_MODEL, SeatPlan, play_game
+from jubensha.scripts.model import Language, Script
+
+
+def worth_estimating(plans: dict[str, SeatPlan]) -> bool:
+    """Whether a seat's model takes real time per call (not the fake, not a replay)."""
+    return any(takes_time(plan.model) for plan in plans.values())
+
+
+async def count_game_calls(script: Script, procedure: Procedure, plans: dict[str, SeatPlan],
+                           *, seed: int = 0, language: Language | None = None) -> int:
+    """The model calls of this game played against the scripted fake."""
+    fake = ScriptedModel(seed=seed)
+    models = {plan.model: fake for plan in plans.values() if plan.model != NO_MODEL}
+    with tempfile.TemporaryDirectory(prefix="jubensha-estimate-") as folder:
+        out = Path(folder) / "game"
+        await play_game(script, procedure, plans, out=out, seed=seed, language=language,
+                        embedder="scripted", models=models)
+        calls = out / "calls.jsonl"
+        return len(read_calls(calls)) if calls.is_file() else 0

@@ -1,0 +1,54 @@
+"""Before a game that takes real time per call, play says how many calls it will make."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from jubensha.cli import app
+from jubensha.engine.procedure import find_procedure
+from jubensha.runs import estimate
+from jubensha.runs.estimate import count_game_calls, worth_estimating
+from jubensha.runs.play import plan_seats
+from jubensha.scripts import load_script
+
+TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
+
+
+@pytest.mark.parametrize(("procedure", "architecture"),
+                         [("demo", "naive"), ("player", "player"),
+                          ("thinkthrice", "thinkthrice")])
+def test_the_count_is_about_the_calls_the_game_makes(tmp_path: Path, procedure: str,
+                                               architecture: str) -> None:
+    script = load_script(TINY)
+    plans = plan_seats(script, architecture, "openai:any")
+    counted = asyncio.run(count_game_calls(script, find_procedure(procedure), plans, seed=3))
+    result = CliRunner().invoke(app, ["play", TINY, "-p", procedure, "-a", architecture,
+                                      "--model", "scripted", "--seed", "3",
+                                      "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    played = (tmp_path / "run" / "calls.jsonl").read_text(encoding="utf-8").splitlines()
+    # Replies can add a call here and there (a retry, one more suspect), never many.
+    assert abs(counted - len(played)) <= 0.05 * len(played)
+
+
+def test_only_models_that_take_time_are_estimated() -> None:
+    script = load_script(TINY)
+    assert not worth_estimating(plan_seats(script, "naive", "scripted"))
+    assert not worth_estimating(plan_seats(script, "naive", "replay:calls.jsonl"))
+    assert worth_estimating(plan_seats(script, "naive", "local"))
+
+
+def test_play_says_the_count_before_the_game(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(estimate, "takes_time", lambda model: True)  # the fake, as if slow
+    result = CliRunner().invoke(app, ["play", TINY, "--model", "scripted", "--seed", "3",
+                                      "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    calls = (tmp_path / "run" / "calls.jsonl").read_text(encoding="utf-8").splitlines()
+    assert f"about {len(calls)} model calls" in result.output
+    assert json.loads((tmp_path / "run" / "result.json").read_text())["seed"] == 3
