@@ -113,3 +113,25 @@ def test_a_relationship_heading_names_the_person_inside():
     assert prose == ""
     assert [(r.other, r.labels) for r in relationships] == [
         ("Qi Liu", ["Victim"]), ("张三", ["嫌疑人"]), ("Singer Lin", [])]
+
+
+def silent_inn(tmp_path: Path, truth: str) -> Path:
+    """The inn with no victim heading and no death in any character's text."""
+    script = {"Stage 1": {
+        "Sky Dog": part("You guard the mountain pass.", "You arrive at dusk."),
+        "Little Fox": part("You are a fox spirit.", "You serve the tea."),
+        "Old Monk": part("You pray at the shrine.", "You ring the bell at nine.")}}
+    return write(tmp_path, "The Silent Inn", script, {"Stage 1": {}}, truth)
+
+
+def test_a_death_the_truth_tells_in_passing_is_no_victim(tmp_path):
+    truth = ("The real murderer is 【Sky Dog】. Long ago the guild dissipated with the death "
+             "of Lord Pingjiang.")
+    assert import_mirage(silent_inn(tmp_path, truth)).victims == []
+
+
+def test_a_death_the_truth_tells_twice_names_the_victim(tmp_path):
+    truth = ("The real murderer is 【Sky Dog】. Director Wu was killed on the stairs; after "
+             "the death of Director Wu the inn closed.")
+    script = import_mirage(silent_inn(tmp_path, truth))
+    assert [v.name for v in script.victims] == ["Director Wu"]

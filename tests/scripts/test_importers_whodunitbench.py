@@ -75,7 +75,9 @@ def test_a_pool_key_spelled_differently_still_finds_its_role(bench: Path) -> Non
 
 @pytest.mark.parametrize(("folder", "victim"), [
     ("BOLIWU", "夏以月"), ("DI7MI_2", "费雪"), ("DI7MI_3", "欧文"), ("Jianghehuhai", "丁硕楠"),
-    ("XIAOHUA_example", "夏晴天"), ("DAMAIF", "陆洲同"), ("BOLIWU2", None), ("Ma1", None),
+    ("XIAOHUA_example", "夏晴天"), ("DAMAIF", "陆洲同"),
+    ("BOLIWU2", "保罗"),  # the solution: "用从宴会厅顺来的刀杀死保罗"
+    ("Ma1", "节制"),  # "死者竟是候选人“节制”和三名…党卫军": the one named of four dead
 ])
 def test_victims_are_derived_or_left_out(bench: Path, folder, victim) -> None:
     script = import_whodunitbench(bench / folder)
@@ -97,6 +99,21 @@ def test_an_answer_in_words_has_no_letters_but_keeps_its_text(bench: Path) -> No
     assert question.rationale == "根据提供的信息无法确定，需要进一步分析"
     assert [p.field for p in validate(script).warnings] == [
         f"questions.choice[{script.questions.choice.index(question)}].answer"]
+
+
+def test_a_victim_named_only_in_the_solution_after_a_verb_of_killing(tmp_path) -> None:
+    reason = "作案手法：凶手关灯后进入密室，用刀杀死保罗，然后离开。"
+    script = import_whodunitbench(_env(tmp_path, reason=reason))
+    assert [v.name for v in script.victims] == ["保罗"]
+    assert script.metadata.derivations[-1].evidence.startswith("作案手法")
+
+
+def test_a_quoted_victim_before_a_place_the_questions_offer(tmp_path) -> None:
+    text = "死者竟是候选人“节制”和三名之前驻守在巨人馆门口的卫兵。"
+    question = {"q": "凶手在哪里？a. 巨人馆 b. 酒店", "ans": "a", "source": "p-1"}
+    script = import_whodunitbench(_env(tmp_path, task_nm=text,
+                                       key_clues_questions=[question]))
+    assert [v.name for v in script.victims] == ["节制"]
 
 
 @pytest.mark.parametrize(("text", "victim"), [

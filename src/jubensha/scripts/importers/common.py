@@ -354,3 +354,19 @@ def evidence_sentence(texts: Iterable[str], names: Iterable[str]) -> str:
     naming = [s for s in sentences if any(name in s for name in wanted)]
     best = next((s for s in naming if _CRIME_WORDS.search(s)), naming[0] if naming else "")
     return best if len(best) <= 400 else best[:399] + "…"
+
+
+_KILLED_CJK = re.compile(r"(?:杀害|杀死|枪杀)了?([\u4e00-\u9fff]{2,4}?)(?=[的。，,！？、\s]|$)")
+"""A Chinese name right after a verb of killing (李天船 in 杀害李天船。): Chinese names
+have no capitals to find them by."""
+
+
+def killed_names(texts: Iterable[str]) -> set[str]:
+    """Chinese words right after a verb of killing that jieba tags as a person's name
+    (``nr``): 李天船 in 杀害李天船, not 落单 in 杀死落单的人."""
+    import jieba.posseg
+
+    found = {m for t in texts for m in _KILLED_CJK.findall(t)}
+    return {word for word in found
+            if any(part.flag.startswith("nr") for part in jieba.posseg.cut(word))
+            and all(part.flag.startswith(("nr", "n")) for part in jieba.posseg.cut(word))}

@@ -40,6 +40,7 @@ from jubensha.scripts.importers.common import (
     evidence_sentence,
     expect,
     fail,
+    killed_names,
     language_of,
     name_key,
     read_json,
@@ -572,22 +573,6 @@ _DEATH_OF = [r"{X}['’]s death", r"the death of {X}", r"{X}的死", r"{X}之死
              r"结束了{X}的生命", r"{X}的尸体", r"killed {X}", r"{X} was (?:killed|murdered|shot)"]
 
 
-_KILLED_CJK = re.compile(r"(?:杀害|杀死|枪杀)了?([\u4e00-\u9fff]{2,4}?)(?=[的。，,！？、\s]|$)")
-"""A Chinese name right after a verb of killing (李天船 in 杀害李天船。): Chinese names
-have no capitals to find them by."""
-
-
-def _killed_cjk(texts: list[str]) -> set[str]:
-    """Chinese words right after a verb of killing that jieba tags as a person's name
-    (``nr``): 李天船 in 杀害李天船, not 落单 in 杀死落单的人."""
-    import jieba.posseg
-
-    found = {m for t in texts for m in _KILLED_CJK.findall(t)}
-    return {word for word in found
-            if any(part.flag.startswith("nr") for part in jieba.posseg.cut(word))
-            and all(part.flag.startswith(("nr", "n")) for part in jieba.posseg.cut(word))}
-
-
 def derive_victims(truth: str, characters: list[Character], names: Names) -> list[str]:
     """The victim, by the first rule that finds one:
 
@@ -597,7 +582,9 @@ def derive_victims(truth: str, characters: list[Character], names: Names) -> lis
        "刘奇死在了仓库", "Qi Liu had died"), else the truth prose does (it also tells
        older deaths, so it only decides when the scripts are silent), counting only names:
        relationship entries, 【bracketed】 names and English names of two or three
-       capitalised words.
+       capitalised words. The truth prose decides only when it tells that death at least
+       twice: it tells side deaths of the backstory in passing ("the Party dissipated with
+       the death of Lord Pingjiang"). A tie goes to the name found first.
 
     Characters are never victims. Empty when no rule finds one.
     """
@@ -611,15 +598,17 @@ def derive_victims(truth: str, characters: list[Character], names: Names) -> lis
                        *(s.performance for s in c.acts), *(g for s in c.acts for g in s.goals))]
     people = {r.other for c in characters for r in c.relationships}
     people |= {m for t in [truth, *texts] for m in re.findall(r"【([^【】\s]{2,12})】", t)}
-    people |= _killed_cjk([truth, *texts])
+    people |= killed_names([truth, *texts])
     named = "|".join(re.escape(p) for p in sorted(people, key=len, reverse=True))
     pattern = f"({named + '|' if named else ''}{_CAPITALISED})"
-    for group in (texts, [truth]):
+    for group, least in ((texts, 1), ([truth], 2)):
         for text in group:
             for template in _DEATH_OF:
                 for match in re.finditer(template.replace("{X}", pattern), text):
                     if names.exact(match.group(1)) is None:
                         found[match.group(1)] += 1
-        if found:
-            break
-    return [found.most_common(1)[0][0]] if found else []
+        best = found.most_common(1)
+        if best and best[0][1] >= least:
+            return [best[0][0]]
+        found.clear()
+    return []

@@ -24,6 +24,7 @@ from jubensha.scripts.importers.common import (
     evidence_sentence,
     expect,
     fail,
+    killed_names,
     language_of,
     parse_options,
     read_json,
@@ -330,7 +331,8 @@ def _make(pairs: list[tuple[str, Any, str]], set_name: str, prefix: str,
 # --- the victim ----------------------------------------------------------------------------
 
 _ASKS_VICTIM = re.compile(r"死者是谁|谁是死者|死者的名字|死者叫什么|(?:被害|受害)[人者]是谁")
-_STATES_VICTIM = re.compile(r"(?:死者|受害者|被害人|受害人)(?:是|为|叫|名叫)([^\n，。,.；;！!？?]{1,20})"
+_STATES_VICTIM = re.compile(r"(?:死者|受害者|被害人|受害人)(?:竟然|居然|原来|竟|正|就|乃|便)?"
+                            r"(?:是|为|叫|名叫)([^\n，。,.；;！!？?]{1,20})"
                             r"(?![？?])")
 _QUESTION_WORDS = re.compile(r"谁|几|哪|什么|怎么|如何|是否|由于|因为|在|被|否")
 _NAME = re.compile(r"^[\u4e00-\u9fff·•]{2,4}$")
@@ -343,7 +345,9 @@ def derive_victim(data: dict, questions: list[ChoiceQuestion], names: Names) -> 
     硕楠", "死者为你的祖父欧文"): the quoted name, the whole phrase when it is a name of 2-4
     characters, or the last name in it that also appears as an option of some question,
     else (3) the option name the texts most often put next to a death ("陆洲同的尸体",
-    "杀死了卡门"), if at least twice and strictly more often than any other.
+    "杀死了卡门"), if at least twice and strictly more often than any other, else (4) the
+    one person the solution (``reason``) names right after a verb of killing ("用刀杀死保罗",
+    a name jieba tags as a person's).
     A role is never the victim. None when no rule finds one: nothing is guessed."""
     for question in questions:
         if _ASKS_VICTIM.search(question.question) and len(question.answer) == 1:
@@ -368,7 +372,10 @@ def derive_victim(data: dict, questions: list[ChoiceQuestion], names: Names) -> 
     best = found.most_common(2)
     if best and best[0][1] >= 2 and (len(best) == 1 or best[0][1] > best[1][1]):
         return best[0][0]
-    return None
+    reason = data.get("reason")
+    killed = [name for name in killed_names([reason] if isinstance(reason, str) else [])
+              if names.exact(name) is None]
+    return killed[0] if len(killed) == 1 else None
 
 
 _NOT_A_PERSON = re.compile(r"^(?:[一二两三四五六七八九十几多]+[个名位]?人|[他她它]们?|此人|其人|本人"
@@ -380,22 +387,26 @@ _ROLE_AFTER = re.compile(r"^[的之]?(?:负责人|老板|主人|店长|院长|�
 
 def _name_in(phrase: str, vocabulary: set[str]) -> str | None:
     """The person a "死者为…" phrase names: a name the questions offer (the last one in the
-    phrase), a quoted name that is not an organisation's ("“动物之家”负责人…" names the
-    place, not the person), the name before a title (马尔普女士), or the phrase itself
-    when it is a bare name; never a pronoun or a count of people (两人)."""
+    phrase) unless a quoted name comes first ("候选人“节制”和…巨人馆门口的…": the place
+    named later is where, not who), a quoted name that is not an organisation's
+    ("“动物之家”负责人…" names the place, not the person), the name before a title
+    (马尔普女士), or the phrase itself when it is a bare name; never a pronoun or a count
+    of people (两人)."""
     if _QUESTION_WORDS.search(phrase[:2]) or _QUESTION_WORDS.match(phrase):
         return None  # "死者是否…", "死者是在…": a question or a circumstance, not a name
+    quoted = re.search(r"[“\"「『]([^”\"」』]{1,10})[”\"」』]", phrase)
+    if quoted and _ROLE_AFTER.match(phrase[quoted.end():]):
+        quoted = None  # “动物之家”负责人: an organisation's name
     ends = [(phrase.rfind(name) + len(name), len(name), name) for name in vocabulary
             if name in phrase]
-    if ends:
+    if ends and not (quoted and quoted.end() <= phrase.find(max(ends)[2])):
         return max(ends)[2]
     titled = _TITLE.search(phrase)
     if titled:
         name = _BEFORE_NAME.split(phrase[:titled.start()])[-1]
         if 2 <= len(name) <= 5:
             return _person(name)
-    quoted = re.search(r"[“\"「『]([^”\"」』]{1,10})[”\"」』]", phrase)
-    if quoted and not _ROLE_AFTER.match(phrase[quoted.end():]):
+    if quoted:
         return _person(quoted.group(1).strip())
     if _NAME.match(phrase) and not re.search(r"[的了着死是在被将把和与及]", phrase):
         return _person(phrase)
