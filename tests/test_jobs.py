@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from jubensha import jobs
 from jubensha.jobs import CallBar, Interrupted, estimate_line, measured_speed, run_job
-from jubensha.llm.base import GenerateConfig, Usage
+from jubensha.llm.base import GenerateConfig
 from jubensha.llm.calls import CallLog, CallRecord
 
 ROOT = Path(__file__).parents[1]
@@ -90,24 +91,31 @@ def test_the_bar_counts_every_logged_call() -> None:
     assert bar.done == 2
 
 
-def _record(model: str, seconds: float, origin: str = "live") -> CallRecord:
-    return CallRecord(model=model, messages=[], config=GenerateConfig(), origin=origin,
-                      usage=Usage(latency_s=seconds))
+def _record(model: str, origin: str = "live") -> CallRecord:
+    return CallRecord(model=model, messages=[], config=GenerateConfig(), origin=origin)
 
 
-def test_a_model_speed_measured_by_one_command_estimates_the_next() -> None:
+def test_a_job_speed_measured_by_one_command_estimates_the_next(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     assert measured_speed("local") is None
+    clock = iter([100.0, 121.0])  # the job ran 21 s
+    monkeypatch.setattr(jobs.time, "perf_counter", lambda: next(clock))
     bar = CallBar(Console(file=open(os.devnull, "w")), "test")  # noqa: SIM115
     log = CallLog()
     with bar.shown():
-        for seconds in (6.0, 8.0, 7.0):
-            log.append(_record("local", seconds))
-        log.append(_record("local", 0.001, origin="cache"))  # answered by no model
-        log.append(_record("openai:x", 2.0))  # too few calls to say a speed
-    assert measured_speed("local") == 7.0
-    assert measured_speed("openai:x") is None
+        for _ in range(3):
+            log.append(_record("local"))
+        log.append(_record("local", origin="cache"))  # answered by no model
+    assert measured_speed("local") == 7.0  # wall-clock seconds per live call
     assert estimate_line(1258, ["local"]) == (
         "about 1,258 model calls; at 7.0 s a call (measured here before) about 2.4 h")
+
+
+def test_too_few_calls_say_nothing_of_a_speed() -> None:
+    bar = CallBar(Console(file=open(os.devnull, "w")), "test")  # noqa: SIM115
+    with bar.shown():
+        CallLog().append(_record("openai:x"))
+    assert measured_speed("openai:x") is None
 
 
 def test_without_a_measured_speed_the_estimate_gives_the_count_only() -> None:

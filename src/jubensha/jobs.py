@@ -18,6 +18,7 @@ import shlex
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -129,7 +130,7 @@ def takes_time(model: str) -> bool:
 
 
 MIN_MEASURED_CALLS = 3
-"""Fewer live calls than this say too little about a model's speed to keep."""
+"""Fewer live calls than this say too little about a job's speed to keep."""
 
 
 def measured_speed(model: str) -> float | None:
@@ -141,13 +142,15 @@ def measured_speed(model: str) -> float | None:
         return None
 
 
-def keep_speed(seconds: dict[str, list[float]]) -> None:
-    """Remember each model's mean seconds per live call (best effort: a read-only home
-    only loses the estimate)."""
-    measured = {model: sum(times) / len(times) for model, times in seconds.items()
-                if len(times) >= MIN_MEASURED_CALLS}
-    if not measured:
+def keep_speed(live: dict[str, int], elapsed_s: float) -> None:
+    """Remember the job's wall-clock seconds per live call for each model it called: what
+    one more call costs a job like it, concurrency included (the sum of call latencies
+    overstates it when seats wait on one local model together). Best effort: a read-only
+    home only loses the estimate."""
+    calls = sum(live.values())
+    if calls < MIN_MEASURED_CALLS:
         return
+    measured = {model: elapsed_s / calls for model in live}
     path = speed_file()
     try:
         book = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
@@ -195,11 +198,11 @@ class CallBar:
         self.task: TaskID = self.progress.add_task(title, total=expected, note="")
         self.count_calls = unit == "calls"
         self.done = 0
-        self.seconds: dict[str, list[float]] = {}
+        self.live: dict[str, int] = {}
 
     def on_call(self, record: CallRecord) -> None:
-        if record.origin == "live" and record.error is None and record.usage.latency_s > 0:
-            self.seconds.setdefault(record.model, []).append(record.usage.latency_s)
+        if record.origin == "live" and record.error is None:
+            self.live[record.model] = self.live.get(record.model, 0) + 1
         if self.count_calls:
             self.advance()
 
@@ -216,12 +219,13 @@ class CallBar:
     @contextmanager
     def shown(self) -> Iterator[CallBar]:
         WATCHERS.append(self.on_call)
+        started = time.perf_counter()
         try:
             with self.progress:
                 yield self
         finally:
             WATCHERS.remove(self.on_call)
-            keep_speed(self.seconds)
+            keep_speed(self.live, time.perf_counter() - started)
 
 
 def this_command() -> str:
