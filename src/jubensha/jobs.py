@@ -39,9 +39,12 @@ from rich.progress import (
 from rich.text import Text
 
 from jubensha.llm.calls import WATCHERS, CallRecord
+from jubensha.llm.health import ModelUnreachable
 
 T = TypeVar("T")
 EXIT_INTERRUPTED = 130
+EXIT_STOPPED = 3
+"""The job stopped early: its model could not be reached, or its calls kept failing."""
 
 
 class Interrupted(Exception):
@@ -237,7 +240,8 @@ def model_job(job: Callable[[], Coroutine[Any, Any, T]], *, title: str,
               expected: int | None = None, again: str | None = None,
               models: list[str] | None = None) -> T:
     """``run_job`` with a call bar on stderr; Ctrl-C ends the command with exit 130 and
-    the command to continue (by default the same command line). With ``expected`` calls,
+    the command to continue (by default the same command line), a model that cannot be
+    reached (``ModelUnreachable``) with one line and exit 3. With ``expected`` calls,
     say first how many and how long at the ``models``' measured speed."""
     errors = Console(stderr=True)
     if expected:
@@ -246,6 +250,10 @@ def model_job(job: Callable[[], Coroutine[Any, Any, T]], *, title: str,
     try:
         with CallBar(errors, title, expected).shown():
             return run_job(job)
+    except ModelUnreachable as exc:
+        errors.print(Text("stopped: ", style="bold red") + Text(str(exc)), soft_wrap=True)
+        errors.print("nothing more was asked; the replies had so far are cached.")
+        raise SystemExit(EXIT_STOPPED) from None
     except Interrupted:
         stop_here(errors, "what was done is kept (model replies are cached).",
                   again or this_command())

@@ -139,3 +139,18 @@ def test_before_scoring_with_a_slow_model_it_says_how_many_calls(
     assert sum(made.values()) > 0
     assert f"about {sum(made.values()):,} model calls" in result.output
     assert not list(run_dir.parent.glob("jubensha-estimate-*"))  # the dry run left nothing
+
+
+def test_a_judge_that_cannot_answer_stops_the_evaluation_with_exit_3(
+        run_dir: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")  # a cassette that holds no call: a fatal miss
+    result = CliRunner().invoke(app, ["eval", "all", str(run_dir), "--judge",
+                                      f"replay:{empty}", "--seat-model", f"replay:{empty}",
+                                      "--embedder", "none", "--samples", "1"])
+    assert result.exit_code == 3, result.output
+    assert "stopped: the model" in result.output and "cannot be reached" in result.output
+    assert not (run_dir / "eval" / "all.json").exists()  # no result from a dead judge
+    failed = read_calls(run_dir / "eval" / "calls.jsonl")
+    # It stopped with the calls already in flight (a few dozen of hundreds), all failed.
+    assert 0 < len(failed) < 50 and all(record.error for record in failed)

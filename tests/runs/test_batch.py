@@ -419,3 +419,20 @@ metric_samples: 1
     with BatchIndex.of(tmp_path / "batch") as index:
         numbers = [row.metrics["wellplay"] for row in index.rows()]
     assert all(0 <= n["score.overall.mean"] <= 1 and n["questions"] > 0 for n in numbers)
+
+
+def test_a_judge_that_cannot_answer_stops_the_batch_and_keeps_its_games(
+        tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")  # a cassette that holds no call: a fatal miss
+    spec = spec_file(tmp_path, f'metrics: [mirage-llm-score]\njudge: "replay:{empty}"\n',
+                     base="scripts: [lighthouse-keeper]\narchitectures: [naive]\n"
+                          "models: scripted\nseeds: [0]\nembedder: none\n")
+    result = CliRunner().invoke(app, ["runs", "batch", str(spec), "--out",
+                                      str(tmp_path / "b")])
+    assert result.exit_code == 3, result.output
+    assert "stopped: the model" in result.output and "Traceback" not in result.output
+    assert f"jubensha runs resume {tmp_path / 'b'}" in " ".join(result.output.split())
+    with BatchIndex.of(tmp_path / "b") as index:
+        [row] = index.rows()
+    assert row.status == "finished" and "mirage-llm-score" not in row.metrics

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from jubensha.eval.registry import MetricContext
 from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request
 from jubensha.llm.calls import CallLog, JsonlSink, SeatModel
+from jubensha.llm.health import Health
 from jubensha.llm.registry import parse_model_spec
 from jubensha.llm.structured import generate_object
 from jubensha.llm.wrappers import CachedModel, SqliteCache
@@ -163,7 +164,7 @@ def open_session(run_path: Path) -> EvalSession:
     folder = Path(run_path) / EVAL_DIR
     folder.mkdir(parents=True, exist_ok=True)
     log_path = folder / EVAL_CALLS
-    calls = CallLog(JsonlSink(log_path))
+    calls = CallLog(JsonlSink(log_path), Health())  # a dead judge stops the evaluation
     if log_path.is_file():
         with log_path.open(encoding="utf-8") as handle:
             calls.count = sum(1 for line in handle if line.strip())

@@ -91,7 +91,12 @@ async def gather_limited(tasks: Iterable[Awaitable[T]], limit: int) -> list[T]:
     semaphore = asyncio.Semaphore(max(1, limit))
 
     async def run(task: Awaitable[T]) -> T:
-        async with semaphore:
-            return await task
+        try:
+            async with semaphore:
+                return await task
+        except BaseException:
+            if asyncio.iscoroutine(task):
+                task.close()  # cancelled before its turn: never started, never to be awaited
+            raise
 
     return list(await asyncio.gather(*(run(task) for task in tasks)))

@@ -572,9 +572,12 @@ class _Runner:
             limit = asyncio.Semaphore(self.concurrency)
             todo = [g for g, r in zip(self.batch.games, rows, strict=True)
                     if r.status != "finished"]
-            async with asyncio.TaskGroup() as group:
-                for game in todo:
-                    group.create_task(self._limited(limit, game))
+            try:
+                async with asyncio.TaskGroup() as group:
+                    for game in todo:
+                        group.create_task(self._limited(limit, game))
+            except* ModelUnreachable as stopped:  # a dead judge: the batch stops, one line
+                raise stopped.exceptions[0] from None
         finally:
             await self._close()
         counts = self.batch.index.counts()

@@ -22,8 +22,9 @@ from rich.progress import (
 from rich.text import Text
 
 from jubensha.eval.report import print_table
-from jubensha.jobs import Interrupted, run_job, stop_here
+from jubensha.jobs import EXIT_STOPPED, Interrupted, run_job, stop_here
 from jubensha.llm.calls import WATCHERS, CallRecord
+from jubensha.llm.health import ModelUnreachable
 from jubensha.outdir import OutError, prepare_out
 from jubensha.runs.batch import Batch, BatchError, BatchSummary, Update
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow
@@ -139,6 +140,11 @@ def play(opened: Batch, concurrency: int | None) -> None:
         raise fail(str(exc)) from None
     except Interrupted:
         stop_here(errors, "finished games are kept.", f"jubensha runs resume {opened.root}")
+    except ModelUnreachable as exc:
+        errors.print(Text("stopped: ", style="bold red") + Text(str(exc)), soft_wrap=True)
+        errors.print(f"finished games are kept; when the model answers again: jubensha runs "
+                     f"resume {opened.root}", soft_wrap=True)
+        raise typer.Exit(EXIT_STOPPED) from None
     finally:
         rows = opened.index.rows()
         opened.close()

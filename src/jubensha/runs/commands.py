@@ -19,7 +19,14 @@ from jubensha.engine.game import DEGRADED_SHARE
 from jubensha.engine.narration import LABELS, outcome_text
 from jubensha.engine.procedure import ProcedureError, find_procedure, presets
 from jubensha.engine.table import purpose_of
-from jubensha.jobs import CallBar, Interrupted, estimate_line, run_job, stop_here
+from jubensha.jobs import (
+    EXIT_STOPPED,
+    CallBar,
+    Interrupted,
+    estimate_line,
+    run_job,
+    stop_here,
+)
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
 from jubensha.llm.registry import ModelOptions
 from jubensha.outdir import OutError, prepare_out
@@ -58,8 +65,6 @@ REAL_MODEL_HINT = (
 )
 
 
-EXIT_STOPPED = 3
-"""The game stopped early: its model could not be reached, or a seat's calls kept failing."""
 EXIT_DEGRADED = 4
 """The game ended but too many decisions fell back to defaults to count as a result."""
 
