@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -207,7 +208,7 @@ def _paper_with(monkeypatch: pytest.MonkeyPatch, scripts: list[str]) -> None:
                            cells={"overall": {"ThinkThrice": PaperCell(mean=cell[0],
                                                                        std=cell[1])}})
     table = {name: block([0.5, 0.1]) for name in scripts} | {"Overall": block([0.778, 0.314])}
-    tables = PaperTables(methods=["ThinkThrice"], titles={"Sin": "罪恶"},
+    tables = PaperTables(methods=["ThinkThrice"], scripts=playerlogs.paper_tables().scripts,
                          tables={"zh": table, "en": {}})
     monkeypatch.setattr(playerlogs, "paper_tables", lambda: tables)
     monkeypatch.setattr(playerlog_report, "paper_tables", lambda: tables)
@@ -243,3 +244,67 @@ def test_the_shared_logs_are_a_subset_of_the_papers_chinese_scripts(datasets: Pa
     assert set(rows) == {f"cn/{m}" for m in paper_tables().methods}
     assert all(row[-3] == "9/12" and row[-1] == "subset" for row in rows.values())
     assert rows["cn/SSA"][-2] == "0.386±0.057" and rows["cn/PLAYER"][-2] == "0.461±0.086"
+
+
+LOG_FOLDERS = {"cn": ["SSA", "FSA", "Werewolf", "O-CoT", "think", "PLAYER"],
+               "en": ["SSA", "FSA", "Werewolf", "O-CoT", "think_thrice", "PLAYER"]}
+
+
+def _complete_folder(root: Path) -> None:
+    """Every (method, script) of tables A3 and A4 as the authors name log folders:
+    numbered Chinese titles, English titles; each with three copies of one pass."""
+    tables = paper_tables()
+    evaluation = write_xlsx(root / "pass.xlsx", evaluation_rows([(10, "a", "A", 1)]))
+    for script in tables.scripts:
+        folders = {"cn": f"{script.number}-{script.zh}（4人封闭）",
+                   "en": f"{script.en} (4 people closed)"}
+        for lang, table in (("cn", "zh"), ("en", "en")):
+            if script.paper not in tables.tables[table]:
+                continue
+            for method in LOG_FOLDERS[lang]:
+                passes = root / f"log_{lang}" / f"log_{method}" / folders[lang] / "evaluate"
+                passes.mkdir(parents=True)
+                for i in range(3):
+                    shutil.copy(evaluation, passes / f"evaluation_{i}.xlsx")
+
+
+def test_every_cell_of_the_papers_tables_is_printed(tmp_path: Path) -> None:
+    """On a folder holding every script of both tables, each (method, script) cell is
+    printed beside its log, the Overall rows beside the pooled logs; without some logs,
+    their cells are printed alone."""
+    from jubensha.eval.playerlog_report import score_logs
+
+    _complete_folder(tmp_path)
+    tables = paper_tables()
+    cells = {(lang, m, name): block.cells["overall"][m]
+             for lang, table in (("cn", "zh"), ("en", "en"))
+             for name, block in tables.tables[table].items() if name != "Overall"
+             for m in tables.methods}
+    assert len(cells) == 12 * 6 + 4 * 6
+    result = score_logs(tmp_path)
+    overall, _, pooled = result.tables()
+    printed = {(row[0], row[1], row[2]): row[6] for row in overall.rows}
+    assert printed == {key: f"{c.mean:.3f}±{c.std:.3f}" for key, c in cells.items()}
+    paper_overall = tables.tables["zh"]["Overall"].cells["overall"]
+    assert {row[0]: (row[-3], row[-2]) for row in pooled.rows if row[0].startswith("cn/")} == {
+        f"cn/{m}": ("12/12", f"{c.mean:.3f}±{c.std:.3f}") for m, c in paper_overall.items()}
+
+    shutil.rmtree(tmp_path / "log_cn" / "log_think" / "1849-曼娜（4人封闭）")
+    shutil.rmtree(tmp_path / "log_en" / "log_SSA")
+    result = score_logs(tmp_path)
+    alone = {(r.language, r.method, r.script) for r in result.unlogged}
+    assert alone == {("cn", "ThinkThrice", "Manna"),
+                     *{("en", "SSA", name) for name in tables.tables["en"]}}
+    table = result.tables()[2]
+    manna = next(row for row in table.rows if row[2] == "Manna")
+    assert manna[3:] == ["235", "0.444±0.497", "0.430±0.087", "0.526±0.017", "0.511±0.034",
+                         "0.501±0.025"]
+
+
+def test_the_cli_prints_a_script_named_in_any_language(tmp_path: Path) -> None:
+    _complete_folder(tmp_path)
+    for name in ("曼娜", "Manna", "1849-曼娜（4人封闭）"):
+        result = CliRunner().invoke(app, ["eval", "player-logs", str(tmp_path), "--language",
+                                          "cn", "--method", "PLAYER", "--script", name])
+        assert result.exit_code == 0, result.output
+        assert "Manna" in result.output and "0.553±0.045" in result.output

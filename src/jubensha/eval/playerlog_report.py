@@ -13,11 +13,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from jubensha.eval.playerlog_titles import find_title
 from jubensha.eval.playerlogs import (
     Comparison,
     Grading,
     LogEntry,
     LogLanguage,
+    PaperCell,
     compare,
     discover,
     graded,
@@ -66,6 +68,16 @@ class EntryResult(BaseModel):
         return "≈" if rounded.difference == 0 else "≠"
 
 
+class PaperRow(BaseModel):
+    """One (method, script) of the paper's tables, every metric it prints."""
+
+    language: LogLanguage
+    method: str
+    script: str
+    questions: int
+    cells: dict[str, PaperCell]
+
+
 class PlayerLogScores(MetricResult):
     metric: str = "player-logs"
     grading: Grading
@@ -76,9 +88,25 @@ class PlayerLogScores(MetricResult):
     """Entries without evaluation passes."""
     coverage: dict[str, list[str]] = Field(default_factory=dict)
     """``<lang>/<method>`` -> the paper's scripts (English titles) its logs cover."""
+    unlogged: list[PaperRow] = Field(default_factory=list)
+    """The paper's selected cells that no scored log sits beside."""
 
     def tables(self) -> list[ResultTable]:
-        return [self._overall_table(), self._category_table(), self._aggregate_table()]
+        unlogged = [self._unlogged_table()] if self.unlogged else []
+        return [self._overall_table(), self._category_table(), *unlogged,
+                self._aggregate_table()]
+
+    def _unlogged_table(self) -> ResultTable:
+        metrics = ("voting", *CATEGORIES, "overall")
+        rows = [[r.language, r.method, r.script, str(r.questions),
+                 *(f"{c.mean:.3f}±{c.std:.3f}" if (c := r.cells.get(m)) else "–"
+                   for m in metrics)] for r in self.unlogged]
+        return ResultTable(
+            title="The paper's cells this folder holds no scored log for",
+            columns=["lang", "method", "script", "#QA", *metrics], rows=rows,
+            notes=[("Every (method, script) cell of tables A3/A4 the selection asks for is "
+                    "printed: above beside its log, here alone. 'Overall' is the paper's "
+                    "Overall row, printed here when the method has no log at all.")])
 
     def _overall_table(self) -> ResultTable:
         rows = []
@@ -171,10 +199,19 @@ def question_kinds(script: Script) -> Kinds:
 
 def _select(entries: Iterable[LogEntry], language: str | None, method: str | None,
             script: str | None) -> list[LogEntry]:
+    """Entries of the language, method and script asked for; a script is named by its
+    folder, or its title in either language or the paper's."""
+    scripts = paper_tables().scripts
+    asked = find_title(scripts, script, script) if script else None
+
     def wanted(value: str, choice: str | None) -> bool:
         return choice is None or value.lower() == choice.lower()
+
+    def same(e: LogEntry) -> bool:
+        return script is None or script.lower() in (e.title.lower(), e.folder.lower()) or (
+            asked is not None and find_title(scripts, e.title, e.folder) == asked)
     return [e for e in entries if wanted(e.language, language) and wanted(e.method, method)
-            and (script is None or script.lower() in (e.title.lower(), e.folder.lower()))]
+            and same(e)]
 
 
 def score_logs(root: Path, *, language: str | None = None, method: str | None = None,
@@ -198,12 +235,41 @@ def score_logs(root: Path, *, language: str | None = None, method: str | None = 
                                    rounded=compare(entry, rounded)))
         group = f"{entry.language}/{entry.method}"
         by_group.setdefault(group, []).append(exact)
-        found = paper_tables().lookup(entry.language, entry.title)
+        found = paper_tables().lookup(entry.language, entry.title, entry.folder)
         if found:
             coverage.setdefault(group, []).append(found[0])
     return PlayerLogScores(run=str(root), grading=grading, entries=entries, missing=missing,
                            aggregates={k: aggregate(v) for k, v in by_group.items()},
-                           coverage=coverage)
+                           coverage=coverage,
+                           unlogged=unlogged_cells(coverage, set(by_group), language, method,
+                                                   script))
+
+
+def unlogged_cells(coverage: dict[str, list[str]], groups: set[str], language: str | None,
+                   method: str | None, script: str | None) -> list[PaperRow]:
+    """The paper's cells within the selection that ``coverage`` lacks; a method's Overall
+    row too when the selection holds no log of that method (``groups``)."""
+    tables = paper_tables()
+    wanted = find_title(tables.scripts, script, script) if script else None
+    rows = []
+    for lang, table in (("cn", tables.tables["zh"]), ("en", tables.tables["en"])):
+        if language not in (None, lang):
+            continue
+        for name, block in table.items():
+            if script and name != (wanted.paper if wanted else script):
+                continue
+            for m in tables.methods:
+                group = f"{lang}/{m}"
+                if (method and method.lower() != m.lower()) or name in coverage.get(group, []):
+                    continue
+                if name == "Overall" and group in groups:
+                    continue
+                cells = {metric: row[m] for metric, row in block.cells.items() if m in row}
+                if cells:
+                    rows.append(PaperRow(language=lang, method=m, script=name,
+                                         questions=block.questions.get("overall", 0),
+                                         cells=cells))
+    return rows
 
 
 class RuleCount(BaseModel):

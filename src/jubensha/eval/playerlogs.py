@@ -23,6 +23,7 @@ from openpyxl import load_workbook
 from openpyxl.utils.exceptions import InvalidFileException
 from pydantic import BaseModel, ValidationError
 
+from jubensha.eval.playerlog_titles import WellPlayTitle, find_title
 from jubensha.eval.stats import MeanStd
 from jubensha.eval.wellplay import (
     POINTS_CATEGORY,
@@ -260,16 +261,18 @@ class PaperScript(BaseModel):
 
 class PaperTables(BaseModel):
     methods: list[str]
-    titles: dict[str, str]
-    """English title -> Chinese title."""
+    scripts: list[WellPlayTitle]
+    """Every WellPlay script in both languages and its name in the tables."""
     tables: dict[str, dict[str, PaperScript]]
-    """``zh`` (table A3) / ``en`` (table A4) -> English title -> block."""
+    """``zh`` (table A3) / ``en`` (table A4) -> the paper's script name -> block."""
 
-    def lookup(self, language: LogLanguage, title: str) -> tuple[str, PaperScript] | None:
-        """The English title and the paper's block for a log's script title."""
+    def lookup(self, language: LogLanguage, title: str,
+               folder: str = "") -> tuple[str, PaperScript] | None:
+        """The paper's name and block for a log's script (its folder's number, else its
+        title in either language)."""
         table = self.tables["zh" if language == "cn" else "en"]
-        chinese = {zh: en for en, zh in self.titles.items()}
-        name = chinese.get(title, title)
+        found = find_title(self.scripts, title, folder)
+        name = found.paper if found else title
         return (name, table[name]) if name in table else None
 
 
@@ -287,7 +290,7 @@ def paper_tables() -> PaperTables:
                        for metric, row in block.items() if metric != "questions"})
             for script, block in scripts.items()}
         for language, scripts in raw["tables"].items()}
-    return PaperTables(methods=raw["methods"], titles=raw["titles"], tables=tables)
+    return PaperTables(methods=raw["methods"], scripts=raw["scripts"], tables=tables)
 
 
 class Comparison(BaseModel):
@@ -312,7 +315,7 @@ class Comparison(BaseModel):
 
 def compare(entry: LogEntry, score: ScriptScore) -> list[Comparison]:
     """Every category and the overall score of ``score`` next to the paper's cell."""
-    found = paper_tables().lookup(entry.language, entry.title)
+    found = paper_tables().lookup(entry.language, entry.title, entry.folder)
     name, block = found if found else (entry.title, None)
     rows = []
     for metric in (*score.categories, "overall"):
