@@ -50,7 +50,10 @@ def test_player_plays_every_bundled_mystery_to_the_end(script_id: str) -> None:
     assert counts["pruner"] == 2 * seats * len(script.victims)  # after rounds 1 and 2
     assert counts["introduction"] == seats
     assert counts["vote"] == seats * len(script.victims)
-    assert counts["sensor.emotion"] > counts["question"]
+    pairs = seats * (seats - 1) * len(script.victims)  # (seat, other seat, victim)
+    assert counts["sensor.emotion"] == pairs  # round 1; refinement readings serve later ones
+    assert counts["sensor.information_value"] == 0  # refinement asks it with the others
+    assert 0 < counts["sensors"] <= 2 * pairs  # every other seat, when its inputs changed
     assert leaks(script, game.table.events, calls) == []
 
 

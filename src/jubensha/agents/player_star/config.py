@@ -17,6 +17,8 @@ from jubensha.agents.player_star.sensors import Sensor, check_sensors, default_s
 from jubensha.memory.store import RetrievalMode
 
 SummaryMode = Literal["template", "model"]
+RefineTargets = Literal["others", "suspects"]
+RefineCall = Literal["combined", "separate"]
 
 
 class PlayerConfig(BaseModel):
@@ -26,6 +28,14 @@ class PlayerConfig(BaseModel):
     prune: bool = Field(True, description="Narrow the suspect lists after every round but "
                                           "the last (action-space refinement).")
     regrow: bool = Field(True, description="The pruner may bring back seats it dropped.")
+    refine_targets: RefineTargets = Field(
+        "others", description="Whom the refinement sensors read: every other seat (the "
+        "paper's f_approximate over all agents, the authors' released code) or only the "
+        "current suspects (their earlier code).")
+    refine_call: RefineCall = Field(
+        "combined", description="combined: one call per seat asks every refinement sensor "
+        "(tag `sensors`, the authors' `sensor_ask_once`); separate: one call per sensor "
+        "(tags `sensor.<name>`, their earlier code).")
     summary: SummaryMode = Field(
         "template", description="template: readings listed as the authors' code does; "
         "model: one extra call (tag `summary`) condenses them.")

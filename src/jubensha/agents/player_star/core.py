@@ -93,8 +93,9 @@ class PlayerCore:
             raise ModelError(f"seat {self.name!r} has no model")
         return self.seat.model
 
-    async def structured(self, purpose: str, user: str, schema: type[BaseModel]) -> Any:
-        request = self.request(purpose, user, self.config.structured_tokens)
+    async def structured(self, purpose: str, user: str, schema: type[BaseModel],
+                         max_tokens: int | None = None) -> Any:
+        request = self.request(purpose, user, max_tokens or self.config.structured_tokens)
         result = await generate_object(self.model, request, schema,
                                        attempts=self.config.attempts, lang=self.lang)
         return result.value

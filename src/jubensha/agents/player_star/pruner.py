@@ -1,5 +1,6 @@
 """Action-space refinement with a pruner (section 2.3): after a round, read the refinement
-sensors about every current suspect of every victim and let the model keep the most
+sensors about every other seat (``refine_targets=others``, the paper's f_approximate over
+all agents) or every current suspect, for every victim, and let the model keep the most
 suspicious subset.
 
 The paper puts no hard limit on refinement: the list may shrink, shift to someone
@@ -29,11 +30,12 @@ async def refine(core: PlayerCore) -> None:
     """Prune every victim's suspect list; a reply that never validates keeps the list."""
     for victim in core.victims:
         suspects = core.state.suspects(victim)
+        read = core.others if core.config.refine_targets == "others" else suspects
         notes = []
-        for suspect in suspects:
-            readings = await sense(core, victim, suspect, "refinement")
-            notes.append({"character": suspect,
-                          "summary": await summary(core, victim, suspect, readings)})
+        for seat in read:
+            readings = await sense(core, victim, seat, "refinement")
+            notes.append({"character": seat,
+                          "summary": await summary(core, victim, seat, readings)})
         options = core.others if core.config.regrow else suspects
         user = core.prompt("pruner", victim=victim, suspects=suspects, notes=notes,
                            dropped=[seat for seat in options if seat not in suspects],

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, create_model
 from jubensha.agents.player_star.core import PlayerCore
 from jubensha.agents.player_star.sensors import Phase, Sensor, SensorReading
 from jubensha.engine.decisions import Questions
-from jubensha.llm.structured import StructuredOutputError
+from jubensha.llm.structured import StructuredOutputError, enum_model
 
 
 def sensors_for(core: PlayerCore, phase: Phase) -> list[Sensor]:
@@ -28,18 +28,23 @@ def sensors_for(core: PlayerCore, phase: Phase) -> list[Sensor]:
 async def sense(core: PlayerCore, victim: str | None, suspect: str,
                 phase: Phase) -> list[SensorReading]:
     """The phase's sensor readings about ``suspect``. A reading whose retrieved script and
-    dialogue have not changed since it was taken is reused: its prompt would be the same."""
+    dialogue have not changed since it was taken is reused: nothing new could be read.
+    Refinement with ``refine_call=combined`` asks every stale sensor in one call."""
     script, dialogue = await core.about(victim, suspect)
     digest = hashlib.sha256("\n\x00".join([*script, "\x01", *dialogue]).encode()).hexdigest()
-    readings = []
-    for sensor in sensors_for(core, phase):
-        reading = core.state.fresh(victim, suspect, sensor.name, digest)
-        if reading is None:
-            reading = await read(core, sensor, victim, suspect, script, dialogue,
-                                 context=digest)
-        if reading is not None:
-            core.state.record(victim, suspect, reading)
-            readings.append(reading)
+    sensors = sensors_for(core, phase)
+    found = {s.name: core.state.fresh(victim, suspect, s.name, digest) for s in sensors}
+    stale = [s for s in sensors if found[s.name] is None]
+    if stale and phase == "refinement" and core.config.refine_call == "combined":
+        found |= await read_together(core, stale, victim, suspect, script, dialogue,
+                                     context=digest)
+    else:
+        for sensor in stale:
+            found[sensor.name] = await read(core, sensor, victim, suspect, script, dialogue,
+                                            context=digest)
+    readings = [reading for s in sensors if (reading := found.get(s.name)) is not None]
+    for reading in readings:
+        core.state.record(victim, suspect, reading)
     return readings
 
 
@@ -58,6 +63,39 @@ async def read(core: PlayerCore, sensor: Sensor, victim: str | None, suspect: st
     choice = sensor.choice(reply.answer, lang)
     return SensorReading(sensor=sensor.name, value=choice.value, shown=reply.answer,
                          reason=reply.reason.strip(), score=choice.score, context=context)
+
+
+async def read_together(core: PlayerCore, sensors: Sequence[Sensor], victim: str | None,
+                        suspect: str, script: list[str], dialogue: list[str], *,
+                        context: str) -> dict[str, SensorReading]:
+    """Every sensor of ``sensors`` in one call (tag ``sensors``): one answer and one reason
+    per sensor. A reply that never validates reads as nothing."""
+    lang = core.lang
+    asked = [{"name": s.name, "question": s.ask(lang, suspect, victim or ""),
+              "choices": s.shown_choices(lang)} for s in sensors]
+    user = core.prompt("sensors", victim=victim, character=suspect, script=script,
+                       dialogue=dialogue, sensors=asked, murderer=core.killed(victim))
+    schema = readings_schema(tuple((s.name, tuple(s.shown_choices(lang))) for s in sensors))
+    try:
+        reply = await core.structured("sensors", user, schema,
+                                      core.config.structured_tokens * len(sensors))
+    except StructuredOutputError:
+        return {}
+    out = {}
+    for sensor in sensors:
+        shown = getattr(reply, sensor.name)
+        choice = sensor.choice(shown, lang)
+        out[sensor.name] = SensorReading(
+            sensor=sensor.name, value=choice.value, shown=shown, score=choice.score,
+            reason=getattr(reply, f"{sensor.name}_reason").strip(), context=context)
+    return out
+
+
+@lru_cache(maxsize=64)
+def readings_schema(sensors: tuple[tuple[str, tuple[str, ...]], ...]) -> type[BaseModel]:
+    """``{<sensor>: <one of its choices>, ..., <sensor>_reason: ..., ...}``: the choices
+    first, so a reply cut short still carries them."""
+    return enum_model("Sensors", dict(sensors), {f"{name}_reason": "" for name, _ in sensors})
 
 
 async def summary(core: PlayerCore, victim: str | None, suspect: str,
@@ -116,7 +154,7 @@ async def ask(core: PlayerCore, candidates: Sequence[str], count: int,
     if core.config.sensing:
         for pair_victim, suspect in pairs:
             await sense(core, pair_victim, suspect, "questioning")
-    chosen_victim, target = core.state.pick(pairs, core.config.sensors,
+    chosen_victim, target = core.state.pick(pairs, sensors_for(core, "questioning"),
                                             core.config.repeat_discount)
     questions = await generate(core, chosen_victim, target, count)
     core.state.asked[target] += 1
