@@ -71,7 +71,8 @@ async def read_together(core: PlayerCore, sensors: Sequence[Sensor], victim: str
     """Every sensor of ``sensors`` in one call (tag ``sensors``): one answer and one reason
     per sensor. A reply that never validates reads as nothing."""
     lang = core.lang
-    asked = [{"name": s.name, "question": s.ask(lang, suspect, victim or ""),
+    asked = [{"name": s.name, "label": s.label.get(lang, s.name),
+              "question": s.ask(lang, suspect, victim or ""),
               "choices": s.shown_choices(lang)} for s in sensors]
     user = core.prompt("sensors", victim=victim, character=suspect, script=script,
                        dialogue=dialogue, sensors=asked, murderer=core.killed(victim))
