@@ -111,7 +111,8 @@ def player_logs(
     logs: Annotated[Path, typer.Argument(help="The player-logs folder (log_cn/, log_en/).")],
     language: Annotated[str | None, typer.Option(help="cn or en.")] = None,
     method: Annotated[str | None, typer.Option(help="PLAYER, SSA, FSA, O-CoT, ...")] = None,
-    script: Annotated[str | None, typer.Option(help="Script title or folder name.")] = None,
+    script: Annotated[str | None, typer.Option(
+        help="Script: folder name, or title in English, Chinese or as the paper.")] = None,
     grading: Annotated[Grading, typer.Option(
         help="logged (the authors' is_right) or a rule: authors, sets, exact.")] = "logged",
     wellplay: Annotated[Path | None, typer.Option(
