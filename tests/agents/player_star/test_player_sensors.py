@@ -110,14 +110,39 @@ def test_options_set_the_papers_switches_and_budgets() -> None:
     defaults = PlayerConfig()
     assert (defaults.script_tokens, defaults.dialogue_tokens, defaults.chunk_tokens) == (
         4000, 4000, 50)
+    assert (defaults.refine_targets, defaults.refine_call) == ("others", "combined")
 
 
 @pytest.mark.parametrize(("spec", "words"), [
     ("player:colour=red", "colour"),
     ("player:prune", "write key=value"),
     ("player:summary=poem", "summary"),
+    ("player:refine_targets=everyone", "refine_targets"),
     ("player:sensors=/no/such/file.yaml", "cannot read"),
 ])
 def test_bad_options_say_what_is_wrong(spec: str, words: str) -> None:
     with pytest.raises(AgentSpecError, match=words):
         make_agent(spec)
+
+
+async def test_a_users_sensors_are_read_together_in_refinement(tmp_path: Path) -> None:
+    """A combined reading keys each answer by the sensor's name, whatever the names."""
+    from jubensha.engine.decisions import AskQuestions
+
+    path = write(tmp_path, [*CUSTOM, {**CUSTOM[0], "name": "rumour", "questioning": False,
+                                      "label": {"en": "rumours heard", "zh": "传闻"},
+                                      "choices": [{"value": "Loud", "score": 1.0},
+                                                  {"value": "Quiet"}]}])
+    agent = make_agent(f"player:sensors={path}")
+    script = load_script(bundled_scripts()["lighthouse-keeper"])
+    name, others = script.names[0], script.names[1:]
+    model = ScriptedModel(replies={"sensors": lambda request: {
+        "alibi": "Weak", "rumour": "Loud", "alibi_reason": "No one.", "rumour_reason": "."}})
+    await agent.start(SeatContext(sheet=CharacterSheet.for_seat(script, name), model=model))
+    for round_ in (1, 2):
+        await agent.decide(AskQuestions(stage="q", round=round_, candidates=others))
+    combined = [r for r in model.requests if r.purpose == "sensors"]
+    assert len(combined) == len(others) * len(agent.core.victims)
+    readings = agent.core.state.readings(agent.core.victims[0], others[0])
+    assert {(r.sensor, r.value, r.reason) for r in readings} >= {("rumour", "Loud", ".")}
+    assert "- rumour (rumours heard): " in combined[0].messages[-1].text

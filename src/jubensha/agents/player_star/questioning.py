@@ -82,13 +82,14 @@ async def read_together(core: PlayerCore, sensors: Sequence[Sensor], victim: str
                                       core.config.structured_tokens * len(sensors))
     except StructuredOutputError:
         return {}
+    values = reply.model_dump()
     out = {}
     for sensor in sensors:
-        shown = getattr(reply, sensor.name)
+        shown = values[sensor.name]
         choice = sensor.choice(shown, lang)
         out[sensor.name] = SensorReading(
             sensor=sensor.name, value=choice.value, shown=shown, score=choice.score,
-            reason=getattr(reply, f"{sensor.name}_reason").strip(), context=context)
+            reason=values[f"{sensor.name}_reason"].strip(), context=context)
     return out
 
 

@@ -43,7 +43,8 @@ class SensorChoice(BaseModel):
 class Sensor(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="Tags calls sensor.<name>.")
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description=(
+        "Tags calls sensor.<name>; its answer's key in a combined reading (tag sensors)."))
     label: dict[Language, str] = Field(description="How summaries name the reading.")
     question: dict[Language, str] = Field(
         description="Jinja2 text with {{ character }} and {{ victim }}.")
