@@ -9,6 +9,7 @@ context window, so the story and the history each have a character budget.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -87,11 +88,22 @@ def recent(lines: list[str], budget: int) -> list[str]:
 
 
 def questions_schema(candidates: list[str], count: int) -> type[BaseModel]:
+    return _questions_schema(tuple(candidates), count)
+
+
+@lru_cache(maxsize=256)
+def _questions_schema(candidates: tuple[str, ...], count: int) -> type[BaseModel]:
+    """One class per (candidates, count): building one costs ~2 ms of every question."""
     return create_model("Questions", target=(Literal[tuple(candidates)], ...),
                         questions=(list[str], Field(min_length=count, max_length=count)))
 
 
 def turn_schema(candidates: list[str], locations: list[str]) -> type[BaseModel]:
+    return _turn_schema(tuple(candidates), tuple(locations))
+
+
+@lru_cache(maxsize=256)
+def _turn_schema(candidates: tuple[str, ...], locations: tuple[str, ...]) -> type[BaseModel]:
     fields: dict[str, Any] = {
         "action": (Literal["ask", "investigate"] if locations else Literal["ask"], ...),
         "target": (Literal[tuple(candidates)], ...),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import platform
 from dataclasses import dataclass, field
+from functools import cache
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -84,6 +85,12 @@ class RunResult(GameResult):
 
 def versions() -> dict[str, str]:
     """Versions that can change a game's course: this package, Python, the model runtime."""
+    return dict(_versions())
+
+
+@cache
+def _versions() -> dict[str, str]:
+    """Read once per process: finding package metadata takes ~10 ms and every game asks."""
     found = {"python": platform.python_version()}
     for package in ("jubensha", "xllamacpp", "openai", "pydantic"):
         try:

@@ -1,0 +1,130 @@
+"""Concurrency: N games at once against a model that answers in 200 ms, as a share of
+ideal linear scaling, measured in one run.
+
+A batch of N games (``naive`` on one bundled mystery, ``demo`` procedure, seeds 0..N-1,
+run folders and the batch's SQLite index written as in any experiment) runs at
+concurrency N, for N = 1, 8, 32, 64, twice: with the scripted fake waiting ``--latency``
+in this process, and through a loopback OpenAI-compatible server (``fake_openai.py``, its
+own process) so the HTTP client is included. Throughput is model calls per second; the
+share of linear is ``throughput(N) / (N x throughput(1))``. Target: >= 0.9 at 64. The last
+line is the worse of the two shares at the largest N.
+
+    python bench/concurrency.py [--levels 1,8,32,64] [--latency 0.2] [--script ID]
+        [--profile N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import os
+import pstats
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import figure, machine, table
+
+from jubensha.runs.batch import Batch
+from jubensha.runs.spec import load_spec
+
+HERE = Path(__file__).resolve().parent
+
+
+def write_spec(folder: Path, name: str, script: str, games: int, model: str,
+               options: str) -> Path:
+    path = folder / f"{name}.yaml"
+    path.write_text(
+        f"scripts: [{script}]\narchitectures: [naive]\nmodels: [\"{model}\"]\n"
+        f"seeds: {{start: 0, count: {games}}}\nembedder: none\n"
+        f"model_options: {{{options}}}\n", encoding="utf-8")
+    return path
+
+
+def run_batch(spec: Path, out: Path, concurrency: int) -> tuple[int, float]:
+    """(model calls, seconds) of the whole batch."""
+    batch = Batch.open(load_spec(spec), out)
+    try:
+        started = time.perf_counter()
+        summary = asyncio.run(batch.run(concurrency=concurrency))
+        seconds = time.perf_counter() - started
+    finally:
+        batch.close()
+    if summary.finished != summary.games:
+        raise SystemExit(f"{summary.games - summary.finished} game(s) did not finish in {out}")
+    return summary.spent.calls, seconds
+
+
+def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
+    server = subprocess.Popen([sys.executable, str(HERE / "fake_openai.py"), "--latency",
+                               str(latency)], stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None
+    return server, server.stdout.readline().strip()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--levels", default="1,8,32,64")
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--script", default="lighthouse-keeper")
+    parser.add_argument("--profile", type=int, default=0,
+                        help="cProfile a run of this N games instead (see --profile-mode).")
+    parser.add_argument("--profile-mode", default="in-process",
+                        choices=["in-process", "loopback HTTP"])
+    args = parser.parse_args()
+    levels = [int(n) for n in args.levels.split(",")]
+    os.environ.setdefault("OPENAI_API_KEY", "bench")
+    server, url = start_server(args.latency)
+    modes = {"in-process": ("scripted", f"latency_s: {args.latency}"),
+             "loopback HTTP": ("openai:fake", f"base_url: \"{url}\", max_retries: 0")}
+    print(f"{machine()} · naive on {args.script}, demo procedure · model latency "
+          f"{1000 * args.latency:.0f} ms")
+    rows, shares = [], {}
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            root = Path(folder)
+            for mode, (model, options) in modes.items():
+                warm = write_spec(root, f"warm-{model[:6]}", args.script, 2, model, options)
+                run_batch(warm, root / f"warm-{model[:6]}", 2)
+                if args.profile and mode == args.profile_mode:
+                    profile(root, args.script, args.profile, model, options)
+                    return
+                base = 0.0
+                for n in [] if args.profile else levels:
+                    spec = write_spec(root, f"{mode[:3]}{n}", args.script, n, model, options)
+                    calls, seconds = run_batch(spec, root / f"{mode[:3]}{n}", n)
+                    rate = calls / seconds
+                    base = base or rate / n
+                    shares[mode, n] = rate / (n * base)
+                    rows.append([mode, n, calls, f"{seconds:.1f}", f"{rate:.1f}",
+                                 f"{n * base:.1f}", f"{shares[mode, n]:.2f}"])
+    finally:
+        server.terminate()
+        server.wait()
+    if args.profile:
+        return
+    table("Throughput against linear scaling (one batch per row, concurrency = games)",
+          ["model", "games", "calls", "seconds", "calls/s", "linear calls/s",
+           "share of linear"], rows)
+    top = max(levels)
+    worst = min(modes, key=lambda m: shares[m, top])
+    figure("concurrency", f"{shares[worst, top]:.2f} of linear at {top} games ({worst})")
+
+
+def profile(root: Path, script: str, n: int, model: str, options: str) -> None:
+    spec = write_spec(root, "profiled", script, n, model, options)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    run_batch(spec, root / "profiled", n)
+    profiler.disable()
+    text = io.StringIO()
+    pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(30)
+    print(text.getvalue())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""A loopback OpenAI-compatible chat server that answers like the scripted fake after a
+fixed latency, for ``concurrency.py``; run it as its own process so its CPU does not share
+the client's interpreter.
+
+    python bench/fake_openai.py [--latency 0.2]   # prints its base URL, serves until killed
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from jubensha.llm.base import Message, Request
+from jubensha.llm.fake import ScriptedModel
+
+
+def completion(text: str) -> bytes:
+    return json.dumps({
+        "id": "bench", "object": "chat.completion", "created": 0, "model": "fake",
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}}).encode()
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # the listen backlog: 64 clients connect at once
+
+
+def serve(latency: float) -> None:
+    fake = ScriptedModel()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as a real endpoint
+
+        def do_POST(self) -> None:
+            started = time.perf_counter()
+            data = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+            schema = (data.get("response_format") or {}).get("json_schema", {}).get("schema")
+            request = Request(messages=[Message(role=m["role"], content=m["content"])
+                                        for m in data["messages"]], json_schema=schema)
+            payload = completion(asyncio.run(fake.generate(request)).text)
+            time.sleep(max(0.0, latency - (time.perf_counter() - started)))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = Server(("127.0.0.1", 0), Handler)
+    host, port = server.server_address[:2]
+    print(f"http://{host}:{port}/v1", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.2)
+    serve(parser.parse_args().latency)
