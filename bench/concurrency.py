@@ -45,18 +45,18 @@ def write_spec(folder: Path, name: str, script: str, games: int, model: str,
     return path
 
 
-def run_batch(spec: Path, out: Path, concurrency: int) -> tuple[int, float]:
-    """(model calls, seconds) of the whole batch."""
+def run_batch(spec: Path, out: Path, concurrency: int) -> tuple[int, float, float]:
+    """(model calls, seconds, CPU seconds of this process) of the whole batch."""
     batch = Batch.open(load_spec(spec), out)
     try:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         summary = asyncio.run(batch.run(concurrency=concurrency))
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     finally:
         batch.close()
     if summary.finished != summary.games:
         raise SystemExit(f"{summary.games - summary.finished} game(s) did not finish in {out}")
-    return summary.spent.calls, seconds
+    return summary.spent.calls, seconds, cpu
 
 
 def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
@@ -96,12 +96,13 @@ def main() -> None:
                 base = 0.0
                 for n in [] if args.profile else levels:
                     spec = write_spec(root, f"{mode[:3]}{n}", args.script, n, model, options)
-                    calls, seconds = run_batch(spec, root / f"{mode[:3]}{n}", n)
+                    calls, seconds, cpu = run_batch(spec, root / f"{mode[:3]}{n}", n)
                     rate = calls / seconds
                     base = base or rate / n
                     shares[mode, n] = rate / (n * base)
                     rows.append([mode, n, calls, f"{seconds:.1f}", f"{rate:.1f}",
-                                 f"{n * base:.1f}", f"{shares[mode, n]:.2f}"])
+                                 f"{n * base:.1f}", f"{shares[mode, n]:.2f}",
+                                 f"{1000 * cpu / calls:.2f}", f"{cpu / seconds:.2f}"])
     finally:
         server.terminate()
         server.wait()
@@ -109,7 +110,9 @@ def main() -> None:
         return
     table("Throughput against linear scaling (one batch per row, concurrency = games)",
           ["model", "games", "calls", "seconds", "calls/s", "linear calls/s",
-           "share of linear"], rows)
+           "share of linear", "CPU ms/call", "CPU/wall"], rows)
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; CPU is this "
+          "process's (engine, agents, logs, client; the in-process fake too, not the server)")
     top = max(levels)
     worst = min(modes, key=lambda m: shares[m, top])
     figure("concurrency", f"{shares[worst, top]:.2f} of linear at {top} games ({worst})")

