@@ -125,6 +125,7 @@ async def main() -> None:
     rate = await games_per_second(script, procedure, args.games)
     print(f"extractive (no model): {rate:.1f} games/s on {script.id} ({procedure.name}, "
           f"every seat extractive)")
+    print(f"agent_cost: {reference} {base.calls:.0f} calls/game; extractive {rate:.1f} games/s")
 
 
 if __name__ == "__main__":

@@ -64,6 +64,7 @@ def main() -> None:
             label = architecture + (f" + scripted ({latency * 1000:.0f} ms/call)"
                                     if latency else "")
             print(f"{label:<34} {games:5d} {one:12.2f} {four:12.2f} {four / one:6.2f}")
+    print(f"batch: naive c=4 / c=1 = {four / one:.2f}x")
 
 
 if __name__ == "__main__":

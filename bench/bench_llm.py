@@ -52,7 +52,7 @@ async def _rate(model: Model, requests: list[Request], structured: bool) -> floa
     return tokens / (time.perf_counter() - start)
 
 
-async def bench_local(rounds: int, threads: int | None) -> None:
+async def bench_local(rounds: int, threads: int | None) -> float:
     from jubensha.llm.local import LocalModel
 
     model = LocalModel(context_tokens=2048, threads=threads)
@@ -71,6 +71,7 @@ async def bench_local(rounds: int, threads: int | None) -> None:
           f"prompt included)")
     print(f"local: schema-constrained {constrained_rate:.1f} tokens/s")
     print(f"local: ratio constrained / free {constrained_rate / free_rate:.2f}")
+    return free_rate
 
 
 async def _per_call(model: Model, calls: int, structured: bool) -> float:
@@ -86,7 +87,7 @@ async def _per_call(model: Model, calls: int, structured: bool) -> float:
     return (time.perf_counter() - start) / calls * 1e6
 
 
-async def bench_fake(calls: int) -> None:
+async def bench_fake(calls: int) -> float:
     bare = ScriptedModel()
     text = await _per_call(bare, calls, structured=False)
     schema = await _per_call(bare, calls, structured=True)
@@ -96,6 +97,7 @@ async def bench_fake(calls: int) -> None:
     print(f"fake: text call {text:.0f} µs, schema call {schema:.0f} µs")
     print(f"fake: with retry+cache+accounting+budget+call log {wrapped:.0f} µs per text call "
           f"(overhead ratio {wrapped / text:.2f})")
+    return wrapped / text
 
 
 def main() -> None:
@@ -106,9 +108,10 @@ def main() -> None:
                         help="local model threads (default: all cores but one)")
     parser.add_argument("--skip-local", action="store_true")
     args = parser.parse_args()
-    if not args.skip_local:
-        asyncio.run(bench_local(args.rounds, args.threads))
-    asyncio.run(bench_fake(args.fake_calls))
+    local = None if args.skip_local else asyncio.run(bench_local(args.rounds, args.threads))
+    ratio = asyncio.run(bench_fake(args.fake_calls))
+    speed = f"local {local:.1f} tokens/s free text; " if local else ""
+    print(f"llm: {speed}wrapper stack {ratio:.2f}x a bare fake call")
 
 
 if __name__ == "__main__":

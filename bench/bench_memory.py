@@ -162,6 +162,7 @@ async def main() -> None:
     again = await timed(lambda: cache.vectors(memory))
     print(f"embedding cache: {len(memory)} texts looked up again in {again * 1000:.1f} ms; "
           f"{cache.embedded} distinct texts embedded, each once")
+    print(f"memory: hybrid {hybrid:.0f} queries/s over {len(memory)} chunks (hash embedder)")
 
 
 if __name__ == "__main__":

@@ -76,6 +76,7 @@ def main() -> None:
         (f"ray, {n} workers, 4 games each", "{kind: ray, cpus_per_game: 0.25}", 4 * n),
     ]
     print(f"{'executor':<32} {'games':>5} {'games/s':>8}")
+    rates: list[float] = []
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         warm = write_spec(root, "warm", 3, 0.5, "{kind: ray, cpus_per_game: 0.25}")
@@ -84,7 +85,9 @@ def main() -> None:
             spec = write_spec(root, f"run{i}", args.seeds, args.latency, executor)
             games, rate = games_per_second(spec, root / f"run{i}", concurrency)
             print(f"{label:<32} {games:>5} {rate:>8.3f}")
+            rates.append(rate)
     ray.shutdown()
+    print(f"ray: {rates[3] / rates[2]:.2f}x the local executor at c={4 * n}")
 
 
 if __name__ == "__main__":

@@ -79,6 +79,9 @@ async def main() -> None:
     for purpose in purposes:
         print(f"{purpose:<15}" + "".join(
             f"{row['purposes'][purpose] / args.seeds:>11.1f}" for row in rows.values()))
+    full = rows[ABLATIONS[-1]]
+    print(f"thinkthrice: {ABLATIONS[-1]} makes {full['calls'] / base['calls']:.2f}x the calls "
+          f"of none")
 
 
 if __name__ == "__main__":

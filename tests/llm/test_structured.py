@@ -16,6 +16,7 @@ from jubensha.llm.structured import (
     enum_model,
     extract_json,
     generate_object,
+    json_schema_of,
     parse_reply,
 )
 
@@ -124,3 +125,12 @@ async def test_fake_answers_enum_schemas_validly_without_a_script() -> None:
         result = await generate_object(ScriptedModel(), request, schema)
         assert result.value.target in {"Dr. Ling", "Mary", "Tom"}
         assert result.attempts == 1
+
+
+def test_the_same_choices_give_the_same_class_and_a_fresh_schema_each_time() -> None:
+    first = choice_schema(["Li", "Wang"], field_name="target", name="Vote")
+    assert choice_schema(["Li", "Wang"], field_name="target", name="Vote") is first
+    assert choice_schema(["Li", "Zhao"], field_name="target", name="Vote") is not first
+    schema = json_schema_of(first)
+    schema["properties"]["target"]["enum"].append("Nobody")
+    assert json_schema_of(first)["properties"]["target"]["enum"] == ["Li", "Wang"]

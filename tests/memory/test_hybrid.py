@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from jubensha.memory.hybrid import rank, reciprocal_rank_fusion
 
@@ -43,3 +45,13 @@ def test_rank_is_stable_and_filters() -> None:
     assert positive.scores.tolist() == pytest.approx([0.9, 0.5, 0.5])
     assert [i for i, _ in positive.top(2)] == [2, 0]
     assert rank(scores, candidates=np.array([1, 3, 4])).ids.tolist() == [3, 1, 4]
+
+
+@given(st.lists(st.integers(0, 4), max_size=40), st.integers(0, 45), st.booleans())
+def test_a_limited_ranking_is_the_head_of_the_full_one(values: list[int], limit: int,
+                                                       positive: bool) -> None:
+    scores = np.array(values, dtype=np.float32)
+    full = rank(scores, positive_only=positive)
+    head = rank(scores, positive_only=positive, limit=limit)
+    assert head.ids.tolist() == full.ids[:limit].tolist()
+    assert head.scores.tolist() == full.scores[:limit].tolist()

@@ -105,7 +105,9 @@ class DenseIndex:
         if not self._rows:
             return np.zeros(0, dtype=np.float32)
         vector = (await self.cache.vectors([query]))[0]
-        return self._matrix[:self._rows] @ vector
+        # einsum's own loop, not BLAS: a multithreaded sgemv on a busy machine waits for its
+        # threads (p95 8 ms at 10k rows against 0.7 ms here, and 16 ms against 6 at 100k)
+        return np.einsum("ij,j->i", self._matrix[:self._rows], vector)
 
     async def search(self, query: str, k: int,
                      candidates: np.ndarray | None = None) -> list[tuple[int, float]]:

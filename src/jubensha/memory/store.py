@@ -121,7 +121,7 @@ class MemoryStore:
                        mode: RetrievalMode | None = None, where: Where | None = None) -> list[Hit]:
         """The ``k`` (default ``config.k``) best records for ``query``, best first."""
         limit = self.config.k if k is None else k
-        ranking = (await self._ranking(query, mode, where)).top(limit)
+        ranking = (await self._ranking(query, mode, where, limit)).top(limit)
         return [self._hit(position, i, score)
                 for position, (i, score) in enumerate(ranking, start=1)]
 
@@ -152,7 +152,7 @@ class MemoryStore:
         return hits
 
     async def _ranking(self, query: str, mode: RetrievalMode | None,
-                       where: Where | None) -> Ranking:
+                       where: Where | None, limit: int | None = None) -> Ranking:
         mode = mode or self.config.mode
         if mode not in get_args(RetrievalMode):
             raise ValueError(f"unknown memory retrieval mode {mode!r}; expected one of "
@@ -161,10 +161,11 @@ class MemoryStore:
         if not query.strip() or (candidates is not None and not len(candidates)):
             return rank(np.zeros(0))
         if mode == "lexical":
-            return rank(self.lexical.scores(query), candidates, positive_only=True)
-        dense = rank(await self._dense_index(mode).scores(query), candidates)
+            return rank(self.lexical.scores(query), candidates, positive_only=True, limit=limit)
+        scores = await self._dense_index(mode).scores(query)
         if mode == "dense":
-            return dense
+            return rank(scores, candidates, limit=limit)
+        dense = rank(scores, candidates)
         lexical = rank(self.lexical.scores(query), candidates, positive_only=True)
         return reciprocal_rank_fusion([lexical.ids, dense.ids],
                                       [self.config.lexical_weight, self.config.dense_weight],

@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 import platform
 from dataclasses import dataclass, field
-from functools import cache
 from datetime import UTC, datetime
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 from typing import IO, Any, TypeVar
