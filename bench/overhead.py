@@ -28,6 +28,7 @@ from common import TimedModel, figure, machine, table
 
 from jubensha.engine.procedure import find_procedure
 from jubensha.llm.fake import ScriptedModel
+from jubensha.memory.text import tokenize
 from jubensha.runs.play import plan_seats, play_game
 from jubensha.scripts.bundled import bundled_scripts, find_script
 
@@ -71,7 +72,9 @@ def share(overhead: float, calls: int) -> float:
 def profile(architecture: str, scripts: list[str], seed: int, embedder: str) -> None:
     """Print where the overhead of ``architecture`` goes (cumulative, top 25)."""
     profiler = cProfile.Profile()
+    tokenize("预热")
     with tempfile.TemporaryDirectory() as folder:
+        asyncio.run(play(architecture, scripts[0], seed, embedder, Path(folder) / "warm"))
         profiler.enable()
         for script_id in scripts:
             asyncio.run(play(architecture, script_id, seed, embedder, Path(folder)))
@@ -95,6 +98,7 @@ def main() -> None:
         return
     print(f"{machine()} · embedder {args.embedder} · seed {args.seed}")
     rows, shares = [], {}
+    tokenize("预热")  # jieba loads its dictionary once per process (~1 s): not per game
     with tempfile.TemporaryDirectory() as folder:
         asyncio.run(play("naive", scripts[0], args.seed, args.embedder, Path(folder) / "warm"))
         for architecture in args.architectures.split(","):
