@@ -59,6 +59,15 @@ def run_batch(spec: Path, out: Path, concurrency: int) -> tuple[int, float, floa
     return summary.spent.calls, seconds, cpu
 
 
+def server_cpu(server: subprocess.Popen[str]) -> float:
+    """CPU seconds the server process has used so far (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{server.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
     server = subprocess.Popen([sys.executable, str(HERE / "fake_openai.py"), "--latency",
                                str(latency)], stdout=subprocess.PIPE, text=True)
@@ -96,13 +105,16 @@ def main() -> None:
                 base = 0.0
                 for n in [] if args.profile else levels:
                     spec = write_spec(root, f"{mode[:3]}{n}", args.script, n, model, options)
+                    served = server_cpu(server)
                     calls, seconds, cpu = run_batch(spec, root / f"{mode[:3]}{n}", n)
+                    served = server_cpu(server) - served if mode != "in-process" else 0.0
                     rate = calls / seconds
                     base = base or rate / n
                     shares[mode, n] = rate / (n * base)
                     rows.append([mode, n, calls, f"{seconds:.1f}", f"{rate:.1f}",
                                  f"{n * base:.1f}", f"{shares[mode, n]:.2f}",
-                                 f"{1000 * cpu / calls:.2f}", f"{cpu / seconds:.2f}"])
+                                 f"{1000 * cpu / calls:.2f}", f"{cpu / seconds:.2f}",
+                                 f"{served / seconds:.2f}" if served else "-"])
     finally:
         server.terminate()
         server.wait()
@@ -110,7 +122,7 @@ def main() -> None:
         return
     table("Throughput against linear scaling (one batch per row, concurrency = games)",
           ["model", "games", "calls", "seconds", "calls/s", "linear calls/s",
-           "share of linear", "CPU ms/call", "CPU/wall"], rows)
+           "share of linear", "CPU ms/call", "CPU/wall", "server CPU/wall"], rows)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; CPU is this "
           "process's (engine, agents, logs, client; the in-process fake too, not the server)")
     top = max(levels)

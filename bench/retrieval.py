@@ -272,9 +272,10 @@ async def latencies(bench: Bench, sizes: list[int], dimensions: dict[str, int],
     return rows
 
 
-async def query_embedding(embedders: dict[str, EmbeddingCache], bench: Bench, n: int = 30
-                          ) -> dict[str, tuple[float, int]]:
-    """Median ms to embed one unseen question, and the vectors' size, per embedder."""
+async def query_embedding(embedders: dict[str, EmbeddingCache], bench: Bench, n: int = 60
+                          ) -> dict[str, tuple[float, float, int]]:
+    """Median and fastest ms to embed one unseen question, and the vectors' size: the
+    fastest is what the code costs, the median what a busy machine made of it."""
     found = {}
     for name, cache in embedders.items():
         times = []
@@ -282,7 +283,7 @@ async def query_embedding(embedders: dict[str, EmbeddingCache], bench: Bench, n:
             started = time.perf_counter()
             vector = await cache.embedder.embedder.embed([item.question + " ?"])
             times.append(time.perf_counter() - started)
-        found[name] = (1000 * statistics.median(times), len(vector[0]))
+        found[name] = (1000 * statistics.median(times), 1000 * min(times), len(vector[0]))
     return found
 
 
@@ -319,12 +320,13 @@ async def main() -> None:
     print(f"recall measured in {time.perf_counter() - started:.0f} s (embedding included)")
     embedding = await query_embedding(embedders, bench)
     rows = await latencies(bench, [int(s) for s in args.sizes.split(",")],
-                           {n: d for n, (_, d) in embedding.items()}, args.queries)
+                           {n: d for n, (_, _, d) in embedding.items()}, args.queries)
     table(f"Query latency of MemoryStore.retrieve, k=5, ms ({args.queries} queries; dense "
           "over stand-in vectors, query embedding not included)",
           ["chunks", "mode", "first query s (index build)", "p50 ms", "p95 ms"], rows)
-    for name, (ms, dimension) in embedding.items():
-        print(f"embedding one query with {name} ({dimension}d): median {ms:.1f} ms")
+    for name, (median, fastest, dimension) in embedding.items():
+        print(f"embedding one query with {name} ({dimension}d): median {median:.1f} ms, "
+              f"fastest {fastest:.1f} ms")
     best = max(same, key=same.__getitem__)
     at = [r for r in rows if r[0] == 10000]
     worst_p95 = max(float(r[4]) for r in at) if at else float("nan")
