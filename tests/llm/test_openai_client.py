@@ -10,7 +10,12 @@ import pytest
 from pydantic import BaseModel
 
 from jubensha.llm.base import GenerateConfig, ImagePart, Message, Request, TextPart
-from jubensha.llm.openai_client import OpenAIEmbedder, OpenAIError, OpenAIModel
+from jubensha.llm.openai_client import (
+    OpenAIEmbedder,
+    OpenAIError,
+    OpenAIModel,
+    read_completion,
+)
 from jubensha.llm.registry import ModelOptions, ModelSpecError, parse_model_spec
 from jubensha.llm.structured import generate_object
 from tests.llm.fake_server import FakeOpenAIServer, completion, delayed, embeddings, error
@@ -152,3 +157,12 @@ def test_spec_without_key_or_endpoint_is_a_clear_error() -> None:
     model = parse_model_spec("openai:qwen2.5:7b", ModelOptions(base_url="http://127.0.0.1:9/v1",
                                                                api_key=None))
     assert isinstance(model, OpenAIModel) and model.model == "qwen2.5:7b"
+
+
+def test_a_completion_body_is_read_and_a_foreign_one_is_a_retryable_error() -> None:
+    body = {"choices": [{"message": {"content": "Mary."}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 9, "completion_tokens": 2}}
+    assert read_completion(body) == ("Mary.", "stop", 9, 2)
+    assert read_completion({"choices": []}) is None
+    with pytest.raises(ValueError, match="not a JSON object"):
+        read_completion(["Mary."])
