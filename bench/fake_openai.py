@@ -46,6 +46,9 @@ def serve(latency: float) -> None:
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as a real endpoint
+        # headers and body go out in two writes; with Nagle the body waits for the client's
+        # delayed ACK (~40 ms a call). Real servers (uvicorn, vLLM) set TCP_NODELAY too.
+        disable_nagle_algorithm = True
 
         def do_POST(self) -> None:
             started = time.perf_counter()
