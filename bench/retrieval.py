@@ -46,7 +46,7 @@ import numpy as np
 from common import figure, machine, table
 
 from jubensha.llm.base import Embedder
-from jubensha.llm.embeddings import parse_embedder_spec
+from jubensha.llm.embeddings import EmbedderSpecError, parse_embedder_spec
 from jubensha.memory.dense import EmbeddingCache
 from jubensha.memory.store import MemoryConfig, MemoryStore, RetrievalMode
 from jubensha.memory.text import chunk, split_sentences, tokenize
@@ -299,14 +299,21 @@ async def main() -> None:
     args = parser.parse_args()
     sets = args.sets.split(",")
     bench = Bench()
-    bundled(bench) if "bundled" in sets else None
-    if "whodunit" in sets and (args.datasets / "whodunitbench").is_dir():
-        whodunit(bench, args.datasets / "whodunitbench")
-    if "mirage" in sets and (args.datasets / "mirage").is_dir():
-        mirage(bench, args.datasets / "mirage")
+    if "bundled" in sets:
+        bundled(bench)
+    for name, folder, read in (("whodunit", "whodunitbench", whodunit),
+                               ("mirage", "mirage", mirage)):
+        if name in sets and (args.datasets / folder).is_dir():
+            read(bench, args.datasets / folder)
+        elif name in sets:
+            print(f"skipped {name}: no {args.datasets / folder}")
     tokenize("预热")  # load jieba outside the timings
-    stored = {name: DiskCached(parse_embedder_spec(name), args.cache / f"{name}.npz")
-              for name in filter(None, args.embedders.split(","))}
+    stored = {}
+    for name in filter(None, args.embedders.split(",")):
+        try:
+            stored[name] = DiskCached(parse_embedder_spec(name), args.cache / f"{name}.npz")
+        except EmbedderSpecError as error:
+            print(f"skipped embedder {name}: {error}")
     embedders = {name: EmbeddingCache(embedder, 64) for name, embedder in stored.items()}
     chunks = sum(len(c) for c in bench.corpora.values())
     print(f"{machine()} · {len(bench.items)} questions over {chunks} chunks in "
