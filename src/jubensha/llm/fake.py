@@ -136,12 +136,15 @@ def prompt_sentences(request: Request) -> list[str]:
     """Sentences the fake may say: those of the user messages (what the seat heard and was
     asked), never one that is also in a system message. Agents put the seat's own sheet
     there (story, secrets, "you are the murderer"), and a scripted opponent must be a fair,
-    dull player that never reads its sheet aloud. Earlier assistant turns are never used."""
+    dull player that never reads its sheet aloud. A label awaiting its content ("#Answer#:",
+    "in this form:") is no sentence: said alone it is an empty answer. Earlier assistant
+    turns are never used."""
     private = {s.strip() for m in request.messages if m.role == "system"
                for s in _SENTENCE_END.split(m.text)}
     sentences = [s.strip() for m in request.messages if m.role == "user"
                  for s in _SENTENCE_END.split(m.text)]
-    sentences = [s for s in sentences if len(s) > 1 and s not in private]
+    sentences = [s for s in sentences
+                 if len(s) > 1 and s not in private and not s.endswith((":", "："))]
     return sentences or ["I have nothing to add."]
 
 
