@@ -19,11 +19,14 @@ from jubensha.scripts import load_script
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
 
 
-@pytest.mark.parametrize(("procedure", "architecture"),
-                         [("demo", "naive"), ("player", "player"),
-                          ("thinkthrice", "thinkthrice")])
+@pytest.mark.parametrize(("procedure", "architecture", "spread"),
+                         [("demo", "naive", 0.0), ("player", "player", 0.05),
+                          ("thinkthrice", "thinkthrice", 0.2)])
 def test_the_count_is_about_the_calls_the_game_makes(tmp_path: Path, procedure: str,
-                                               architecture: str) -> None:
+                                                     architecture: str, spread: float) -> None:
+    """Counted with the fake's other replies (its seed 3, the game's fake seed 0): naive's
+    calls are fixed by the procedure; PLAYER*'s suspects and ThinkThrice's refinements and
+    verification retries follow the replies."""
     script = load_script(TINY)
     plans = plan_seats(script, architecture, "openai:any")
     counted = asyncio.run(count_game_calls(script, find_procedure(procedure), plans, seed=3))
@@ -32,8 +35,7 @@ def test_the_count_is_about_the_calls_the_game_makes(tmp_path: Path, procedure: 
                                       "--out", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
     played = (tmp_path / "run" / "calls.jsonl").read_text(encoding="utf-8").splitlines()
-    # Replies can add a call here and there (a retry, one more suspect), never many.
-    assert abs(counted - len(played)) <= 0.05 * len(played)
+    assert abs(counted - len(played)) <= spread * len(played)
 
 
 def test_only_models_that_take_time_are_estimated() -> None:
