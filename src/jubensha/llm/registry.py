@@ -16,12 +16,19 @@ from pydantic import BaseModel, Field
 from jubensha.llm.base import Model, ModelError
 
 SPEC_FORMS = (
-    "local  (the embedded SmolLM2 model; or local:<path to a .gguf file>)",
+    "local  (the embedded SmolLM2 model; local:qwen2.5-coder-1.5b; local:<path to a .gguf>)",
     "openai:<model>  (any OpenAI-compatible endpoint, e.g. openai:gpt-4o-mini)",
     "scripted  (the deterministic fake used by tests)",
     "replay:<file>  (answers from a recorded cassette)",
 )
 DEFAULT_SPEC = "local"
+MODEL_ENV = "JUBENSHA_MODEL"
+"""Names the default model where a command line gives none (e.g. local:qwen2.5-coder-1.5b)."""
+
+
+def default_model_spec() -> str:
+    """``$JUBENSHA_MODEL`` when set, else ``local``."""
+    return os.environ.get(MODEL_ENV, "").strip() or DEFAULT_SPEC
 
 
 class ModelSpecError(ValueError):
@@ -50,6 +57,9 @@ class ModelOptions(BaseModel):
         None, gt=0, description="Context window of the local model (default: its own).")
     threads: int | None = Field(
         None, ge=1, description="CPU threads of the local model (default: all cores but one).")
+    slots: int | None = Field(
+        None, ge=0, description="KV-cache slots of the local model, one per seat (default "
+        "8; 0: one shared slot).")
     seed: int = Field(0, description="Seed of the scripted fake.")
     latency_s: float = Field(0.0, ge=0, description="Simulated latency of the scripted fake.")
 
@@ -104,9 +114,9 @@ def _build(spec: str, options: ModelOptions) -> Model:
     if kind == "local":
         from jubensha.llm.local import LocalModel
 
-        return LocalModel(path=Path(argument) if argument else None,
-                          context_tokens=options.context_tokens,
-                          temperature=options.temperature, threads=options.threads)
+        return LocalModel.named(argument, context_tokens=options.context_tokens,
+                                temperature=options.temperature, threads=options.threads,
+                                slots=options.slots)
     if kind == "openai":
         from jubensha.llm.openai_client import OpenAIModel
 

