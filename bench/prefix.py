@@ -5,9 +5,10 @@ Prefix share: each architecture plays its procedures with the scripted model (in
 deterministic); every seat's prompts are rendered as one chat text (``role`` header, then
 content, per message, as chat templates do) and cut into tokens (words, punctuation marks,
 single CJK characters). For each call after a seat's first, the reused tokens are the
-longest common prefix with the seat's previous call (``prev``) or with any earlier call of
-that seat (``any``); the share is reused tokens over prompt tokens, summed over calls. A
-server that caches prefixes (llama.cpp slots, vLLM, SGLang, OpenAI) reads only the rest.
+longest common prefix with the seat's previous call (``prev``), with its previous call in
+the same local-model KV slot (``slot``: same seat and prompt family, see
+``jubensha.llm.local.slot_key``) or with any earlier call of that seat (``any``); the
+share is reused tokens over prompt tokens, summed over calls. A server that caches prefixes (llama.cpp slots, vLLM, SGLang, OpenAI) reads only the rest.
 
     python bench/prefix.py [--architectures naive,player,thinkthrice] [--seeds 2]
         [--by-purpose] [--local [MODEL] --procedure demo --max-tokens 48]
@@ -32,9 +33,10 @@ from dataclasses import dataclass, field
 from jubensha.agents.registry import make_agent
 from jubensha.engine.game import Game, Seat
 from jubensha.engine.procedure import Procedure, find_procedure
-from jubensha.llm.base import Message, Model
+from jubensha.llm.base import Message, Model, Request
 from jubensha.llm.calls import CallLog, CallRecord
 from jubensha.llm.fake import ScriptedModel
+from jubensha.llm.local import slot_key
 from jubensha.scripts.bundled import find_script
 
 PLAYS = {"naive": ["demo", "thinkthrice", "player"], "player": ["player"],
@@ -63,13 +65,15 @@ class Share:
     """Reused and total prompt tokens, summed over calls (first calls of seats excluded)."""
 
     prev: int = 0
+    slot: int = 0
     any: int = 0
     total: int = 0
     calls: int = 0
     by_purpose: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
 
-    def add(self, purpose: str, prev: int, best: int, total: int) -> None:
+    def add(self, purpose: str, prev: int, slot: int, best: int, total: int) -> None:
         self.prev += prev
+        self.slot += slot
         self.any += best
         self.total += total
         self.calls += 1
@@ -79,17 +83,21 @@ class Share:
 
 def measure(records: list[CallRecord], share: Share) -> None:
     """Add each seat's calls after its first to ``share``."""
-    earlier: dict[str | None, list[list[str]]] = defaultdict(list)
+    earlier: dict[str | None, list[tuple[tuple[str | None, str], list[str]]]] = defaultdict(list)
     for record in records:
         if record.seat is None or record.error:
             continue
         now = tokens(record.messages)
+        key = slot_key(Request(messages=record.messages, purpose=record.purpose,
+                               seat=record.seat))
         seen = earlier[record.seat]
         if seen:
-            best = max(common_prefix(now, old) for old in seen)
-            share.add(record.purpose.split(".")[-1], common_prefix(now, seen[-1]), best,
-                      len(now))
-        seen.append(now)
+            best = max(common_prefix(now, old) for _, old in seen)
+            slot = next((common_prefix(now, old) for family, old in reversed(seen)
+                         if family == key), 0)
+            share.add(record.purpose.split(".")[-1], common_prefix(now, seen[-1][1]), slot,
+                      best, len(now))
+        seen.append((key, now))
 
 
 async def play(script_id: str, procedure: Procedure, architecture: str, model: Model,
@@ -108,7 +116,7 @@ async def shares(architectures: list[str], script_id: str, seeds: int,
     print(f"prefix share of prompt tokens ({script_id}, scripted model, {seeds} seeds; "
           "first call of each seat excluded)")
     print(f"{'architecture':<13}{'procedure':<13}{'calls':>6}{'tokens/call':>12}"
-          f"{'prev':>7}{'any':>7}")
+          f"{'prev':>7}{'slot':>7}{'any':>7}")
     for architecture in architectures:
         for procedure_name in PLAYS.get(architecture, ["demo"]):
             share = Share()
@@ -119,7 +127,7 @@ async def shares(architectures: list[str], script_id: str, seeds: int,
             total = share.total or 1
             print(f"{architecture:<13}{procedure_name:<13}{share.calls:>6}"
                   f"{share.total / max(share.calls, 1):>12.0f}{share.prev / total:>7.2f}"
-                  f"{share.any / total:>7.2f}")
+                  f"{share.slot / total:>7.2f}{share.any / total:>7.2f}")
             if by_purpose:
                 for purpose, (reused, count) in sorted(share.by_purpose.items()):
                     print(f"{'':<26}{purpose:<24}{count:>8}{reused / (count or 1):>7.2f}")

@@ -10,14 +10,17 @@ through llama.cpp's grammar engine. Prompts longer than the window lose the midd
 longest messages (the response's ``notes`` say so).
 
 Each seat gets its own KV-cache slot (llama.cpp server slots, ``id_slot`` with
-``cache_prompt``), so a seat's next call reads only the tokens after the prefix it shares
-with its previous call; replies are the same as without slots at temperature 0. SmolLM2 is
-English-only: Chinese prompts get one line of advice.
+``cache_prompt``; one per seat and prompt family, see ``slot_key``), so a seat's next call
+reads only the tokens after the prefix it shares with its previous call. llama.cpp's
+batched kernels round differently from one token at a time, so a cached prefix can change
+a temperature-0 reply; ``exact`` reads prompts a token at a time, where slot and no-slot
+replies are the same. SmolLM2 is English-only: Chinese prompts get one line of advice.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import os
 import threading
@@ -33,12 +36,12 @@ INSTALL_HINT = SMOLLM2.install
 DEFAULT_CONTEXT_TOKENS = 8192
 """SmolLM2's training context; a smaller window makes long prompts faster to read."""
 DEFAULT_MAX_TOKENS = 256
-DEFAULT_SLOTS = 8
-"""KV-cache slots, one per seat (most scripts seat at most 8); later seats share them."""
+DEFAULT_SLOTS = 32
+"""KV-cache slots: one per seat and prompt family (``slot_key``); later ones share them."""
 DEFAULT_POOL_TOKENS = 16384
 """Tokens of KV cache the slots share: 8 seats' 2,000-token prompts (~0.4 GB for SmolLM2
-or Qwen2.5-1.5B); at least the context window."""
-CACHE_RAM_MIB = 256
+or Qwen2.5-1.5B); at least the context window. A slot pushed out loses only its cache."""
+CACHE_RAM_MIB = 1024
 """llama.cpp's host-memory prompt cache (states of evicted slots); its default is 8 GiB."""
 FIT_TRIES = 3
 
@@ -161,7 +164,7 @@ class LocalModel(Model):
         """True: read prompts one token at a time, so a reply never depends on how much of
         its prompt came from the cache (llama.cpp's batched kernels round differently)."""
         self.pool_tokens = pool_tokens
-        self._slot_of: dict[str | None, int] = {}
+        self._slot_of: dict[tuple[str | None, str], int] = {}
 
     @classmethod
     def named(cls, argument: str, **settings: Any) -> LocalModel:
@@ -191,16 +194,18 @@ class LocalModel(Model):
         return Engine(str(self.path), self.context_tokens, self.threads, slots,
                       max(self.pool_tokens, self.context_tokens), self.exact)
 
-    def slot(self, seat: str | None) -> int | None:
-        """The seat's KV-cache slot, given in order of first call; seats beyond the slots
-        (and every seat when slots are off) let the server pick the most similar one."""
+    def slot(self, request: Request) -> int | None:
+        """The KV-cache slot of the request's seat and prompt family (``slot_key``), given
+        in order of first use; beyond the slots (and when slots are off) the server picks
+        the slot whose cached prompt is most like this one."""
         if self.slots <= 0 or not self.cache:
             return None
-        if seat not in self._slot_of:
+        key = slot_key(request)
+        if key not in self._slot_of:
             if len(self._slot_of) >= self.slots:
                 return None
-            self._slot_of[seat] = len(self._slot_of)
-        return self._slot_of[seat]
+            self._slot_of[key] = len(self._slot_of)
+        return self._slot_of[key]
 
     async def generate(self, request: Request) -> Response:
         if self.english_only:
@@ -249,7 +254,7 @@ class LocalModel(Model):
             "max_tokens": max_tokens,
             "cache_prompt": self.cache,
         }
-        slot = self.slot(request.seat)
+        slot = self.slot(request)
         if slot is not None:
             payload["id_slot"] = slot
         temperature = config.temperature if config.temperature is not None else self.temperature
@@ -276,6 +281,16 @@ class LocalModel(Model):
                 return engine.handle_chat_completions(payload)
             except ValueError as again:
                 raise LocalModelError(f"local model: {again}") from None
+
+
+def slot_key(request: Request) -> tuple[str | None, str]:
+    """Calls of one seat that open with the same system message (its sheet) share a slot,
+    so each reads only what follows the prefix it shares with the last; calls that open
+    otherwise (ThinkThrice's judgements, with no sheet) get a slot per purpose."""
+    first = request.messages[0] if request.messages else None
+    if first is not None and first.role == "system":
+        return request.seat, "system:" + hashlib.sha256(first.text.encode()).hexdigest()
+    return request.seat, "purpose:" + request.purpose
 
 
 def _warn_if_chinese(request: Request) -> None:
