@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
 
-from jubensha.agents.naive import NaiveAgent, clean_speech
+from jubensha.agents.naive import NaiveAgent, clean_speech, window
 from jubensha.agents.registry import AgentSpecError, architectures, make_agent
 from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.engine.decisions import (
@@ -20,7 +21,10 @@ from jubensha.engine.decisions import (
     TakeTurn,
 )
 from jubensha.engine.events import ActStarted, ClueRevealed, HostSpoke, Spoke
+from jubensha.engine.game import Game, Seat
+from jubensha.engine.procedure import find_procedure
 from jubensha.llm.base import ModelError
+from jubensha.llm.calls import CallLog
 from jubensha.llm.fake import ScriptedModel
 from jubensha.scripts import ActSheet, Script, bundled_scripts, load_script
 
@@ -140,7 +144,7 @@ async def test_history_keeps_the_newest_events_within_budget() -> None:
     assert len(history) < 260 and "Host instructions" not in user
 
 
-async def test_clues_and_new_acts_reach_the_system_prompt() -> None:
+async def test_new_acts_reach_the_system_prompt_and_clues_open_the_user_message() -> None:
     model = ScriptedModel()
     agent = await seated("Bob", model)
     await agent.observe(ClueRevealed(clue_id="c2", title="Note", text="A torn notice.",
@@ -148,9 +152,10 @@ async def test_clues_and_new_acts_reach_the_system_prompt() -> None:
     await agent.observe(ActStarted(act=2, sheet=ActSheet(act=2, text="You recall the lamp.",
                                                          goals=["Explain the lamp."])))
     await agent.decide(Speak(kind="statement", prompt="Speak."))
-    system, _ = prompt(model)
-    assert "A torn notice." in system and "You recall the lamp." in system
-    assert "Explain the lamp." in system
+    system, user = prompt(model)
+    assert "You recall the lamp." in system and "Explain the lamp." in system
+    assert user.startswith("Clues you know: Clue \"Note\": A torn notice.")
+    assert "A torn notice." not in system  # a clue would change the sheet's cached prefix
 
 
 async def test_chinese_scripts_get_chinese_prompts() -> None:
@@ -190,3 +195,39 @@ def test_speech_is_cleaned_of_speaker_labels_and_other_seats_lines(raw: str,
 
 def test_long_speech_is_cut_at_a_word() -> None:
     assert clean_speech("word " * 100, "Ann", ["Ann"], 23) == "word word word word…"
+
+
+def test_the_history_window_start_moves_in_jumps_within_budget() -> None:
+    lines = [f"Line {n}: someone said something of length {'x' * (n % 7)}." for n in range(200)]
+    starts = []
+    for count in range(1, len(lines) + 1):
+        kept = window(lines[:count], 300)
+        assert kept and kept[-1] == lines[count - 1]
+        assert sum(len(line) + 1 for line in kept) <= 300
+        starts.append(count - len(kept))
+    assert starts == sorted(starts)  # the window only moves forward
+    assert len(set(starts)) <= len(starts) / 3  # and stays put while half the budget fills
+
+
+async def test_a_seats_stable_prompt_part_is_a_prefix_of_its_next_prompt() -> None:
+    """Sheet, clues and history come before the decision, so for consecutive calls of a
+    seat with the same clues the earlier system message and clues-and-history text open the
+    later prompt (a server's prefix cache reuses them)."""
+    script = load_script(bundled_scripts()["lighthouse-keeper"])
+    log = CallLog()
+    model = ScriptedModel()
+    seats = {name: Seat(make_agent("naive:history_chars=100000"),
+                        model=log.seat(model, name, access="seat")) for name in script.names}
+    await Game(script, find_procedure("player"), seats, seed=1).run()
+    checked = 0
+    for name in script.names:
+        calls = [r for r in log.sink.records if r.seat == name and not r.error]
+        for before, after in pairwise(calls):
+            system, user = (m.text for m in before.messages)
+            stable = user.rsplit("\n\n", 1)[0] if "What happened so far" in user else ""
+            if not after.messages[1].text.startswith(stable.split("What happened")[0]):
+                continue  # a new clue: the clues block changed
+            assert after.messages[0].text == system
+            assert after.messages[1].text.startswith(stable), (name, before.purpose)
+            checked += 1
+    assert checked > 3 * len(script.names)

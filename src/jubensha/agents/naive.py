@@ -4,6 +4,12 @@ It answers from its character sheet and the most recent events it saw, picks who
 question and what to ask with a schema whose ``target`` is an enum of the candidates, and
 votes the same way. Prompts are short on purpose: the default local model has a small
 context window, so the story and the history each have a character budget.
+
+A prompt is ordered from stable to changing, so a server that caches prompt prefixes
+(a KV-cache slot per seat, vLLM, OpenAI) reads only what is new since the seat's last call:
+the sheet (system), the clues known, the events in order of occurrence, and last the
+decision asked for. The history window drops old events in blocks (``window``), so its
+start moves rarely instead of on every call.
 """
 
 from __future__ import annotations
@@ -85,6 +91,20 @@ def recent(lines: list[str], budget: int) -> list[str]:
         kept.append(line)
         used += len(line) + 1
     return kept[::-1]
+
+
+def window(lines: list[str], budget: int) -> list[str]:
+    """The lines from a start that moves only when they outgrow ``budget``, then jumps so
+    that they fill half of it: oldest first, at most ``budget`` characters, and the same
+    start for many calls in a row (a cached prefix stays valid)."""
+    start, used = 0, 0
+    for end, line in enumerate(lines, 1):
+        used += len(line) + 1
+        if used > budget:
+            kept = recent(lines[start:end], budget // 2)
+            start = end - len(kept)
+            used = sum(len(kept_line) + 1 for kept_line in kept)
+    return lines[start:]
 
 
 def questions_schema(candidates: list[str], count: int) -> type[BaseModel]:
@@ -179,12 +199,15 @@ class NaiveAgent(Agent):
                       story=clip(me.story, self.config.story_chars),
                       timeline=clip(timeline, self.config.story_chars // 2),
                       act_text=act_text, goals=goals,
-                      clues=recent(self.clues, self.config.clue_chars),
                       murderer=sheet.is_murderer, secrets=me.secrets)
 
     def messages(self, template: str, **values: Any) -> list[Message]:
-        history = recent(self.history, self.config.history_chars)
-        user = render("naive", template, self.lang, history=history, me=self.name, **values)
+        """System: the sheet; user: clues, history, then the decision (stable to new)."""
+        context = render("naive", "context", self.lang,
+                         clues=recent(self.clues, self.config.clue_chars),
+                         history=window(self.history, self.config.history_chars))
+        asked = render("naive", template, self.lang, me=self.name, **values)
+        user = f"{context}\n\n{asked}" if context else asked
         return [Message(role="system", content=self.system()), Message(role="user", content=user)]
 
     def request(self, purpose: str, messages: list[Message], max_tokens: int) -> Request:

@@ -55,6 +55,8 @@ def about(request: Request, names: list[str]) -> str:
 
 
 def victim_of(request: Request, victims: list[str]) -> str:
-    found = [v for v in victims if user_text(request).startswith(f"{v} has been murdered")]
+    lines = user_text(request).splitlines()
+    found = [v for v in victims if any(line.startswith(f"{v} has been murdered")
+                                       for line in lines)]
     assert len(found) == 1, found
     return found[0]

@@ -168,10 +168,10 @@ async def test_with_two_murderers_the_variant_follows_who_killed_which_victim() 
     await agent.decide(AskQuestions(stage="questioning", round=1, candidates=others))
     for request in sent(model, "sensor.motivation"):
         text = user_text(request)
-        if text.startswith(killed):
+        if f"\n{killed} has been murdered" in text:
             assert "You are the one who did it" in text
         else:
-            assert text.startswith(spared) and "You did not do it" in text
+            assert f"\n{spared} has been murdered" in text and "You did not do it" in text
 
 
 async def test_requests_carry_purpose_seat_and_the_seat_seed() -> None:

@@ -255,3 +255,19 @@ async def test_murderer_sv_checks_consistency_and_counts_leaks_as_incorrect() ->
     assert "contradicts none of the facts above" in prompt
     assert "I was in the kitchen all evening, baking." in prompt
     assert "22:27" not in prompt.split("item_0")[0]
+
+
+async def test_relevance_judgements_open_with_the_facts_they_share() -> None:
+    """One ``sr.relevance`` call per sub-question: the facts come first and the
+    sub-question last, so each call reuses the one before as a cached prefix."""
+    model = ScriptedModel(replies={
+        "answer": ["#Answer#: I was at the lamp."],
+        "sr.decompose": [{"questions": ["Where were you at nine?", "Who did you see?"]}],
+    })
+    agent = await seat("Tom Hale", model, "mr+sr")
+    await agent.decide(question("Where were you at nine, and who did you see?"))
+    first, second = (r.messages[-1].text for r in model.requests
+                     if r.purpose == "sr.relevance")
+    shared = first.split("Where were you at nine?")[0]
+    assert "item_0:" in shared and second.startswith(shared)
+    assert second.index("Who did you see?") > second.index("item_0:")

@@ -1,0 +1,35 @@
+"""PLAYER* prompts open with what the calls about one suspect share (the retrieved script
+and dialogue), so a server's prefix cache reuses it across the sensors and the question."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from player_helpers import about, seated, sent, user_text
+
+from jubensha.engine.decisions import AskQuestions
+from jubensha.llm.fake import ScriptedModel
+
+
+def head(text: str) -> str:
+    """The retrieved blocks: everything before the seat's role line."""
+    return text.split(" has been murdered.")[0].rsplit("\n", 1)[0]
+
+
+async def test_the_sensors_and_the_question_about_a_suspect_share_their_opening() -> None:
+    model = ScriptedModel()
+    bob = await seated("Bob", model)
+    await bob.decide(AskQuestions(stage="questioning", round=1, count=1,
+                                  candidates=["Ann", "Cara", "Dan"]))
+    sensors = [r for r in model.requests if r.purpose.startswith("sensor.")]
+    names = ["Ann", "Cara", "Dan"]
+    for before, after in pairwise(sensors):
+        if about(before, names) == about(after, names):
+            shared = user_text(before).split("With all of this in mind:")[0]
+            assert user_text(after).startswith(shared) and len(shared) > 100
+            assert after.messages[0].text == before.messages[0].text
+    [question] = sent(model, "question")
+    target = about(question, names)
+    opening = head(user_text(question))
+    assert opening.startswith(f"What your script says about {target}:")
+    assert any(user_text(s).startswith(opening) for s in sensors if about(s, names) == target)
