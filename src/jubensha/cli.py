@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from jubensha.eval.commands import app as eval_app
+from jubensha.llm.commands import models
 from jubensha.runs.audit_command import audit
 from jubensha.runs.commands import play, replay, runs_app
 from jubensha.scripts.commands import app as scripts_app
@@ -23,6 +24,7 @@ app.command()(play)
 app.command()(replay)
 app.command()(serve)
 app.command()(audit)
+app.command()(models)
 
 
 if __name__ == "__main__":

