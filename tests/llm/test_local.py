@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
@@ -133,3 +134,27 @@ async def test_a_slot_per_seat_reads_only_new_tokens_and_replies_the_same() -> N
     later = replies[True][2:]  # each seat's second and third calls reuse their own prefix
     assert all(r.usage.cached_tokens and r.usage.cached_tokens > r.usage.prompt_tokens // 2
                for r in later)
+
+
+def test_slots_go_by_seat_and_sheet_and_are_reused_least_recent_first(tmp_path) -> None:
+    model = LocalModel(path=_fake_gguf(tmp_path), slots=2)
+
+    def asking(seat: str, system: str | None, purpose: str = "answer") -> Request:
+        messages = [Message(role="user", content="Who?")]
+        if system is not None:
+            messages.insert(0, Message(role="system", content=system))
+        return Request(messages=messages, seat=seat, purpose=purpose)
+
+    assert model.slot(asking("Mary", "Mary's sheet")) == 0
+    assert model.slot(asking("Mary", "Mary's sheet", "vote")) == 0  # same sheet, same slot
+    assert model.slot(asking("Tom", "Tom's sheet")) == 1
+    assert model.slot(asking("Mary", "Mary's sheet")) == 0
+    assert model.slot(asking("Mary", None, "sv.verify")) == 1  # no sheet: by purpose; LRU
+    assert model.slot(asking("Tom", "Tom's sheet")) == 0
+    assert LocalModel(path=_fake_gguf(tmp_path), cache=False).slot(asking("Mary", "x")) is None
+
+
+def _fake_gguf(folder) -> Path:
+    path = folder / "model.gguf"
+    path.write_bytes(b"GGUF")
+    return path

@@ -25,6 +25,7 @@ import logging
 import os
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -164,7 +165,7 @@ class LocalModel(Model):
         """True: read prompts one token at a time, so a reply never depends on how much of
         its prompt came from the cache (llama.cpp's batched kernels round differently)."""
         self.pool_tokens = pool_tokens
-        self._slot_of: dict[tuple[str | None, str], int] = {}
+        self._slot_of: OrderedDict[tuple[str | None, str], int] = OrderedDict()
 
     @classmethod
     def named(cls, argument: str, **settings: Any) -> LocalModel:
@@ -195,16 +196,18 @@ class LocalModel(Model):
                       max(self.pool_tokens, self.context_tokens), self.exact)
 
     def slot(self, request: Request) -> int | None:
-        """The KV-cache slot of the request's seat and prompt family (``slot_key``), given
-        in order of first use; beyond the slots (and when slots are off) the server picks
-        the slot whose cached prompt is most like this one."""
+        """The KV-cache slot of the request's seat and prompt family (``slot_key``); a new
+        family takes a free slot, else the least recently used one (later games of a batch
+        reuse the slots). None when slots are off: the server picks."""
         if self.slots <= 0 or not self.cache:
             return None
         key = slot_key(request)
-        if key not in self._slot_of:
-            if len(self._slot_of) >= self.slots:
-                return None
+        if key in self._slot_of:
+            self._slot_of.move_to_end(key)
+        elif len(self._slot_of) < self.slots:
             self._slot_of[key] = len(self._slot_of)
+        else:
+            _, self._slot_of[key] = self._slot_of.popitem(last=False)
         return self._slot_of[key]
 
     async def generate(self, request: Request) -> Response:

@@ -58,8 +58,8 @@ class ModelOptions(BaseModel):
     threads: int | None = Field(
         None, ge=1, description="CPU threads of the local model (default: all cores but one).")
     slots: int | None = Field(
-        None, ge=0, description="KV-cache slots of the local model, one per seat (default "
-        "8; 0: one shared slot).")
+        None, ge=0, description="KV-cache slots of the local model, one per seat and "
+        "prompt family (default 32; 0: one slot for all).")
     seed: int = Field(0, description="Seed of the scripted fake.")
     latency_s: float = Field(0.0, ge=0, description="Simulated latency of the scripted fake.")
 
