@@ -33,3 +33,17 @@ async def test_the_sensors_and_the_question_about_a_suspect_share_their_opening(
     opening = head(user_text(question))
     assert opening.startswith(f"What your script says about {target}:")
     assert any(user_text(s).startswith(opening) for s in sensors if about(s, names) == target)
+
+
+async def test_the_combined_refinement_prompt_opens_with_the_retrieved_blocks() -> None:
+    model = ScriptedModel()
+    bob = await seated("Bob", model)
+    for round_ in (1, 2):
+        await bob.decide(AskQuestions(stage="questioning", round=round_, count=1,
+                                      candidates=["Ann", "Cara", "Dan"]))
+    combined = sent(model, "sensors")
+    assert combined
+    for request in combined:
+        text = user_text(request)
+        assert text.startswith("What your script says about ")
+        assert text.index("has been murdered") > text.index("What has been said about ")
