@@ -166,3 +166,24 @@ def test_a_completion_body_is_read_and_a_foreign_one_is_a_retryable_error() -> N
     assert read_completion({"choices": []}) is None
     with pytest.raises(ValueError, match="not a JSON object"):
         read_completion(["Mary."])
+
+
+async def test_cached_prompt_tokens_reach_the_call_log(server: FakeOpenAIServer) -> None:
+    """OpenAI's prompt_tokens_details.cached_tokens (also vLLM's and llama.cpp's) is kept;
+    a server that does not say leaves it unknown."""
+    from jubensha.llm.calls import CallLog
+
+    cached = completion("It was Tom.", prompt_tokens=2000)
+    assert cached.body is not None
+    cached.body["usage"]["prompt_tokens_details"] = {"cached_tokens": 1920}
+    server.add(cached)
+    server.add(completion("Still Tom."))
+    log = CallLog()
+    seat = log.seat(_model(server), "Mary")
+    await seat.generate(_request())
+    await seat.generate(_request())
+    first, second = log.sink.records
+    assert (first.usage.prompt_tokens, first.usage.cached_tokens) == (2000, 1920)
+    assert second.usage.cached_tokens is None
+    assert '"cached_tokens":1920' in first.model_dump_json()
+    assert (first.usage + second.usage).cached_tokens == 1920
