@@ -11,13 +11,14 @@ the same local-model KV slot (``slot``: same seat and prompt family, see
 share is reused tokens over prompt tokens, summed over calls. A server that caches prefixes (llama.cpp slots, vLLM, SGLang, OpenAI) reads only the rest.
 
     python bench/prefix.py [--architectures naive,player,thinkthrice] [--seeds 2]
-        [--by-purpose] [--local [MODEL] --procedure demo --max-tokens 48]
+        [--by-purpose] [--local [MODEL] --procedure demo --max-tokens 48
+         --settings off,slots,off-exact,slots-exact]
 
 ``--local`` plays one game per setting on the embedded model (temperature 0, naive agents)
-and prints seconds, prompt tokens the server read and whether the transcripts match:
+and prints seconds, prompt tokens the server read and whether each seat's replies match:
 ``off`` (no cache: every call reads its whole prompt), ``slots`` (a KV-cache slot per seat,
-the default) and, with ``--exact``, both again reading prompts one token at a time, where
-replies cannot depend on the cache. Run it with ``nice``: it takes minutes.
+the default), and ``off-exact`` / ``slots-exact`` reading prompts one token at a time,
+where replies cannot depend on the cache. Run it with ``nice``: it takes minutes.
 """
 
 from __future__ import annotations
@@ -133,19 +134,22 @@ async def shares(architectures: list[str], script_id: str, seeds: int,
                     print(f"{'':<26}{purpose:<24}{count:>8}{reused / (count or 1):>7.2f}")
 
 
+SETTINGS = {"off": (False, False), "slots": (True, False), "off-exact": (False, True),
+            "slots-exact": (True, True)}
+"""Label → (cache, exact) of the local model."""
+
+
 async def local_games(spec: str, script_id: str, procedure_name: str, max_tokens: int,
-                      exact: bool, language: str | None) -> None:
+                      settings: list[str], language: str | None) -> None:
     from jubensha.agents.naive import NaiveAgent, NaiveConfig
     from jubensha.llm.local import LocalModel
 
-    settings = [("off", False, False), ("slots", True, False)]
-    if exact:
-        settings += [("off exact", False, True), ("slots exact", True, True)]
     procedure = find_procedure(procedure_name)
-    transcripts: dict[str, str] = {}
+    replies: dict[str, dict[str | None, list[str]]] = {}
     print(f"{spec or 'local'} · {script_id} · {procedure_name} · naive, temperature 0, "
           f"max {max_tokens} tokens")
-    for label, cache, precise in settings:
+    for label in settings:
+        cache, precise = SETTINGS[label]
         model = LocalModel.named(spec, cache=cache, exact=precise)
         await model.load()
         config = NaiveConfig(temperature=0.0, max_tokens=max_tokens,
@@ -161,10 +165,21 @@ async def local_games(spec: str, script_id: str, procedure_name: str, max_tokens
         records = list(log.sink.records)
         prompt = sum(r.usage.prompt_tokens for r in records)
         cached = sum(r.usage.cached_tokens or 0 for r in records)
-        transcripts[label] = "\n".join(r.raw or "" for r in records)
-        base = transcripts["off" if not precise else "off exact"]
+        replies[label] = by_seat(records)
+        base = "off-exact" if precise else "off"
+        same = f"  same replies as {base}: {replies[label] == replies[base]}" \
+            if base in replies and base != label else ""
         print(f"{label:<12} {seconds:7.1f} s  {len(records)} calls  prompt {prompt} tokens, "
-              f"read {prompt - cached}  same replies as off: {transcripts[label] == base}")
+              f"read {prompt - cached}{same}")
+
+
+def by_seat(records: list[CallRecord]) -> dict[str | None, list[str]]:
+    """Each seat's replies in order (seats deciding at once may reach the model in either
+    order, so the log's order is not compared)."""
+    replies: dict[str | None, list[str]] = defaultdict(list)
+    for record in records:
+        replies[record.seat].append(record.raw or "")
+    return dict(replies)
 
 
 def main() -> None:
@@ -177,12 +192,13 @@ def main() -> None:
                         help="time demo games on a local model (local:<this>)")
     parser.add_argument("--procedure", default="demo")
     parser.add_argument("--max-tokens", type=int, default=48)
-    parser.add_argument("--exact", action="store_true")
+    parser.add_argument("--settings", default="off,slots",
+                        help=f"local-model settings to play, of {', '.join(SETTINGS)}")
     parser.add_argument("--lang", default=None)
     args = parser.parse_args()
     if args.local is not None:
         asyncio.run(local_games(args.local, args.script, args.procedure, args.max_tokens,
-                                args.exact, args.lang))
+                                args.settings.split(","), args.lang))
         return
     asyncio.run(shares(args.architectures.split(","), args.script, args.seeds,
                        args.by_purpose))
