@@ -38,3 +38,11 @@ def test_jubensha_model_names_the_default_model_of_play(tmp_path: Path) -> None:
     assert result.exit_code in (0, 4), result.output
     meta = json.loads((tmp_path / "run" / "meta.json").read_text(encoding="utf-8"))
     assert {seat["model"] for seat in meta["seats"].values()} == {"scripted"}
+
+
+def test_exact_mode_is_a_model_option() -> None:
+    from jubensha.llm.registry import ModelOptions, parse_model_spec
+
+    model = parse_model_spec("local", ModelOptions(exact=True))
+    assert model.exact is True
+    assert parse_model_spec("local", ModelOptions()).exact is False

@@ -60,6 +60,9 @@ class ModelOptions(BaseModel):
     slots: int | None = Field(
         None, ge=0, description="KV-cache slots of the local model, one per seat and "
         "prompt family (default 32; 0: one slot for all).")
+    exact: bool = Field(
+        False, description="Local model: read prompts a token at a time, so that a reply at "
+        "temperature 0 does not depend on what the KV cache held (slower; docs/models.md).")
     seed: int = Field(0, description="Seed of the scripted fake.")
     latency_s: float = Field(0.0, ge=0, description="Simulated latency of the scripted fake.")
 
@@ -116,7 +119,7 @@ def _build(spec: str, options: ModelOptions) -> Model:
 
         return LocalModel.named(argument, context_tokens=options.context_tokens,
                                 temperature=options.temperature, threads=options.threads,
-                                slots=options.slots)
+                                slots=options.slots, exact=options.exact)
     if kind == "openai":
         from jubensha.llm.openai_client import OpenAIModel
 
