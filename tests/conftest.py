@@ -21,5 +21,6 @@ def datasets() -> Path:
 @pytest.fixture(autouse=True)
 def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory,
                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """Measured model speeds go to a folder of the test's, never the user's cache."""
-    monkeypatch.setenv("JUBENSHA_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    """Measured model speeds and joined models go to a folder of the test's, never the
+    user's cache."""
+    monkeypatch.setenv("JUBENSHA_CACHE", str(tmp_path_factory.mktemp("cache")))

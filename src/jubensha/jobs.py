@@ -40,6 +40,7 @@ from rich.text import Text
 
 from jubensha.llm.calls import WATCHERS, CallRecord
 from jubensha.llm.health import ModelUnreachable
+from jubensha.userdirs import cache_dir
 
 T = TypeVar("T")
 EXIT_INTERRUPTED = 130
@@ -117,10 +118,8 @@ def stop_here(errors: Console, what: str, again: str | None) -> None:
 
 
 def speed_file() -> Path:
-    """Where the measured seconds per model call are kept between commands
-    (``$JUBENSHA_CACHE_DIR``, else ``~/.cache/jubensha``)."""
-    root = os.environ.get("JUBENSHA_CACHE_DIR") or Path.home() / ".cache" / "jubensha"
-    return Path(root) / "speed.json"
+    """Where the measured seconds per model call are kept between commands."""
+    return cache_dir() / "speed.json"
 
 
 INSTANT_MODELS = ("scripted", "replay", "none")

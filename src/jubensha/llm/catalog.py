@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from jubensha.llm.base import ModelError
+from jubensha.userdirs import cache_dir
 
 CHUNK = 8 << 20
 
@@ -84,10 +85,8 @@ KNOWN: dict[str, KnownModel] = {m.name: m for m in (SMOLLM2, QWEN_CODER_15B)}
 
 
 def cache_folder() -> Path:
-    """Where joined models live: ``$JUBENSHA_CACHE/models``, else the XDG cache folder."""
-    root = os.environ.get("JUBENSHA_CACHE") or Path(
-        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jubensha"
-    return Path(root) / "models"
+    """Where joined models live: ``models/`` in the user's cache folder (``userdirs``)."""
+    return cache_dir() / "models"
 
 
 def _package_folder(package: str) -> Path | None:
