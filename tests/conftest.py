@@ -1,13 +1,27 @@
-"""Shared fixtures: where the real datasets are, skipping cleanly when they are absent."""
+"""Shared fixtures: where the real datasets are, skipping cleanly when they are absent; and
+``--long`` (or ``JUBENSHA_LONG_TESTS=1``), which makes the fuzzing, fault and crash suites
+run more iterations."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ROOT.parent / "shared" / "datasets"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--long", action="store_true",
+                     help="More iterations of the fuzzing, fault-injection and crash suites "
+                          "(same as JUBENSHA_LONG_TESTS=1).")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("--long"):
+        os.environ["JUBENSHA_LONG_TESTS"] = "1"
 
 
 @pytest.fixture(scope="session")

@@ -259,8 +259,12 @@ async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
 
 
 def write_result(folder: Path, name: str, result: MetricResult) -> None:
-    (folder / f"{name}.json").write_text(result.model_dump_json(indent=2) + "\n",
-                                         encoding="utf-8")
+    """Write ``<name>.json`` whole or not at all: a process killed while writing leaves the
+    earlier file (or none), never half a result that a resumed batch would take as done."""
+    path = folder / f"{name}.json"
+    partial = path.with_name(f"{path.name}.tmp")
+    partial.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    partial.replace(path)
 
 
 def read_options(path: Path | None) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from jubensha.eval.registry import MetricContext
 from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request
-from jubensha.llm.calls import CallLog, JsonlSink, SeatModel
+from jubensha.llm.calls import CallLog, JsonlSink, SeatModel, drop_torn_tail
 from jubensha.llm.health import Health
 from jubensha.llm.registry import parse_model_spec
 from jubensha.llm.structured import generate_object
@@ -165,7 +165,8 @@ def open_session(run_path: Path) -> EvalSession:
     folder.mkdir(parents=True, exist_ok=True)
     log_path = folder / EVAL_CALLS
     calls = CallLog(JsonlSink(log_path), Health())  # a dead judge stops the evaluation
+    drop_torn_tail(log_path)  # a killed evaluation's half record (maybe mid-character)
     if log_path.is_file():
-        with log_path.open(encoding="utf-8") as handle:
+        with log_path.open("rb") as handle:
             calls.count = sum(1 for line in handle if line.strip())
     return EvalSession(folder, calls, SqliteCache(folder / EVAL_CACHE))

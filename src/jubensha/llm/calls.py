@@ -125,6 +125,31 @@ class JsonlSink:
             handle.write(record.model_dump_json() + "\n")
 
 
+def drop_torn_tail(path: Path, chunk: int = 65_536) -> None:
+    """Cut off a last line that a killed writer left without its newline, before appending
+    to ``path`` again: a record glued onto a torn one would be a broken line in the middle of the
+    log, which readers refuse (they skip only a torn *last* line)."""
+    try:
+        handle = path.open("rb+")
+    except FileNotFoundError:
+        return
+    with handle:
+        end = handle.seek(0, 2)
+        position = end
+        while position > 0:
+            start = max(0, position - chunk)
+            handle.seek(start)
+            block = handle.read(position - start)
+            if position == end and block.endswith(b"\n"):
+                return
+            newline = block.rfind(b"\n")
+            if newline >= 0:
+                handle.truncate(start + newline + 1)
+                return
+            position = start
+        handle.truncate(0)
+
+
 def read_calls(path: Path) -> list[CallRecord]:
     """The records of a ``calls.jsonl``; a bad line is an error naming the file and line,
     except a last line cut off while it was written (even inside a character), skipped."""

@@ -127,10 +127,12 @@ class RunFolder:
         self._calls.flush()
 
     def finish(self, result: GameResult, transcript: str) -> RunResult:
-        """Write result.json and transcript.md; returns the result with usage."""
+        """Write transcript.md, then result.json (last: its presence says the game is
+        finished, so a kill between the two leaves an unfinished game, not one without its
+        transcript); returns the result with usage."""
         final = RunResult(**result.model_dump(), usage=self.usage)
-        _write_json(self.path / RESULT, final)
         self.write_transcript(transcript)
+        _write_json(self.path / RESULT, final)
         return final
 
     def write_transcript(self, text: str) -> None:

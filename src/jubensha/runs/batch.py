@@ -17,7 +17,7 @@ import re
 import traceback
 import typing
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -230,14 +230,20 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
     return row
 
 
-def _statuses(folder: Path) -> dict[str, MetricStatus]:
-    """The metric statuses of an earlier evaluation of the run, to be updated."""
+def _statuses(folder: Path, names: Iterable[str] = ()) -> dict[str, MetricStatus]:
+    """The metric statuses of an earlier evaluation of the run, to be updated; of
+    ``names``, a metric whose result file is there counts as scored even when the summary
+    is not (a batch killed between writing a result and writing the summary)."""
     path = folder / f"{SUMMARY}.json"
     try:
         summary = EvalSummary.model_validate_json(path.read_text(encoding="utf-8"))
+        found = {status.metric: status for status in summary.statuses}
     except (OSError, ValidationError):
-        return {}
-    return {status.metric: status for status in summary.statuses}
+        found = {}
+    for name in names:
+        if name not in found and (folder / f"{name}.json").is_file():
+            found[name] = MetricStatus(metric=name, status="scored")
+    return found
 
 
 # --- budgets ---------------------------------------------------------------------------------
@@ -439,6 +445,16 @@ def _examples(names: list[str]) -> str:
     return ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
 
 
+def _write_spec(path: Path, text: str) -> None:
+    """Write the resolved spec whole or not at all, and only when it changed: every resume
+    writes it, and a kill mid-write must not leave a batch that cannot be resumed."""
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return
+    partial = path.with_name(f"{path.name}.tmp")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)
+
+
 class Batch:
     """A batch folder and the games its spec expands to."""
 
@@ -473,7 +489,7 @@ class Batch:
                 "seats, seeds, language, embedder or model options change the games; "
                 "concurrency, wrappers, timeout, metrics, executor and endpoints do not. Write "
                 f"to a new folder (--out), or {hint}.")
-        (root / SPEC_FILE).write_text(dump_spec(spec), encoding="utf-8")
+        _write_spec(root / SPEC_FILE, dump_spec(spec))
         return batch
 
     @staticmethod
@@ -648,7 +664,7 @@ class _Runner:
         run = read_run(folder)
         judge, embedder = self._judge(), self._embedder()
         session = open_session(folder)
-        statuses = _statuses(session.folder)
+        statuses = _statuses(session.folder, self.spec.metrics)
         try:
             for name in names:
                 spec = get_metric(name)

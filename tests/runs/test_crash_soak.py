@@ -1,0 +1,260 @@
+"""Crash soak: a batch killed with SIGKILL at random moments (seeded), resumed each time,
+ends with the same games, results, metrics, logs and index as a batch never interrupted;
+and run folders whose logs were torn mid-line, even inside a UTF-8 character, are read,
+replayed, reindexed and resumed.
+
+``--long`` (or ``JUBENSHA_LONG_TESTS=1``) runs more series with more kills each."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from jubensha.cli import app
+from jubensha.llm.calls import drop_torn_tail, read_calls
+from jubensha.runs.batch import Batch
+from jubensha.runs.index import BatchIndex
+
+ROOT = Path(__file__).parents[2]
+LONG = os.environ.get("JUBENSHA_LONG_TESTS") == "1"
+SERIES = [11, 12, 13] if LONG else [11]
+KILLS = 8 if LONG else 4
+SPEC = """
+scripts: [lighthouse-keeper, tingsong-tea-estate]
+architectures: [naive, extractive]
+models: scripted
+seeds: [0, 1]
+embedder: none
+concurrency: 2
+model_options: {latency_s: 0.005}
+metrics: [identification, culprit-rank, revote]
+"""
+CLOCK_KEYS = {"time", "latency_s", "duration_s", "started", "finished"}
+"""Clock readings: they differ between any two runs, interrupted or not."""
+
+
+def jubensha(*args: str) -> subprocess.Popen[bytes]:
+    """The command line in a child process of its own (its own session, so that the kill
+    reaches only it)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "120"}
+    return subprocess.Popen([sys.executable, "-c", "from jubensha.cli import app; app()",
+                             *args], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, start_new_session=True)
+
+
+def finish(process: subprocess.Popen[bytes]) -> int:
+    _, err = process.communicate(timeout=300)
+    assert b"Traceback" not in err, err.decode("utf-8", "replace")
+    return process.returncode
+
+
+def timeless(value: Any) -> Any:
+    """``value`` without clock readings, at any depth."""
+    if isinstance(value, dict):
+        return {k: timeless(v) for k, v in value.items() if k not in CLOCK_KEYS}
+    if isinstance(value, list):
+        return [timeless(v) for v in value]
+    return value
+
+
+def jsonl(path: Path) -> list[Any]:
+    return [timeless(json.loads(line)) for line in
+            path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def document(path: Path, root: Path) -> Any:
+    """A JSON file, its clock readings left out and the batch folder's path replaced."""
+    return timeless(json.loads(path.read_text(encoding="utf-8").replace(
+        json.dumps(str(root))[1:-1], "BATCH")))
+
+
+def snapshot(root: Path) -> dict[str, Any]:
+    """What a batch produced, minus clocks and minus what only says how many attempts it
+    took (attempts, spend over all attempts, set-aside folders, the metrics' call logs)."""
+    found: dict[str, Any] = {}
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and ".partial-" not in p.name):
+        game: dict[str, Any] = {
+            "events": jsonl(folder / "events.jsonl"), "calls": jsonl(folder / "calls.jsonl"),
+            "result": document(folder / "result.json", root),
+            "meta": document(folder / "meta.json", root),
+            "transcript": (folder / "transcript.md").read_text(encoding="utf-8")}
+        for metric in sorted((folder / "eval").glob("*.json")):
+            data = document(metric, root)
+            game[f"eval/{metric.name}"] = data["statuses"] if metric.stem == "all" else data
+        found[folder.name] = game
+    with BatchIndex.of(root) as index:
+        found["index"] = [timeless(row.model_dump(exclude={"attempts", "spent"}))
+                          for row in index.rows()]
+    found["spec"] = (root / "spec.yaml").read_text(encoding="utf-8")
+    return found
+
+
+def leftovers(root: Path) -> list[str]:
+    """Files a finished batch should not hold: half-written temporaries."""
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*.tmp"))
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, float]:
+    """The batch played once, uninterrupted, and how long that took."""
+    folder = tmp_path_factory.mktemp("soak")
+    (folder / "spec.yaml").write_text(SPEC, encoding="utf-8")
+    started = time.perf_counter()
+    assert finish(jubensha("runs", "batch", str(folder / "spec.yaml"),
+                           "--out", str(folder / "batch"))) == 0
+    return folder / "batch", time.perf_counter() - started
+
+
+@pytest.mark.parametrize("seed", SERIES)
+def test_a_batch_killed_at_random_moments_ends_as_if_never_killed(tmp_path, baseline, seed):
+    expected, seconds = baseline
+    (tmp_path / "spec.yaml").write_text(SPEC, encoding="utf-8")
+    out = tmp_path / "batch"
+    chance = random.Random(seed)
+    kills = 0
+    command = ["runs", "batch", str(tmp_path / "spec.yaml"), "--out", str(out)]
+    for _ in range(KILLS):
+        process = jubensha(*command)
+        time.sleep(chance.uniform(0.2, seconds))
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            kills += 1
+        process.wait(timeout=60)
+        command = ["runs", "resume", str(out)]
+    if not (out / "batch.sqlite").is_file():  # every kill came before the index existed
+        command = ["runs", "batch", str(tmp_path / "spec.yaml"), "--out", str(out)]
+    assert finish(jubensha(*command)) == 0
+    assert kills >= KILLS // 2, "the kills came too late to test anything"
+    assert differences(snapshot(out), snapshot(expected)) == []
+    assert leftovers(out) == []
+
+
+def copy_batch(source: Path, target: Path) -> None:
+    """A copy of a batch folder, the paths its results record moved with it."""
+    subprocess.run(["cp", "-r", str(source), str(target)], check=True)
+    for path in target.rglob("*.json"):
+        path.write_text(path.read_text(encoding="utf-8").replace(
+            json.dumps(str(source))[1:-1], json.dumps(str(target))[1:-1]), encoding="utf-8")
+
+
+def torn(path: Path, inside_character: bool) -> None:
+    """Cut ``path`` inside its last line: at a byte in the middle of a multi-byte UTF-8
+    character, or just after a whole character."""
+    data = path.read_bytes()
+    start = data.rstrip(b"\n").rfind(b"\n") + 1
+    line = data[start:]
+    for offset in [*range(len(line) // 2, len(line)), *range(1, len(line) // 2)]:
+        lead = line[offset]
+        if lead >= 0xE0 if inside_character else lead < 0x80:
+            path.write_bytes(data[:start + offset + (1 if inside_character else 0)])
+            return
+    raise AssertionError(f"{path}: no place to tear")
+
+
+@pytest.mark.parametrize("inside_character", [True, False])
+def test_torn_logs_are_read_replayed_reindexed_and_resumed(tmp_path, baseline,
+                                                           inside_character):
+    """A Chinese game whose result was never written and whose logs end in a torn line,
+    and a finished one whose metric log was torn: replay shows the partial game, reindex
+    counts it as interrupted, resume plays it again and appends to the torn metric log,
+    and the batch ends as the uninterrupted one."""
+    expected, _ = baseline
+    out = tmp_path / "batch"
+    copy_batch(expected, out)
+    chinese, scored = sorted(out.glob("tingsong-tea-estate.demo.naive.*"))
+    for name in ("result.json", "transcript.md"):
+        (chinese / name).unlink()
+    for name in ("events.jsonl", "calls.jsonl"):
+        torn(chinese / name, inside_character)
+    (scored / "eval" / "revote.json").unlink()
+    torn(scored / "eval" / "calls.jsonl", inside_character)
+    kept = len(read_calls(scored / "eval" / "calls.jsonl"))
+
+    assert finish(jubensha("replay", str(chinese))) == 0
+    assert finish(jubensha("runs", "reindex", str(out))) == 0
+    with BatchIndex.of(out) as index:
+        rows = {row.name: row for row in index.rows()}
+    assert rows[chinese.name].status == "failed"
+    assert "interrupted" in (rows[chinese.name].error or "")
+    assert finish(jubensha("runs", "resume", str(out))) == 0
+    assert differences(snapshot(out), snapshot(expected)) == []
+    assert len(read_calls(scored / "eval" / "calls.jsonl")) > kept
+
+
+def differences(got: dict[str, Any], want: dict[str, Any]) -> list[str]:
+    """Where two snapshots differ (game and part), for a readable failure."""
+    found = []
+    for name in sorted(set(got) | set(want)):
+        if got.get(name) == want.get(name):
+            continue
+        if isinstance(got.get(name), dict) and isinstance(want.get(name), dict):
+            found += [f"{name}: {part}" for part in sorted(set(got[name]) | set(want[name]))
+                      if got[name].get(part) != want[name].get(part)]
+        else:
+            found.append(name)
+    return found
+
+
+def test_a_kill_between_a_metric_and_the_summary_loses_no_status(tmp_path, baseline):
+    """Killed after writing identification and culprit-rank but before revote and
+    eval/all.json: the resumed batch scores revote and the summary still lists all three."""
+    expected, _ = baseline
+    out = tmp_path / "batch"
+    copy_batch(expected, out)
+    game = next(out.glob("lighthouse-keeper.demo.naive.*"))
+    for name in ("all.json", "revote.json"):
+        (game / "eval" / name).unlink()
+    with BatchIndex.of(out) as index:  # as the kill left it
+        row = next(r for r in index.rows() if r.name == game.name)
+        index.put(row.model_copy(update={"status": "running"}))
+    batch = Batch.resume(out)
+    try:
+        asyncio.run(batch.run())
+    finally:
+        batch.close()
+    summary = json.loads((game / "eval" / "all.json").read_text(encoding="utf-8"))
+    assert [(s["metric"], s["status"]) for s in summary["statuses"]] == [
+        ("identification", "scored"), ("culprit-rank", "scored"), ("revote", "scored")]
+    assert not list(game.rglob("*.tmp"))
+
+
+def test_the_result_is_written_last(tmp_path, monkeypatch):
+    """result.json says a game is finished, so it comes after the transcript: a kill
+    between the two leaves a game that resume plays again, not one without a transcript."""
+    written: list[str] = []
+    real = Path.write_text
+
+    def noting(path: Path, *args: Any, **kwargs: Any) -> int:
+        written.append(path.name)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", noting)
+    assert CliRunner().invoke(app, ["play", "lighthouse-keeper", "--model", "scripted",
+                                    "--embedder", "none", "--out", str(tmp_path / "run")]
+                              ).exit_code == 0
+    assert written.index("transcript.md") < written.index("result.tmp")
+
+
+def test_a_torn_tail_is_dropped_before_appending(tmp_path):
+    log = tmp_path / "calls.jsonl"
+    drop_torn_tail(log)  # no file: nothing to do
+    assert not log.exists()
+    log.write_bytes(b'{"a": 1}\n{"b": "\xe8\x8c')
+    drop_torn_tail(log, chunk=4)
+    assert log.read_bytes() == b'{"a": 1}\n'
+    drop_torn_tail(log, chunk=4)  # a whole last line is kept
+    assert log.read_bytes() == b'{"a": 1}\n'
+    log.write_bytes('{"茶": '.encode())  # one torn line and nothing else
+    drop_torn_tail(log, chunk=4)
+    assert log.read_bytes() == b""
