@@ -12,6 +12,7 @@ integers and lone surrogates that cannot be written back out. Every problem is o
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,16 @@ def _check_text(text: str) -> None:
     except UnicodeEncodeError as exc:
         raise DocumentError(f"text holds an invalid character ({exc.reason}): "
                             f"{shorten(text)!r}") from None
+
+
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029\ud800-\udfff]")
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """``text`` fit for one line of an error message: line breaks, control characters and
+    lone surrogates escaped (a field named ``"a\\rb"`` must not start a new line, nor one
+    named ``"\\ud800"`` make printing fail), cut to ``limit`` characters."""
+    return shorten(_UNPRINTABLE.sub(lambda m: repr(m.group())[1:-1], text), limit)
 
 
 def shorten(text: str, limit: int = MAX_SHOWN) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from collections.abc import Iterator
 from functools import cache
 from importlib import resources
@@ -35,10 +36,12 @@ from jubensha.eval.wellplay import (
     score_pass,
     score_script,
 )
+from jubensha.safeload import one_line
 
 _BAD_WORKBOOK = (zipfile.BadZipFile, InvalidFileException, KeyError, ValueError, OSError,
-                 EOFError, SyntaxError)
-"""What openpyxl raises on truncated or foreign files (XML parse errors are SyntaxErrors)."""
+                 EOFError, SyntaxError, zlib.error)
+"""What openpyxl raises on truncated or foreign files (XML parse errors are SyntaxErrors; a
+corrupt compressed part is a zlib.error)."""
 
 Grading = Literal["logged", "authors", "sets", "exact"]
 """``logged``: the authors' own ``is_right`` column; the others re-grade the answers."""
@@ -110,8 +113,9 @@ def _open_rows(path: Path, columns: tuple[str, ...]) -> Iterator[tuple[int, dict
         names = [str(h).strip() if h is not None else "" for h in header or ()]
         missing = [c for c in columns if c not in names]
         if missing:
+            found = one_line(", ".join(n for n in names if n), 300) or "nothing"
             raise PlayerLogError(f"{path}: header lacks column(s) {', '.join(missing)} "
-                                 f"(found {', '.join(n for n in names if n) or 'nothing'})")
+                                 f"(found {found})")
         for number, values in enumerate(rows, start=2):
             yield number, dict(zip(names, values, strict=False))
     except _BAD_WORKBOOK as exc:

@@ -88,7 +88,7 @@ class ReplayModel(Model):
         if not path.is_file():
             raise CassetteError(f"cassette not found: {path}")
         entries = []
-        with path.open(encoding="utf-8") as handle:
+        with path.open("rb") as handle:  # bytes: pydantic reports bad UTF-8 as bad JSON
             for number, line in enumerate(handle, 1):
                 if not line.strip():
                     continue

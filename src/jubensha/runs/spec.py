@@ -38,7 +38,7 @@ from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_s
 from jubensha.llm.wrappers import Budget
 from jubensha.runs.arena import Arena, Entrant, Pairing, pairings
 from jubensha.runs.play import PlayError, SeatPlan, parse_seat, plan_seats
-from jubensha.safeload import DocumentError, read_document
+from jubensha.safeload import DocumentError, one_line, read_document
 from jubensha.scripts.bundled import bundled_scripts, find_script, script_location
 from jubensha.scripts.importers import IMPORTERS, discover, import_script
 from jubensha.scripts.io import ScriptError
@@ -59,8 +59,9 @@ class SpecError(Exception):
     def __init__(self, source: str | Path, problems: list[tuple[str, str]]):
         self.source = str(source)
         self.problems = problems
-        super().__init__("\n".join(f"{source}: {field}: {message}"
-                                   for field, message in problems))
+        super().__init__("\n".join(
+            f"{source}: {one_line(field, 200)}: {one_line(message, 600)}"
+            for field, message in problems))
 
     @classmethod
     def one(cls, source: str | Path, field: str, message: str) -> SpecError:

@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from jubensha.safeload import one_line
 from jubensha.scripts.model import PUBLIC, Script
 
 Severity = Literal["error", "warning"]
@@ -23,8 +24,10 @@ class Problem(BaseModel):
     message: str
 
     def render(self, source: str = "") -> str:
+        """``source: field: message`` on one line of bounded length, whatever the input
+        put into the field's name or the message."""
         prefix = f"{source}: " if source else ""
-        return f"{prefix}{self.field}: {self.message}"
+        return f"{prefix}{one_line(self.field, 200)}: {one_line(self.message, 600)}"
 
 
 class Report(BaseModel):

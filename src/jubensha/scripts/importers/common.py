@@ -30,6 +30,10 @@ def fail(source: Path | str, field: str, message: str) -> ScriptError:
 
 
 def read_text(path: Path) -> str:
+    """A source file's text; a symbolic link is refused (a dataset folder must not carry
+    a file from elsewhere on the machine into the script, and on to a model endpoint)."""
+    if path.is_symlink():
+        raise fail(path, "(file)", "a symbolic link: importers read only regular files")
     try:
         return path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:

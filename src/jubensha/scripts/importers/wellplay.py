@@ -70,8 +70,8 @@ def import_wellplay(src: Path) -> Script:
     info = expect(read_json(info_path)[0], dict, info_path, "(top level)")
     listed = _listed_characters(info, info_path, folder)
     raws = {name: _read_character(folder / "json" / f"{name}.json") for name in listed}
-    language = language_of(folder, *(" ".join(text_list(r.get("script"), "", "")) for r in
-                                     raws.values()))
+    language = language_of(folder, *(" ".join(text_list(r.get("script"), r["__path__"],
+                                                        "script")) for r in raws.values()))
     per_index = _victims(raws)
     victims = [Victim(name=name) for name in dict.fromkeys(per_index)]
     characters = [_character(name, raw, per_index) for name, raw in raws.items()]

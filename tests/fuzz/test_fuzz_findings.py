@@ -1,0 +1,91 @@
+"""Each bug the fuzzer (``test_fuzz_loaders.py``) found, as a plain regression test: the
+smallest input that showed it and the one-line error it must give now."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from jubensha.eval.playerlogs import PlayerLogError, read_transcript
+from jubensha.llm.replay import CassetteError, ReplayModel
+from jubensha.runs.spec import SpecError, load_spec
+from jubensha.scripts.importers import import_script
+from jubensha.scripts.io import ScriptError, load_script
+from tests.fuzz.shapes import TINY, conan, player_log, wellplay, xlsx
+
+
+def write(folder: Path, files: dict[str, bytes]) -> Path:
+    for name, content in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(content)
+    return folder
+
+
+def test_a_cassette_that_is_not_utf8_is_a_cassette_error(tmp_path):
+    path = tmp_path / "cassette.jsonl"
+    path.write_bytes(b"\xff\xfe\x00{}\n")
+    with pytest.raises(CassetteError, match=r"cassette.jsonl:1: "):
+        ReplayModel.load(path)
+
+
+def test_an_importer_never_reads_a_file_through_a_link(tmp_path):
+    """A Conan purpose file linked to a file elsewhere was read into the script."""
+    (tmp_path / "secret.txt").write_text("the key", encoding="utf-8")
+    files = conan()
+    del files["english/data_final/001-Tiny/purpose/Bob.txt"]
+    write(tmp_path / "data", files)
+    link = tmp_path / "data" / "english" / "data_final" / "001-Tiny" / "purpose" / "Bob.txt"
+    link.parent.mkdir()
+    link.symlink_to(tmp_path / "secret.txt")
+    with pytest.raises(ScriptError, match="Bob.txt: \\(file\\): a symbolic link"):
+        import_script("conan", tmp_path / "data" / "english" / "data_final" / "001-Tiny")
+
+
+def test_a_corrupt_workbook_part_is_a_player_log_error(tmp_path):
+    """A damaged compressed part raised zlib.error out of openpyxl."""
+    data = bytearray(player_log()["logs/Tiny/Tiny.xlsx"])
+    start = data.index(b"xl/worksheets/sheet1.xml") + len(b"xl/worksheets/sheet1.xml")
+    data[start:start + 40] = b"\xff" * 40  # the sheet's deflated bytes
+    path = tmp_path / "Tiny.xlsx"
+    path.write_bytes(bytes(data))
+    with pytest.raises(PlayerLogError, match="Tiny.xlsx: "):
+        read_transcript(path)
+
+
+def test_a_header_of_huge_cells_is_one_short_line(tmp_path):
+    path = tmp_path / "Tiny.xlsx"
+    path.write_bytes(xlsx([("x" * 30_000, "y\nz")]))
+    with pytest.raises(PlayerLogError) as error:
+        read_transcript(path)
+    assert len(str(error.value).splitlines()) == 1 and len(str(error.value)) < 600
+
+
+def test_a_field_named_with_a_line_break_stays_on_its_line(tmp_path):
+    """A key holding '\\r' split a spec error into a line that named no file."""
+    path = tmp_path / "spec.yaml"
+    path.write_text(json.dumps({"scripts": ["lighthouse-keeper"], "a\rb": 1}), "utf-8")
+    with pytest.raises(SpecError) as error:
+        load_spec(path)
+    assert len(str(error.value).splitlines()) == 1 and "a\\rb: unknown field" in str(error.value)
+
+
+def test_a_huge_unknown_field_is_cut_in_the_script_error(tmp_path):
+    data = yaml.safe_load(TINY)
+    data["x" * 5000 + "\u2028"] = 1
+    path = tmp_path / "script.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(ScriptError) as error:
+        load_script(path)
+    [line] = str(error.value).splitlines()
+    assert line.startswith(str(path)) and len(line) < 1000
+
+
+def test_a_wellplay_script_given_as_an_object_names_its_file(tmp_path):
+    files = wellplay()
+    files["Tiny/json/Ann.json"] = json.dumps({"script": {}, "victims": ["Vic"]}).encode()
+    write(tmp_path, files)
+    with pytest.raises(ScriptError, match=r"Ann.json: script: expected a list"):
+        import_script("wellplay", tmp_path / "Tiny")
