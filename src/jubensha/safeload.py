@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
@@ -47,7 +47,8 @@ def parse_document(text: str, *, json_syntax: bool = False) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise DocumentError(f"invalid YAML{where}: "
-                            f"{shorten(str(getattr(exc, 'problem', None) or exc))}") from None
+                            f"{one_line(str(getattr(exc, 'problem', None) or exc), MAX_SHOWN)}"
+                            ) from None
     except RecursionError:
         raise DocumentError(f"nested too deeply (at most {MAX_DEPTH} levels)") from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
@@ -68,6 +69,15 @@ def read_document(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         raise DocumentError(f"not UTF-8 text (byte {exc.start})") from None
     return parse_document(text, json_syntax=path.suffix.lower() == ".json")
+
+
+def is_path(path: Path, kind: Literal["any", "file", "folder"] = "any") -> bool:
+    """Whether ``path`` names an existing file or folder; a name the system cannot even look
+    up (too long, say, as a fuzzed script name is) is simply not one, not an ``OSError``."""
+    try:
+        return {"any": path.exists, "file": path.is_file, "folder": path.is_dir}[kind]()
+    except OSError:
+        return False
 
 
 def flow_depth(text: str) -> int:

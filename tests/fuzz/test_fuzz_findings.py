@@ -9,12 +9,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from jubensha.eval.playerlogs import PlayerLogError, read_transcript
+from jubensha.eval.playerlogs import TRANSCRIPT_COLUMNS, PlayerLogError, read_transcript
+from jubensha.llm.calls import read_calls
 from jubensha.llm.replay import CassetteError, ReplayModel
+from jubensha.runs.importers.player_log import PlayerLogImportError, import_player_log
+from jubensha.runs.log import RunError, read_run
 from jubensha.runs.spec import SpecError, load_spec
+from jubensha.safeload import DocumentError, read_document
 from jubensha.scripts.importers import import_script
 from jubensha.scripts.io import ScriptError, load_script
-from tests.fuzz.shapes import TINY, conan, player_log, wellplay, xlsx
+from tests.fuzz.shapes import TINY, conan, player_log, run, wellplay, whodunitbench, xlsx
 
 
 def write(folder: Path, files: dict[str, bytes]) -> Path:
@@ -89,3 +93,55 @@ def test_a_wellplay_script_given_as_an_object_names_its_file(tmp_path):
     write(tmp_path, files)
     with pytest.raises(ScriptError, match=r"Ann.json: script: expected a list"):
         import_script("wellplay", tmp_path / "Tiny")
+
+
+@pytest.mark.parametrize("name", ["options.yaml", "prices.yaml", "sensors.yaml"])
+def test_a_yaml_error_is_one_line(tmp_path, name):
+    """PyYAML's problem text holds a line break ('...\\n  in "<unicode string>"')."""
+    path = tmp_path / name
+    path.write_bytes(b"a: \x03")
+    with pytest.raises(DocumentError) as error:
+        read_document(path)
+    assert len(str(error.value).splitlines()) == 1
+
+
+def test_an_unknown_stage_is_quoted_short(tmp_path):
+    rows = [TRANSCRIPT_COLUMNS, (0, "self introduction stage", "Li", "all", "I am Li.", ""),
+            (1, "x" * 5000, "Li", "Wang", "Where?", "")]
+    (tmp_path / "Tiny").mkdir()
+    (tmp_path / "Tiny" / "Tiny.xlsx").write_bytes(xlsx(rows))
+    with pytest.raises(PlayerLogImportError) as error:
+        import_player_log(tmp_path / "Tiny" / "Tiny.xlsx", tmp_path / "out")
+    assert len(str(error.value)) < 400
+
+
+def test_a_log_line_nested_too_deeply_is_a_run_error(tmp_path):
+    """The torn-line check parsed it again with json and hit Python's recursion limit."""
+    files = {n.removeprefix("run/"): c for n, c in run().items()}
+    write(tmp_path, files)
+    with (tmp_path / "events.jsonl").open("ab") as log:
+        log.write(b"[" * 5000 + b"]" * 5000 + b"\n")
+    with pytest.raises(RunError, match="events.jsonl:"):
+        read_run(tmp_path)
+    calls = tmp_path / "calls.jsonl"
+    calls.write_bytes(calls.read_bytes() + b"[" * 5000 + b"]" * 5000 + b"\n")
+    with pytest.raises(ValueError, match="calls.jsonl:"):
+        read_calls(calls)
+
+
+def test_a_spec_naming_a_script_too_long_for_a_path_is_a_spec_error(tmp_path):
+    path = tmp_path / "spec.yaml"
+    path.write_text(json.dumps({"scripts": ["9" * 5000], "procedures": ["p" * 5000]}), "utf-8")
+    with pytest.raises(SpecError) as error:
+        load_spec(path)
+    assert all(len(line) < 1000 for line in str(error.value).splitlines())
+
+
+def test_a_whodunitbench_role_named_by_a_number_is_read_as_text(tmp_path):
+    files = whodunitbench()
+    data = json.loads(files["TINY/env_p_all.json"])
+    data["role"][1]["name"], data["role"][1]["self"] = 7, 8
+    files["TINY/env_p_all.json"] = json.dumps(data).encode()
+    write(tmp_path, files)
+    script = import_script("whodunitbench", tmp_path / "TINY")
+    assert script.characters[1].name == "7" and script.characters[1].extra["self"] == "8"

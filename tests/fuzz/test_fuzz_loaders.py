@@ -5,7 +5,7 @@ in bounded time and memory, and with no file from outside the folder in what was
 
 Each example runs in a worker process under a watchdog (``harness.py``): a segfault, a hang
 or a blown memory limit is reported as a failure, not a crash of the test run. ``--long``
-(``JUBENSHA_LONG_TESTS=1``) runs 15 times as many examples; ``JUBENSHA_FUZZ_COUNTS=FILE``
+(``JUBENSHA_LONG_TESTS=1``) runs 15 times as many examples; ``JUBENSHA_COUNTS=FILE``
 appends each loader's count of examples and outcomes to FILE (the figures of
 docs/reliability.md)."""
 
@@ -102,7 +102,7 @@ def test_a_loader_ends_in_data_or_its_own_error(loader, worker, tmp_path):
 
 
 def record(loader: str, counts: Counter[str]) -> None:
-    target = os.environ.get("JUBENSHA_FUZZ_COUNTS")
+    target = os.environ.get("JUBENSHA_COUNTS")
     if target:
         with open(target, "a", encoding="utf-8") as handle:
             handle.write(json.dumps({"loader": loader, **counts}) + "\n")

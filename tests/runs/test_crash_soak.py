@@ -3,7 +3,8 @@ ends with the same games, results, metrics, logs and index as a batch never inte
 and run folders whose logs were torn mid-line, even inside a UTF-8 character, are read,
 replayed, reindexed and resumed.
 
-``--long`` (or ``JUBENSHA_LONG_TESTS=1``) runs more series with more kills each."""
+``--long`` (or ``JUBENSHA_LONG_TESTS=1``) runs more series with more kills each;
+``JUBENSHA_COUNTS=FILE`` appends each series' kills to FILE."""
 
 from __future__ import annotations
 
@@ -126,7 +127,7 @@ def test_a_batch_killed_at_random_moments_ends_as_if_never_killed(tmp_path, base
     command = ["runs", "batch", str(tmp_path / "spec.yaml"), "--out", str(out)]
     for _ in range(KILLS):
         process = jubensha(*command)
-        time.sleep(chance.uniform(0.2, seconds))
+        time.sleep(chance.uniform(0.2, 0.7 * seconds))
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             kills += 1
@@ -135,9 +136,12 @@ def test_a_batch_killed_at_random_moments_ends_as_if_never_killed(tmp_path, base
     if not (out / "batch.sqlite").is_file():  # every kill came before the index existed
         command = ["runs", "batch", str(tmp_path / "spec.yaml"), "--out", str(out)]
     assert finish(jubensha(*command)) == 0
-    assert kills >= KILLS // 2, "the kills came too late to test anything"
+    assert kills >= KILLS - 1, "the kills came too late to test anything"
     assert differences(snapshot(out), snapshot(expected)) == []
     assert leftovers(out) == []
+    record({"suite": "crash soak", "seed": seed, "kills": kills,
+            "games": len(snapshot(out)) - 2,
+            "set_aside": len(list(out.glob("*.partial-*")))})
 
 
 def copy_batch(source: Path, target: Path) -> None:
@@ -146,6 +150,14 @@ def copy_batch(source: Path, target: Path) -> None:
     for path in target.rglob("*.json"):
         path.write_text(path.read_text(encoding="utf-8").replace(
             json.dumps(str(source))[1:-1], json.dumps(str(target))[1:-1]), encoding="utf-8")
+
+
+def record(counts: dict[str, Any]) -> None:
+    """Append the figures of a series to ``JUBENSHA_COUNTS`` (docs/reliability.md)."""
+    target = os.environ.get("JUBENSHA_COUNTS")
+    if target:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(counts) + "\n")
 
 
 def torn(path: Path, inside_character: bool) -> None:

@@ -19,7 +19,7 @@ from jubensha.engine import stages_mirage as _mirage_stages  # noqa: F401
 from jubensha.engine import stages_whodunit as _whodunit_stages  # noqa: F401
 from jubensha.engine.registry import StageSpec, UnknownName, load_plugins, stage_kind
 from jubensha.engine.voting import VotingRules
-from jubensha.safeload import DocumentError, read_document
+from jubensha.safeload import DocumentError, is_path, read_document
 from jubensha.scripts.validation import Problem
 
 
@@ -90,9 +90,9 @@ def find_procedure(name: str) -> Procedure:
     if name in _PRESETS:
         return _PRESETS[name]()
     builtin = presets_dir() / f"{name}.yaml"
-    if builtin.is_file():
+    if is_path(builtin, "file"):
         return load_procedure(builtin)
-    if Path(name).is_file():
+    if is_path(Path(name), "file"):
         return load_procedure(name)
     raise ProcedureError(name, [Problem(severity="error", field="(name)",
                                         message="no preset or file of that name (presets: "

@@ -171,6 +171,8 @@ def _complete(line: bytes) -> bool:
         json.loads(line)
     except ValueError:
         return False
+    except RecursionError:  # whole, but nested too deeply to be a record
+        return True
     return True
 
 

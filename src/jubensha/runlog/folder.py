@@ -216,6 +216,8 @@ def _cut_off(line: str) -> bool:
         json.loads(line)
     except json.JSONDecodeError:
         return True
+    except RecursionError:  # whole, but nested too deeply to be a record
+        return False
     return False
 
 

@@ -38,7 +38,7 @@ from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_s
 from jubensha.llm.wrappers import Budget
 from jubensha.runs.arena import Arena, Entrant, Pairing, pairings
 from jubensha.runs.play import PlayError, SeatPlan, parse_seat, plan_seats
-from jubensha.safeload import DocumentError, one_line, read_document
+from jubensha.safeload import DocumentError, is_path, one_line, read_document
 from jubensha.scripts.bundled import bundled_scripts, find_script, script_location
 from jubensha.scripts.importers import IMPORTERS, discover, import_script
 from jubensha.scripts.io import ScriptError
@@ -363,16 +363,16 @@ def resolve_paths(spec: BatchSpec, base: Path) -> BatchSpec:
     def script_path(value: str | None) -> str | None:
         """A path that exists from ``base`` made absolute; a bundled id, or a name that is
         neither (its error message should show it as written), left alone."""
-        if value is None or value in bundled_scripts() or not (base / value).exists():
+        if value is None or value in bundled_scripts() or not is_path(base / value):
             return value
         return absolute(value)
 
     scripts = [entry.model_copy(update={"path": script_path(entry.path),
                                         "dataset": absolute(entry.dataset)})
                for entry in spec.scripts]
-    procedures = [p if not Path(base / p).is_file() else absolute(p) for p in spec.procedures]
+    procedures = [absolute(p) if is_path(base / p, "file") else p for p in spec.procedures]
     cache = spec.wrappers.cache
-    if cache is not None and (cache.endswith(("/", "\\")) or (base / cache).is_dir()):
+    if cache is not None and (cache.endswith(("/", "\\")) or is_path(base / cache, "folder")):
         cache = str(Path(cache) / CACHE_FILE)
     wrappers = spec.wrappers.model_copy(update={"cache": absolute(cache),
                                                 "prices": absolute(spec.wrappers.prices)})
@@ -452,7 +452,7 @@ def check_names(spec: BatchSpec, skip: set[str] | frozenset[str] = frozenset()
         if "judge" in needs and spec.judge is None:
             needed = f"metric {name!r} needs a judge model (set `judge`)"
             problems.append((f"metrics.{i}", needed))
-    if spec.wrappers.prices is not None and not Path(spec.wrappers.prices).is_file():
+    if spec.wrappers.prices is not None and not is_path(Path(spec.wrappers.prices), "file"):
         problems.append(("wrappers.prices", f"no such file: {spec.wrappers.prices}"))
     return problems
 

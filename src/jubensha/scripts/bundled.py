@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+from jubensha.safeload import is_path
 from jubensha.scripts.caption import resolve_images
 from jubensha.scripts.io import ScriptError, load_script, resolve_script_file
 from jubensha.scripts.model import Script
@@ -31,7 +32,7 @@ def script_location(name: str | Path) -> Path:
     bundled = bundled_scripts()
     if str(name) in bundled:
         return bundled[str(name)]
-    if Path(name).exists():
+    if is_path(Path(name)):
         return Path(name)
     known = ", ".join(bundled) or "none"
     raise ScriptError(str(name), [Problem(severity="error", field="(name)",

@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from jubensha.safeload import DocumentError, read_document, shorten
+from jubensha.safeload import DocumentError, is_path, read_document, shorten
 from jubensha.scripts.images import ImagePathError, safe_image
 from jubensha.scripts.model import Script
 from jubensha.scripts.validation import Problem, Report, validate
@@ -32,13 +32,13 @@ class ScriptError(Exception):
 
 def resolve_script_file(path: Path) -> Path:
     """A script file, or a folder holding ``script.yaml`` (bundled mysteries are folders)."""
-    if path.is_dir():
+    if is_path(path, "folder"):
         for name in SCRIPT_FILENAMES:
             if (path / name).is_file():
                 return path / name
         raise ScriptError(str(path), [Problem(severity="error", field="(file)",
                                               message="folder holds no script.yaml")])
-    if not path.exists():
+    if not is_path(path):
         raise ScriptError(str(path), [Problem(severity="error", field="(file)",
                                               message="no such file")])
     return path

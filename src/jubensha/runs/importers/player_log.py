@@ -26,6 +26,7 @@ from jubensha.llm.calls import CallRecord
 from jubensha.memory.text import detect_language
 from jubensha.runlog.folder import EVENTS, META, RunFolder, RunMeta, SeatInfo
 from jubensha.runs.transcript import render_markdown
+from jubensha.safeload import one_line
 from jubensha.scripts.model import Script
 
 MODEL = "gpt-35-turbo-16k-0613"
@@ -65,7 +66,7 @@ def _classify(row: TranscriptRow, src: Path) -> tuple[str, Kind]:
     asked = _ASK.match(row.stage)
     if asked is None:
         raise PlayerLogImportError(f"{src}: row with index {row.index}: unknown stage "
-                                   f"{row.stage!r} (expected {INTRODUCTION!r} or "
+                                   f"{one_line(row.stage, 80)!r} (expected {INTRODUCTION!r} or "
                                    f"'<asker> ask <target> for death of <victim>')")
     if row.speaker == asked["asker"]:
         return "questioning", "question"

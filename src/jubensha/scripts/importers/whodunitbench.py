@@ -124,10 +124,10 @@ def _characters(data: dict, path: Path) -> list[Character]:
         murderer = role.get("m") in (1, "1", True)
         extra = {k: v for k, v in role.items() if k not in _ROLE_KEYS}
         for key in ("self", "answer"):
-            if text_of(role.get(key), path, f"role[{i}].{key}").strip():
-                extra[key] = role[key].strip()
+            if text := text_of(role.get(key), path, f"role[{i}].{key}").strip():
+                extra[key] = text
         characters.append(Character(
-            name=role["name"].strip(),
+            name=text_of(role["name"], path, f"role[{i}].name").strip(),
             side="murderer" if murderer else "civilian",
             story=text_of(role.get("back"), path, f"role[{i}].back").strip(),
             mission=task_m if murderer else task_nm,
