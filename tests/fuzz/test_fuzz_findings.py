@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from jubensha.agents.player_star.sensors import load_sensors
 from jubensha.eval.playerlogs import TRANSCRIPT_COLUMNS, PlayerLogError, read_transcript
 from jubensha.llm.calls import read_calls
 from jubensha.llm.replay import CassetteError, ReplayModel
+from jubensha.llm.wrappers import PriceTable
 from jubensha.runs.importers.player_log import PlayerLogImportError, import_player_log
 from jubensha.runs.log import RunError, read_run
 from jubensha.runs.spec import SpecError, load_spec
@@ -145,3 +147,25 @@ def test_a_whodunitbench_role_named_by_a_number_is_read_as_text(tmp_path):
     write(tmp_path, files)
     script = import_script("whodunitbench", tmp_path / "TINY")
     assert script.characters[1].name == "7" and script.characters[1].extra["self"] == "8"
+
+
+@pytest.mark.parametrize("name", ["/etc/passwd", "../../secret", "..", "a\\b"])
+def test_a_wellplay_character_name_is_never_a_path_out(tmp_path, name):
+    """character_name ['/etc/passwd'] made the importer read /etc/passwd.json."""
+    (tmp_path / "secret.json").write_text(json.dumps({"script": ["the key"]}), "utf-8")
+    files = wellplay()
+    files["Tiny/json/script_info.json"] = json.dumps({"character_name": ["Ann", name]}).encode()
+    write(tmp_path / "data", files)
+    with pytest.raises(ScriptError, match=r"character_name\[1\]: .* not a plain file name"):
+        import_script("wellplay", tmp_path / "data" / "Tiny")
+
+
+def test_price_and_sensor_errors_never_echo_a_huge_field(tmp_path):
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(yaml.safe_dump({"x" * 70_000: {"input_per_1m": -1}}), "utf-8")
+    sensors = tmp_path / "sensors.yaml"
+    sensors.write_text(yaml.safe_dump([{"9" * 5000: 1}] * 20), "utf-8")
+    for load, path in ((PriceTable.load, prices), (load_sensors, sensors)):
+        with pytest.raises(ValueError) as error:
+            load(path)
+        assert str(path) in str(error.value) and len(str(error.value)) < 1000

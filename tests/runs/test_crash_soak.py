@@ -174,23 +174,22 @@ def torn(path: Path, inside_character: bool) -> None:
     raise AssertionError(f"{path}: no place to tear")
 
 
-@pytest.mark.parametrize("inside_character", [True, False])
-def test_torn_logs_are_read_replayed_reindexed_and_resumed(tmp_path, baseline,
-                                                           inside_character):
-    """A Chinese game whose result was never written and whose logs end in a torn line,
-    and a finished one whose metric log was torn: replay shows the partial game, reindex
-    counts it as interrupted, resume plays it again and appends to the torn metric log,
-    and the batch ends as the uninterrupted one."""
+def test_torn_logs_are_read_replayed_reindexed_and_resumed(tmp_path, baseline):
+    """A Chinese game whose result was never written, its events torn inside a character
+    and its calls mid-line, and a finished one whose metric log was torn inside a
+    character: replay shows the partial game, reindex counts it as interrupted, resume
+    plays it again and appends to the torn metric log, and the batch ends as the
+    uninterrupted one."""
     expected, _ = baseline
     out = tmp_path / "batch"
     copy_batch(expected, out)
     chinese, scored = sorted(out.glob("tingsong-tea-estate.demo.naive.*"))
     for name in ("result.json", "transcript.md"):
         (chinese / name).unlink()
-    for name in ("events.jsonl", "calls.jsonl"):
-        torn(chinese / name, inside_character)
+    torn(chinese / "events.jsonl", inside_character=True)
+    torn(chinese / "calls.jsonl", inside_character=False)
     (scored / "eval" / "revote.json").unlink()
-    torn(scored / "eval" / "calls.jsonl", inside_character)
+    torn(scored / "eval" / "calls.jsonl", inside_character=True)
     kept = len(read_calls(scored / "eval" / "calls.jsonl"))
 
     assert finish(jubensha("replay", str(chinese))) == 0

@@ -22,7 +22,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
 from jubensha.llm.base import Model, ModelError, Request, Response, Usage
-from jubensha.safeload import DocumentError, read_document
+from jubensha.safeload import DocumentError, one_line, read_document
 
 if TYPE_CHECKING:
     from jubensha.llm.calls import CallRecord
@@ -162,7 +162,7 @@ class PriceTable(RootModel[dict[str, Price]]):
             return cls.model_validate(data or {})
         except ValidationError as error:
             problem = error.errors()[0]
-            where = ".".join(str(p) for p in problem["loc"]) or "the table"
+            where = one_line(".".join(str(p) for p in problem["loc"]), 100) or "the table"
             raise ValueError(f"price table {path}: {where}: {problem['msg']}") from None
 
     def price(self, model: str) -> Price | None:

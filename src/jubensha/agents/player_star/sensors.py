@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from jubensha.llm.structured import choice_schema
 from jubensha.prompts import PROMPTS_DIR
-from jubensha.safeload import DocumentError, read_document
+from jubensha.safeload import DocumentError, one_line, read_document
 from jubensha.scripts.model import Language
 
 DEFAULT_SENSORS = PROMPTS_DIR / "player_star" / "sensors.yaml"
@@ -116,10 +116,11 @@ def parse_sensors(data: Any, source: str) -> list[Sensor]:
     try:
         return check_sensors(_SENSOR_LIST.validate_python(data))
     except ValidationError as exc:
-        problems = "; ".join(f"{_where(err['loc'])}: {err['msg']}" for err in exc.errors())
-        raise ValueError(f"sensors {source}: {problems}") from None
+        problems = "; ".join(f"{one_line(_where(err['loc']), 100)}: {err['msg']}"
+                             for err in exc.errors())
+        raise ValueError(f"sensors {source}: {one_line(problems, 600)}") from None
     except ValueError as exc:
-        raise ValueError(f"sensors {source}: {exc}") from None
+        raise ValueError(f"sensors {source}: {one_line(str(exc), 600)}") from None
 
 
 def load_sensors(path: str | Path) -> list[Sensor]:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from jubensha.safeload import is_path, one_line
 from jubensha.scripts.importers.common import (
     CJK,
     Names,
@@ -113,11 +114,16 @@ def _listed_characters(info: dict, info_path: Path, folder: Path) -> list[str]:
                                           "character_name"))]
     if not names:
         raise fail(info_path, "character_name", "empty: a script needs characters")
+    for i, name in enumerate(names):
+        if name in ("", ".", "..") or any(c in name for c in "/\\\0"):
+            raise fail(info_path, f"character_name[{i}]",
+                       f"{one_line(name, 80)!r} is not a plain file name (each character is "
+                       "read from json/<name>.json, inside the script's folder)")
     return names
 
 
 def _read_character(path: Path) -> dict[str, Any]:
-    if not path.is_file():
+    if not is_path(path, "file"):
         raise fail(path, "(file)", "no such file (the character is listed in "
                                    "script_info.json character_name)")
     raw = expect(read_json(path)[0], dict, path, "(top level)")
