@@ -106,38 +106,62 @@ def leftovers(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*.tmp"))
 
 
+def written(root: Path) -> int:
+    """Bytes of the batch's run folders (the index left out): how far the batch has come,
+    counting every attempt."""
+    if not root.is_dir():
+        return 0
+    return sum(p.stat().st_size for p in root.rglob("*")
+               if p.is_file() and "sqlite" not in p.name)
+
+
 @pytest.fixture(scope="module")
-def baseline(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, float]:
-    """The batch played once, uninterrupted, and how long that took."""
+def baseline(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The batch played once, uninterrupted."""
     folder = tmp_path_factory.mktemp("soak")
     (folder / "spec.yaml").write_text(SPEC, encoding="utf-8")
-    started = time.perf_counter()
     assert finish(jubensha("runs", "batch", str(folder / "spec.yaml"),
                            "--out", str(folder / "batch"))) == 0
-    return folder / "batch", time.perf_counter() - started
+    return folder / "batch"
+
+
+def kill_after(process: subprocess.Popen[bytes], root: Path, more: int) -> bool:
+    """SIGKILL ``process`` once ``more`` bytes more have been written under ``root`` (a
+    random moment of the batch's own progress, whatever the machine's speed); False if it
+    ended first."""
+    target = written(root) + more
+    deadline = time.monotonic() + 120
+    while process.poll() is None:
+        if written(root) >= target:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=60)
+            return True
+        assert time.monotonic() < deadline, "the batch made no progress in 120 s"
+        time.sleep(0.01)
+    return False
 
 
 @pytest.mark.parametrize("seed", SERIES)
 def test_a_batch_killed_at_random_moments_ends_as_if_never_killed(tmp_path, baseline, seed):
-    expected, seconds = baseline
+    """Each run is killed after a random share of the whole batch's output (seeded, at
+    most 1.2 / KILLS of it, so the kills spread over the batch), then resumed."""
     (tmp_path / "spec.yaml").write_text(SPEC, encoding="utf-8")
     out = tmp_path / "batch"
     chance = random.Random(seed)
+    total = written(baseline)
     kills = 0
     command = ["runs", "batch", str(tmp_path / "spec.yaml"), "--out", str(out)]
-    for _ in range(KILLS):
+    while kills < KILLS:
         process = jubensha(*command)
-        time.sleep(chance.uniform(0.2, 0.7 * seconds))
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            kills += 1
-        process.wait(timeout=60)
+        if not kill_after(process, out, int(chance.uniform(0.01, 1.2 / KILLS) * total)):
+            assert finish(process) == 0
+            break
+        kills += 1
         command = ["runs", "resume", str(out)]
-    if not (out / "batch.sqlite").is_file():  # every kill came before the index existed
-        command = ["runs", "batch", str(tmp_path / "spec.yaml"), "--out", str(out)]
-    assert finish(jubensha(*command)) == 0
-    assert kills >= KILLS - 1, "the kills came too late to test anything"
-    assert differences(snapshot(out), snapshot(expected)) == []
+    else:
+        assert finish(jubensha(*command)) == 0
+    assert kills >= KILLS - 1, "the batch ended before the kills"
+    assert differences(snapshot(out), snapshot(baseline)) == []
     assert leftovers(out) == []
     record({"suite": "crash soak", "seed": seed, "kills": kills,
             "games": len(snapshot(out)) - 2,
@@ -180,7 +204,7 @@ def test_torn_logs_are_read_replayed_reindexed_and_resumed(tmp_path, baseline):
     character: replay shows the partial game, reindex counts it as interrupted, resume
     plays it again and appends to the torn metric log, and the batch ends as the
     uninterrupted one."""
-    expected, _ = baseline
+    expected = baseline
     out = tmp_path / "batch"
     copy_batch(expected, out)
     chinese, scored = sorted(out.glob("tingsong-tea-estate.demo.naive.*"))
@@ -220,7 +244,7 @@ def differences(got: dict[str, Any], want: dict[str, Any]) -> list[str]:
 def test_a_kill_between_a_metric_and_the_summary_loses_no_status(tmp_path, baseline):
     """Killed after writing identification and culprit-rank but before revote and
     eval/all.json: the resumed batch scores revote and the summary still lists all three."""
-    expected, _ = baseline
+    expected = baseline
     out = tmp_path / "batch"
     copy_batch(expected, out)
     game = next(out.glob("lighthouse-keeper.demo.naive.*"))
