@@ -14,8 +14,8 @@ from jubensha.eval.playerlogs import TRANSCRIPT_COLUMNS, PlayerLogError, read_tr
 from jubensha.llm.calls import read_calls
 from jubensha.llm.replay import CassetteError, ReplayModel
 from jubensha.llm.wrappers import PriceTable
+from jubensha.runlog.folder import RunError, read_run
 from jubensha.runs.importers.player_log import PlayerLogImportError, import_player_log
-from jubensha.runs.log import RunError, read_run
 from jubensha.runs.spec import SpecError, load_spec
 from jubensha.safeload import DocumentError, read_document
 from jubensha.scripts.importers import import_script

@@ -38,8 +38,8 @@ from jubensha.eval.commands import read_options
 from jubensha.eval.playerlogs import PlayerLogError, read_evaluation
 from jubensha.llm.replay import CassetteError, ReplayModel
 from jubensha.llm.wrappers import PriceTable
+from jubensha.runlog.folder import RunError, read_run
 from jubensha.runs.importers.player_log import PlayerLogImportError, import_player_log
-from jubensha.runs.log import RunError, read_run
 from jubensha.runs.spec import SpecError, load_spec
 from jubensha.scripts.importers import copy_assets, import_script
 from jubensha.scripts.io import ScriptError, load_script, parse_script, read_data, save_script
