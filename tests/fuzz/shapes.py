@@ -111,8 +111,8 @@ def spec() -> Files:
 
 
 def options() -> Files:
-    return {"options.yaml": yaml.safe_dump({"revote": {"samples": 3},
-                                            "factual": {"questions": 5}}).encode()}
+    return {"options.yaml": yaml.safe_dump({"revote": {"revotes": 3},
+                                            "factual": {"samples": 2}}).encode()}
 
 
 def prices() -> Files:

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from typer.testing import CliRunner
 
 from jubensha.agents.player_star.sensors import load_sensors
+from jubensha.cli import app
 from jubensha.eval.playerlogs import TRANSCRIPT_COLUMNS, PlayerLogError, read_transcript
 from jubensha.llm.calls import read_calls
 from jubensha.llm.replay import CassetteError, ReplayModel
@@ -169,3 +171,19 @@ def test_price_and_sensor_errors_never_echo_a_huge_field(tmp_path):
         with pytest.raises(ValueError) as error:
             load(path)
         assert str(path) in str(error.value) and len(str(error.value)) < 1000
+
+
+def test_metric_options_of_the_wrong_shape_are_refused_when_read(tmp_path):
+    """`eval factual --options` with `factual: 5` was a pydantic traceback in the metric."""
+    path = tmp_path / "options.yaml"
+    path.write_text("revote: {samples: x}\nfactual: 5\nsomething-else: 1\n", "utf-8")
+    result = CliRunner().invoke(app, ["eval", "factual", str(tmp_path), "--options", str(path),
+                                      "--judge", "scripted"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "options.yaml: revote.samples: Extra inputs are not permitted (and 1 more)" in \
+        " ".join(result.output.split())
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump({"scripts": ["lighthouse-keeper"],
+                                    "metric_options": {"factual": 5}}), "utf-8")
+    with pytest.raises(SpecError, match="metric_options.factual: Input should be"):
+        load_spec(spec)

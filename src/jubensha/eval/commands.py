@@ -25,7 +25,7 @@ from jubensha.eval.judge import EVAL_CALLS, EvalError, open_session
 from jubensha.eval.playerlog_report import compare_rules, score_logs
 from jubensha.eval.playerlogs import Grading, PlayerLogError
 from jubensha.eval.postgame_commands import factual_questions, wellplay_reference
-from jubensha.eval.registry import MetricContext, MetricSpec, load_metrics
+from jubensha.eval.registry import MetricContext, MetricSpec, load_metrics, options_problems
 from jubensha.eval.report import (
     Format,
     MetricResult,
@@ -41,7 +41,7 @@ from jubensha.llm.fake import HashingEmbedder, ScriptedModel
 from jubensha.llm.registry import ModelSpecError, parse_model_spec
 from jubensha.memory.dense import EmbeddingCache
 from jubensha.runlog.folder import RunError, RunLog, read_run
-from jubensha.safeload import DocumentError, read_document
+from jubensha.safeload import DocumentError, one_line, read_document
 from jubensha.scripts.bundled import find_script
 from jubensha.scripts.importers.wellplay import import_wellplay
 from jubensha.scripts.io import ScriptError
@@ -279,6 +279,11 @@ def read_options(path: Path | None) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise fail(f"{path}: options must map metric names to their options")
+    problems = options_problems(data)
+    if problems:
+        field, problem = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise fail(f"{path}: {one_line(field, 200)}: {one_line(problem, 300)}{more}")
     return data
 
 

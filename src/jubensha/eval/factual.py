@@ -47,7 +47,7 @@ from jubensha.eval.postgame import (
     seat_access,
     seat_answerer,
 )
-from jubensha.eval.registry import MetricContext, metric
+from jubensha.eval.registry import MetricContext, metric, options
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.llm.base import GenerateConfig, Message, Model, Request
 from jubensha.llm.calls import declare
@@ -66,6 +66,7 @@ ANSWER = declare("factual.answer", "seat")  # the seat answers after the game
 JUDGE = declare("factual.judge", "truth")  # the reference answer
 
 
+@options("factual")
 class FactualOptions(BaseModel):
     """``--options`` of the ``factual`` metric (see docs/evaluation.md)."""
 

@@ -33,7 +33,7 @@ from jubensha.eval.postgame import (
     gather_limited,
     seat_access,
 )
-from jubensha.eval.registry import MetricContext, metric
+from jubensha.eval.registry import MetricContext, metric, options
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.wellplay import Rule, is_correct
 from jubensha.llm.base import Model
@@ -49,6 +49,7 @@ FSA_SEAT = "FSA"
 RATIONALE = declare("inferential.rationale", "truth")  # the reference rationale
 
 
+@options("inferential")
 class InferentialOptions(BaseModel):
     """``--options`` of the ``inferential`` metric (see docs/evaluation.md)."""
 

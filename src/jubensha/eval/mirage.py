@@ -30,7 +30,7 @@ from jubensha.engine.events import (
     Spoke,
 )
 from jubensha.eval.judge import EvalError, JudgeFailure, ask, clip, judge_of, judge_request
-from jubensha.eval.registry import MetricContext, metric
+from jubensha.eval.registry import MetricContext, metric, options
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import release_tokens, rouge_l
 from jubensha.eval.vote_metrics import culprits, final_ballots
@@ -54,6 +54,7 @@ JUDGE_RECONSTRUCT = declare("judge.mirage.reconstruct", "scripts")  # the whole 
 
 
 
+@options("mirage")
 class MirageOptions(BaseModel):
     """``options["mirage"]``: choices shared by the MIRAGE metrics (docs/evaluation.md)."""
 

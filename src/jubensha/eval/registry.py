@@ -10,7 +10,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from jubensha.eval.report import MetricResult
 from jubensha.llm.base import Embedder, Model
@@ -93,6 +95,37 @@ def metric(name: str, summary: str, source: str, needs: tuple[Need, ...] = (),
                                     frozenset(optional), applies)
         return compute
     return register
+
+
+_OPTIONS: dict[str, type[BaseModel]] = {}
+O = TypeVar("O", bound=type[BaseModel])
+
+
+def options(key: str) -> Callable[[O], O]:
+    """Register the class that reads the ``key`` entry of an options file (``--options``,
+    a batch spec's ``metric_options``), so that a wrong entry is refused when the file is
+    read, not as a traceback once a metric reads it."""
+    def register(model: O) -> O:
+        _OPTIONS[key] = model
+        return model
+    return register
+
+
+def options_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(field, problem)`` for every entry of ``data`` its registered class refuses;
+    entries no class reads are left alone."""
+    load_metrics()
+    problems = []
+    for key, value in data.items():
+        model = _OPTIONS.get(key)
+        if model is None:
+            continue
+        try:
+            model.model_validate(value)
+        except ValidationError as exc:
+            problems += [(".".join(str(p) for p in (key, *err["loc"])), err["msg"])
+                         for err in exc.errors()]
+    return problems
 
 
 def load_metrics() -> dict[str, MetricSpec]:

@@ -48,7 +48,7 @@ from jubensha.eval.postgame import (
     seat_access,
     seat_answerer,
 )
-from jubensha.eval.registry import MetricContext, metric
+from jubensha.eval.registry import MetricContext, metric, options
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.vote_metrics import final_ballots
 from jubensha.eval.votes import Vote, identification
@@ -62,6 +62,7 @@ from jubensha.scripts.model import Script
 REVOTE = declare("revote.vote", "seat")
 
 
+@options("revote")
 class RevoteOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from jubensha.engine.events import Spoke
-from jubensha.eval.registry import MetricContext, metric
+from jubensha.eval.registry import MetricContext, metric, options
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import WORD_TOKENS, embedding_cosine, ngram_jaccard, tfidf_cosine
 from jubensha.llm.base import Embedder
@@ -20,6 +20,7 @@ from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import Character, Script
 
 
+@options("similarity")
 class SimilarityOptions(BaseModel):
     n: int = 3
     tokens: TokenizerOptions = WORD_TOKENS

@@ -37,7 +37,7 @@ from jubensha.agents.answerers import (
     build_context,
 )
 from jubensha.eval.postgame import PurposePrefix, answer_context, answering_model, gather_limited
-from jubensha.eval.registry import MetricContext, metric
+from jubensha.eval.registry import MetricContext, metric, options
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.revote import game_ballots, player_rules, vote_winner
 from jubensha.eval.stats import MeanStd
@@ -58,6 +58,7 @@ from jubensha.scripts.model import ChoiceQuestion, Script
 PREFIX = "wellplay."
 
 
+@options("wellplay")
 class WellPlayOptions(BaseModel):
     """``--options`` of the ``wellplay`` metric (see docs/evaluation.md)."""
 

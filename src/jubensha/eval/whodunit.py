@@ -33,7 +33,7 @@ from jubensha.eval.mirage import (
     truth_text,
 )
 from jubensha.eval.postgame import answering_model, whole_scripts
-from jubensha.eval.registry import MetricContext, metric
+from jubensha.eval.registry import MetricContext, metric, options
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import rouge_l
 from jubensha.eval.wellplay import DEFAULT_LETTERS, Rule, is_correct
@@ -54,6 +54,7 @@ JUDGE_CMD = declare("judge.whodunit.cmd", "truth")
 REASONING = declare("answer.reasoning", "seat")  # the seat states method and motive
 
 
+@options("whodunit")
 class WhodunitOptions(BaseModel):
     """``options["whodunit"]``: choices shared by the WhodunitBench metrics."""
 

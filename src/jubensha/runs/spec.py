@@ -32,7 +32,7 @@ from pydantic import (
 from jubensha.agents.human import is_human
 from jubensha.agents.registry import AgentSpecError, architectures, check_agent_spec
 from jubensha.engine.procedure import Procedure, ProcedureError, find_procedure
-from jubensha.eval.registry import UnknownMetric, get_metric
+from jubensha.eval.registry import UnknownMetric, get_metric, options_problems
 from jubensha.llm.embeddings import EmbedderSpecError, parse_embedder_spec
 from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_spec
 from jubensha.llm.wrappers import Budget
@@ -454,6 +454,9 @@ def check_names(spec: BatchSpec, skip: set[str] | frozenset[str] = frozenset()
             problems.append((f"metrics.{i}", needed))
     if spec.wrappers.prices is not None and not is_path(Path(spec.wrappers.prices), "file"):
         problems.append(("wrappers.prices", f"no such file: {spec.wrappers.prices}"))
+    if "metric_options" not in skip:
+        problems += [(f"metric_options.{field}", problem)
+                     for field, problem in options_problems(spec.metric_options)]
     return problems
 
 
