@@ -20,7 +20,7 @@ from jubensha.runlog.folder import RunError, read_run
 from jubensha.runs.importers.player_log import PlayerLogImportError, import_player_log
 from jubensha.runs.spec import SpecError, load_spec
 from jubensha.safeload import DocumentError, read_document
-from jubensha.scripts.importers import import_script
+from jubensha.scripts.importers import discover, import_script
 from jubensha.scripts.io import ScriptError, load_script
 from tests.fuzz.shapes import TINY, conan, player_log, run, wellplay, whodunitbench, xlsx
 
@@ -48,8 +48,32 @@ def test_an_importer_never_reads_a_file_through_a_link(tmp_path):
     link = tmp_path / "data" / "english" / "data_final" / "001-Tiny" / "purpose" / "Bob.txt"
     link.parent.mkdir()
     link.symlink_to(tmp_path / "secret.txt")
-    with pytest.raises(ScriptError, match="Bob.txt: \\(file\\): a symbolic link"):
+    with pytest.raises(ScriptError, match="Bob.txt: \\(file\\): reached through a symbolic"):
         import_script("conan", tmp_path / "data" / "english" / "data_final" / "001-Tiny")
+
+
+def test_an_importer_never_reads_a_file_inside_a_linked_folder(tmp_path):
+    """A folder of the script linked elsewhere: its files are regular, the way to them is not."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "Bob.txt").write_text("the key", encoding="utf-8")
+    files = {k: v for k, v in conan().items() if "/purpose/" not in k}
+    write(tmp_path / "data", files)
+    script = tmp_path / "data" / "english" / "data_final" / "001-Tiny"
+    (script / "purpose").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(ScriptError, match="reached through a symbolic link \\(purpose\\)"):
+        import_script("conan", script)
+
+
+def test_a_dataset_folder_linked_elsewhere_is_not_discovered_but_a_linked_root_is(tmp_path):
+    write(tmp_path / "data", conan())
+    outside = tmp_path / "outside" / "data_final"
+    outside.parent.mkdir()
+    (tmp_path / "data" / "english" / "data_final").rename(outside)
+    (tmp_path / "data" / "english" / "data_final").symlink_to(outside, target_is_directory=True)
+    assert discover("conan", tmp_path / "data") == []  # reached through a link inside
+    (tmp_path / "root").symlink_to(tmp_path / "data", target_is_directory=True)
+    assert discover("conan", tmp_path / "root" / "english" / "data_final") != []  # the way in
 
 
 def test_a_corrupt_workbook_part_is_a_player_log_error(tmp_path):

@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from jubensha.scripts.images import ImagePathError, safe_image
-from jubensha.scripts.importers.common import fail
+from jubensha.scripts.importers.common import fail, linked_part, reading_from
 from jubensha.scripts.importers.conan import discover_conan, import_conan
 from jubensha.scripts.importers.mirage import discover_mirage, import_mirage
 from jubensha.scripts.importers.thinkthrice import discover_thinkthrice, import_thinkthrice
@@ -66,7 +66,8 @@ def import_script(name: str, src: Path) -> Script:
     if not src.exists():
         raise fail(src, "(file)", "no such file or folder")
     try:
-        return load(src)
+        with reading_from(src):
+            return load(src)
     except ValidationError as exc:
         raise ScriptError(str(src), [
             Problem(severity="error", message=err["msg"],
@@ -75,10 +76,12 @@ def import_script(name: str, src: Path) -> Script:
 
 
 def discover(name: str, root: Path) -> list[Path]:
-    """Every script of format ``name`` under the dataset folder ``root``."""
+    """Every script of format ``name`` under the dataset folder ``root``, except those
+    reached through a symbolic link inside it (a folder of the dataset linked elsewhere)."""
     if not root.exists():
         raise fail(root, "(folder)", "no such folder")
-    return importer(name).discover(root)
+    return [found for found in importer(name).discover(root)
+            if linked_part(found, root) is None]
 
 
 def copy_assets(script: Script, src: Path, dest: Path) -> list[Path]:

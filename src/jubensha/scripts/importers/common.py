@@ -9,9 +9,12 @@ those and nothing else, so that a genuinely malformed file still fails with a cl
 from __future__ import annotations
 
 import ast
+import os
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +32,42 @@ def fail(source: Path | str, field: str, message: str) -> ScriptError:
     return ScriptError(str(source), [Problem(severity="error", field=field, message=message)])
 
 
+_SOURCE: ContextVar[Path | None] = ContextVar("import_source", default=None)
+"""The file or folder the person named, while an importer reads it (``reading_from``)."""
+
+
+@contextmanager
+def reading_from(source: Path) -> Iterator[None]:
+    """While importing ``source``, every file read must be reached without following a
+    link, except the links above ``source`` (the person's own way to it)."""
+    token = _SOURCE.set(Path(os.path.abspath(source)))
+    try:
+        yield
+    finally:
+        _SOURCE.reset(token)
+
+
+def linked_part(path: Path, source: Path | None = None) -> Path | None:
+    """The first component of ``path`` that is a symbolic link, not counting ``source``
+    (default: the one being imported) and the folders above it; None when there is none."""
+    source = source if source is not None else _SOURCE.get()
+    absolute = Path(os.path.abspath(path))
+    if source is None:
+        return absolute if absolute.is_symlink() else None
+    allowed = {Path(os.path.abspath(source)), *Path(os.path.abspath(source)).parents}
+    return next((part for part in (absolute, *absolute.parents)
+                 if part not in allowed and part.is_symlink()), None)
+
+
 def read_text(path: Path) -> str:
-    """A source file's text; a symbolic link is refused (a dataset folder must not carry
-    a file from elsewhere on the machine into the script, and on to a model endpoint)."""
-    if path.is_symlink():
-        raise fail(path, "(file)", "a symbolic link: importers read only regular files")
+    """A source file's text; a file reached through a symbolic link is refused (a dataset
+    folder must not carry a file from elsewhere on the machine into the script, and on to
+    a model endpoint)."""
+    link = linked_part(path)
+    if link is not None:
+        raise fail(path, "(file)", "reached through a symbolic link"
+                   + ("" if link == Path(os.path.abspath(path)) else f" ({link.name})")
+                   + ": importers read only regular files inside the dataset")
     try:
         return path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
