@@ -73,3 +73,15 @@ def create(path: Path, *, option: str = "--out") -> None:
     except OSError as exc:
         raise OutError(f"{option} {path}: cannot create the folder "
                        f"({exc.strerror or type(exc).__name__})") from None
+
+
+def write_whole(path: Path, data: str | bytes) -> None:
+    """Write ``path`` whole or not at all (a temporary file beside it, then renamed): a
+    process killed mid-write leaves the earlier file or none, never half a document that a
+    reader or a resumed batch would take as complete."""
+    partial = path.with_name(f"{path.name}.tmp")
+    if isinstance(data, str):
+        partial.write_text(data, encoding="utf-8")
+    else:
+        partial.write_bytes(data)
+    partial.replace(path)

@@ -287,7 +287,7 @@ def test_the_result_is_written_last(tmp_path, monkeypatch):
     assert CliRunner().invoke(app, ["play", "lighthouse-keeper", "--model", "scripted",
                                     "--embedder", "none", "--out", str(tmp_path / "run")]
                               ).exit_code == 0
-    assert written.index("transcript.md") < written.index("result.tmp")
+    assert written.index("transcript.md") < written.index("result.json.tmp")
 
 
 def test_a_torn_tail_is_dropped_before_appending(tmp_path):

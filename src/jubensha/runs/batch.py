@@ -42,6 +42,7 @@ from jubensha.llm.calls import CallRecord, read_calls
 from jubensha.llm.health import ModelUnreachable
 from jubensha.llm.registry import ModelOptions, parse_model_spec
 from jubensha.llm.wrappers import Budget, ModelWrapper, PriceTable, SqliteCache, stack
+from jubensha.outdir import write_whole
 from jubensha.runlog.folder import CALLS, RESULT, RunError, read_run
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow, Spend, now
 from jubensha.runs.limits import Gate, LimitedModel, Limiter
@@ -450,9 +451,7 @@ def _write_spec(path: Path, text: str) -> None:
     writes it, and a kill mid-write must not leave a batch that cannot be resumed."""
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return
-    partial = path.with_name(f"{path.name}.tmp")
-    partial.write_text(text, encoding="utf-8")
-    partial.replace(path)
+    write_whole(path, text)
 
 
 class Batch:

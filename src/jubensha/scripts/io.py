@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from jubensha.outdir import write_whole
 from jubensha.safeload import DocumentError, is_path, read_document, shorten
 from jubensha.scripts.images import ImagePathError, safe_image
 from jubensha.scripts.model import Script
@@ -148,7 +149,5 @@ def save_script(script: Script, path: str | Path) -> Path:
             if target.suffix == ".json" else dump_script(script))
     data = text.encode("utf-8")  # fails here, before any folder is made, if it cannot be
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".tmp")
-    partial.write_bytes(data)
-    partial.replace(target)
+    write_whole(target, data)
     return target
