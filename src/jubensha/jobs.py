@@ -23,7 +23,7 @@ from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from rich.console import Console
 from rich.progress import (
@@ -117,6 +117,13 @@ def stop_here(errors: Console, what: str, again: str | None) -> None:
     raise SystemExit(EXIT_INTERRUPTED)
 
 
+def stop_unreachable(errors: Console, error: ModelUnreachable, kept: str) -> NoReturn:
+    """Say in one line which model could not answer and what is kept, then exit 3."""
+    errors.print(Text("stopped: ", style="bold red") + Text(str(error)), soft_wrap=True)
+    errors.print(kept, soft_wrap=True)
+    raise SystemExit(EXIT_STOPPED)
+
+
 def speed_file() -> Path:
     """Where the measured seconds per model call are kept between commands."""
     return cache_dir() / "speed.json"
@@ -168,11 +175,12 @@ def estimate_line(calls: int, models: list[str]) -> str:
     time they take at that speed."""
     text = f"about {calls:,} model call{'s' if calls != 1 else ''}"
     speeds = [measured_speed(model) for model in models]
-    if not models or any(speed is None for speed in speeds):
+    known = [speed for speed in speeds if speed is not None]
+    if not models or len(known) < len(speeds):
         return text + " (the bar shows the time left once calls are measured)"
-    seconds = calls * max(s for s in speeds if s is not None)
-    return text + f"; at {max(s for s in speeds if s is not None):.1f} s a call " \
-        f"(measured here before) about {_duration(seconds)}"
+    slowest = max(known)
+    return (text + f"; at {slowest:.1f} s a call (measured here before) about "
+            f"{_duration(calls * slowest)}")
 
 
 def _duration(seconds: float) -> str:
@@ -250,9 +258,8 @@ def model_job(job: Callable[[], Coroutine[Any, Any, T]], *, title: str,
         with CallBar(errors, title, expected).shown():
             return run_job(job)
     except ModelUnreachable as exc:
-        errors.print(Text("stopped: ", style="bold red") + Text(str(exc)), soft_wrap=True)
-        errors.print("nothing more was asked; the replies had so far are cached.")
-        raise SystemExit(EXIT_STOPPED) from None
+        stop_unreachable(errors, exc, "nothing more was asked; the replies had so far are "
+                                      "cached.")
     except Interrupted:
         stop_here(errors, "what was done is kept (model replies are cached).",
                   again or this_command())

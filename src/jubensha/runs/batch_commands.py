@@ -22,7 +22,7 @@ from rich.progress import (
 from rich.text import Text
 
 from jubensha.eval.report import print_table
-from jubensha.jobs import EXIT_STOPPED, Interrupted, run_job, stop_here
+from jubensha.jobs import Interrupted, run_job, stop_here, stop_unreachable
 from jubensha.llm.calls import WATCHERS, CallRecord
 from jubensha.llm.health import ModelUnreachable
 from jubensha.outdir import OutError, prepare_out
@@ -141,10 +141,8 @@ def play(opened: Batch, concurrency: int | None) -> None:
     except Interrupted:
         stop_here(errors, "finished games are kept.", f"jubensha runs resume {opened.root}")
     except ModelUnreachable as exc:
-        errors.print(Text("stopped: ", style="bold red") + Text(str(exc)), soft_wrap=True)
-        errors.print(f"finished games are kept; when the model answers again: jubensha runs "
-                     f"resume {opened.root}", soft_wrap=True)
-        raise typer.Exit(EXIT_STOPPED) from None
+        stop_unreachable(errors, exc, f"finished games are kept; when the model answers "
+                                      f"again: jubensha runs resume {opened.root}")
     finally:
         rows = opened.index.rows()
         opened.close()

@@ -20,12 +20,12 @@ from jubensha.engine.narration import LABELS, outcome_text
 from jubensha.engine.procedure import ProcedureError, find_procedure, presets
 from jubensha.engine.table import purpose_of
 from jubensha.jobs import (
-    EXIT_STOPPED,
     CallBar,
     Interrupted,
     estimate_line,
     run_job,
     stop_here,
+    stop_unreachable,
 )
 from jubensha.llm.catalog import upgrade_hint
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
@@ -232,9 +232,8 @@ def play(
         except PlayError as exc:
             raise fail(str(exc)) from None
         except ModelUnreachable as exc:
-            errors.print(Text("stopped: ", style="bold red") + Text(str(exc)), soft_wrap=True)
-            errors.print(f"the game was not played; its partial run is in {target}")
-            raise typer.Exit(EXIT_STOPPED) from None
+            stop_unreachable(errors, exc, f"the game was not played; its partial run is in "
+                                          f"{target}")
         except Interrupted:
             stop_here(errors, f"the partial run is in {target} (a game cannot be resumed).",
                       f"jubensha replay {target}   (or play again with --out {target} "

@@ -2,8 +2,8 @@
 
 A game's calls follow from its procedure, its architectures and its table, hardly from what
 the model says; playing it once against the instant scripted fake (in a temporary folder,
-about a second) counts them. ``play`` and ``runs batch`` say the count, and the time it takes
-at the model's measured speed, before a job that can run for hours on the local model.
+about a second) counts them. ``play`` says the count, and the time it takes at the model's
+measured speed, before a game that can run for hours on the local model.
 """
 
 from __future__ import annotations
