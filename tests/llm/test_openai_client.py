@@ -10,11 +10,11 @@ import pytest
 from pydantic import BaseModel
 
 from jubensha.llm.base import GenerateConfig, ImagePart, Message, Request, TextPart
+from jubensha.llm.completion import read_completion
 from jubensha.llm.openai_client import (
     OpenAIEmbedder,
     OpenAIError,
     OpenAIModel,
-    read_completion,
 )
 from jubensha.llm.registry import ModelOptions, ModelSpecError, parse_model_spec
 from jubensha.llm.structured import generate_object

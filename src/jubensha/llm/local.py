@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 
 from jubensha.llm.base import Model, ModelError, Request, Response, Usage
 from jubensha.llm.catalog import KNOWN, SMOLLM2, KnownModel, model_file
+from jubensha.llm.completion import read_completion
 from jubensha.llm.text import contains_cjk, estimate_tokens, fit_messages
 
 INSTALL_HINT = SMOLLM2.install
@@ -216,16 +217,16 @@ class LocalModel(Model):
         start = time.perf_counter()
         result, notes = await asyncio.to_thread(self._with_engine,
                                                 lambda engine: self._complete(engine, request))
-        choice = result["choices"][0]
-        usage = result.get("usage", {})
-        details = usage.get("prompt_tokens_details") or {}
+        completion = read_completion(result)
+        if completion is None:
+            raise LocalModelError("the local model returned no choices")
         return Response(
-            text=choice["message"].get("content") or "", model=self.name,
-            usage=Usage(prompt_tokens=usage.get("prompt_tokens", 0),
-                        completion_tokens=usage.get("completion_tokens", 0),
-                        cached_tokens=details.get("cached_tokens"),
+            text=completion.text, model=self.name,
+            usage=Usage(prompt_tokens=completion.prompt_tokens,
+                        completion_tokens=completion.completion_tokens,
+                        cached_tokens=completion.cached_tokens,
                         latency_s=time.perf_counter() - start),
-            finish_reason=choice.get("finish_reason"), notes=notes)
+            finish_reason=completion.finish_reason, notes=notes)
 
     def _complete(self, engine: Any, request: Request) -> tuple[dict[str, Any], list[str]]:
         """Fit the prompt, call, and refit with the server's own count if it overflowed."""

@@ -36,6 +36,7 @@ from jubensha.llm.base import (
     TextPart,
     Usage,
 )
+from jubensha.llm.completion import Completion, read_completion
 from jubensha.llm.structured import schema_instruction
 from jubensha.llm.text import messages_language
 
@@ -109,31 +110,6 @@ def _schema_name(schema: dict[str, Any]) -> str:
     return name[:64] or "reply"
 
 
-Completion = tuple[str, str | None, int, int, int | None]
-"""The reply's text, finish reason, prompt tokens, completion tokens and prompt tokens
-served from the server's cache (``prompt_tokens_details.cached_tokens``; None: not said)."""
-
-
-def read_completion(data: Any) -> Completion | None:
-    """The first choice of a chat completion body; None when it has no choices."""
-    if not isinstance(data, dict):  # ValueError, not TypeError: retried as a garbled reply
-        raise ValueError(f"the reply is not a JSON object: {str(data)[:80]!r}")  # noqa: TRY004
-    choices = data.get("choices") or []
-    if not choices:
-        return None
-    choice = choices[0] if isinstance(choices[0], dict) else {}
-    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
-    content = message.get("content") or ""
-    if not isinstance(content, str):
-        raise ValueError(f"the reply's content is not text: {str(content)[:80]!r}")  # noqa: TRY004
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    details = usage.get("prompt_tokens_details")
-    cached = details.get("cached_tokens") if isinstance(details, dict) else None
-    return (content, choice.get("finish_reason"), int(usage.get("prompt_tokens") or 0),
-            int(usage.get("completion_tokens") or 0),
-            int(cached) if isinstance(cached, int | float) else None)
-
-
 @cache
 def _ssl_context() -> ssl.SSLContext:
     """One verifying context per process: loading the CA bundle takes ~40 ms, and a batch
@@ -188,13 +164,13 @@ class OpenAIModel(Model):
                                   fatal=isinstance(error, FATAL)) from None
         if completion is None:
             raise OpenAIError(f"{self.name} returned no choices")
-        text, finish_reason, prompt_tokens, completion_tokens, cached_tokens = completion
         return Response(
-            text=text, model=self.name,
-            usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                        cached_tokens=cached_tokens,
+            text=completion.text, model=self.name,
+            usage=Usage(prompt_tokens=completion.prompt_tokens,
+                        completion_tokens=completion.completion_tokens,
+                        cached_tokens=completion.cached_tokens,
                         latency_s=time.perf_counter() - start),
-            finish_reason=finish_reason, notes=notes)
+            finish_reason=completion.finish_reason, notes=notes)
 
     async def _complete(self, body: dict[str, Any]) -> Completion | None:
         """POST ``body`` as it is and read the reply's JSON here: the SDK's typed ``create``

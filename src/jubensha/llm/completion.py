@@ -1,0 +1,37 @@
+"""Reading an OpenAI-shaped chat completion body: what an OpenAI-compatible endpoint returns
+and what the embedded llama.cpp server hands back in-process. Read leniently (optional
+fields may be missing) but never into a wrong type."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+
+class Completion(NamedTuple):
+    text: str
+    finish_reason: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int | None
+    """Prompt tokens served from the server's cache (``prompt_tokens_details.cached_tokens``);
+    None: the server did not say."""
+
+
+def read_completion(data: Any) -> Completion | None:
+    """The first choice of a chat completion body; None when it has no choices."""
+    if not isinstance(data, dict):  # ValueError, not TypeError: retried as a garbled reply
+        raise ValueError(f"the reply is not a JSON object: {str(data)[:80]!r}")  # noqa: TRY004
+    choices = data.get("choices") or []
+    if not choices:
+        return None
+    choice = choices[0] if isinstance(choices[0], dict) else {}
+    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    content = message.get("content") or ""
+    if not isinstance(content, str):
+        raise ValueError(f"the reply's content is not text: {str(content)[:80]!r}")  # noqa: TRY004
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    return Completion(content, choice.get("finish_reason"), int(usage.get("prompt_tokens") or 0),
+                      int(usage.get("completion_tokens") or 0),
+                      int(cached) if isinstance(cached, int | float) else None)
