@@ -38,11 +38,12 @@ from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_s
 from jubensha.llm.wrappers import Budget
 from jubensha.runs.arena import Arena, Entrant, Pairing, pairings
 from jubensha.runs.play import PlayError, SeatPlan, parse_seat, plan_seats
-from jubensha.safeload import DocumentError, is_path, one_line, read_document
+from jubensha.safeload import DocumentError, is_path, read_document
 from jubensha.scripts.bundled import bundled_scripts, find_script, script_location
 from jubensha.scripts.importers import IMPORTERS, discover, import_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language, Script
+from jubensha.scripts.validation import Problem
 
 ID_LENGTH = 12
 METRIC_EMBEDDERS = ("none", "local", "scripted")
@@ -60,7 +61,7 @@ class SpecError(Exception):
         self.source = str(source)
         self.problems = problems
         super().__init__("\n".join(
-            f"{source}: {one_line(field, 200)}: {one_line(message, 600)}"
+            Problem(severity="error", field=field, message=message).render(str(source))
             for field, message in problems))
 
     @classmethod
@@ -575,18 +576,18 @@ def _overrides(spec: BatchSpec, scripts: list[tuple[str, str | None, Script]],
         if override.script is not None and not targets:
             problems.append((f"seats.{i}.script", f"no script {override.script!r} in this spec"))
             continue
-        applied = False
+        has_character = False
         for script in targets:
             try:
                 parse_seat(override.seat, script)
             except PlayError as exc:
                 if "no such character" not in str(exc):
                     problems.append((f"seats.{i}", str(exc)))
-                    applied = True  # told already
+                    has_character = True
                 continue
             found[script.id].append(override.seat)
-            applied = True
-        if not applied:
+            has_character = True
+        if not has_character:
             problems.append((f"seats.{i}",
                              f"{override.seat!r}: no script of this spec has that character"))
     if problems:

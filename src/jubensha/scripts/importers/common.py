@@ -405,6 +405,7 @@ def killed_names(texts: Iterable[str]) -> set[str]:
     import jieba.posseg
 
     found = {m for t in texts for m in _KILLED_CJK.findall(t)}
-    return {word for word in found
-            if any(part.flag.startswith("nr") for part in jieba.posseg.cut(word))
-            and all(part.flag.startswith(("nr", "n")) for part in jieba.posseg.cut(word))}
+    flags = {word: [part.flag for part in jieba.posseg.cut(word)] for word in found}
+    return {word for word, tags in flags.items()
+            if any(tag.startswith("nr") for tag in tags)
+            and all(tag.startswith(("nr", "n")) for tag in tags)}
