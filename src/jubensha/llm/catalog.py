@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from jubensha.llm.base import ModelError
+from jubensha.llm.registry import MODEL_ENV
 from jubensha.userdirs import cache_dir
 
 CHUNK = 8 << 20
@@ -112,6 +113,11 @@ def part_files(model: KnownModel) -> list[Path | None]:
     return found
 
 
+def _missing(parts: list[Path | None]) -> list[str]:
+    """The numbers of the parts not installed."""
+    return [str(number) for number, path in enumerate(parts, 1) if path is None]
+
+
 def joined_path(model: KnownModel, folder: Path | None = None) -> Path:
     return (folder or cache_folder()) / model.file_name
 
@@ -140,7 +146,7 @@ def join_parts(model: KnownModel, target: Path) -> None:
     """Concatenate the parts into ``target`` through a temporary file in the same folder,
     hashing as it writes; only a file of the right size and sha256 is moved into place."""
     parts = part_files(model)
-    missing = [str(n) for n, path in enumerate(parts, 1) if path is None]
+    missing = _missing(parts)
     if missing:
         raise ModelFileError(
             f"the local model {model.name} needs {model.parts} packages "
@@ -223,7 +229,7 @@ def status(model: KnownModel, folder: Path | None = None) -> Status:
         return Status(model, spec, True, "ready (joined, verified)", joined.stat().st_size,
                       joined, "")
     parts = part_files(model)
-    missing = [str(n) for n, path in enumerate(parts, 1) if path is None]
+    missing = _missing(parts)
     if missing:
         state = "not installed" if len(missing) == model.parts else \
             f"parts {', '.join(missing)} missing"
@@ -238,5 +244,5 @@ def upgrade_hint() -> str | None:
     for model in KNOWN.values():
         if model is not SMOLLM2 and status(model).ready:
             return (f"{model.title} is installed: play with it using --model local:"
-                    f"{model.name} (or set JUBENSHA_MODEL=local:{model.name}).")
+                    f"{model.name} (or set {MODEL_ENV}=local:{model.name}).")
     return None

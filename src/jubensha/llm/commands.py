@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from jubensha.llm.catalog import KNOWN, cache_folder, status
-from jubensha.llm.registry import default_model_spec
+from jubensha.llm.registry import MODEL_ENV, default_model_spec
 
 console = Console()
 
@@ -40,6 +40,6 @@ def models(
     console.print(table)
     if importlib.util.find_spec("xllamacpp") is None:
         console.print("Every local model runs on xllamacpp, not installed: pip install xllamacpp")
-    console.print(f"default model: {default_model_spec()} (set JUBENSHA_MODEL to change it); "
+    console.print(f"default model: {default_model_spec()} (set {MODEL_ENV} to change it); "
                   f"joined models live in {cache_folder()}; any GGUF file runs as "
                   "--model local:PATH.gguf.")

@@ -29,7 +29,7 @@ from jubensha.jobs import (
 )
 from jubensha.llm.catalog import upgrade_hint
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
-from jubensha.llm.registry import ModelOptions
+from jubensha.llm.registry import MODEL_ENV, ModelOptions
 from jubensha.outdir import OutError, prepare_out
 from jubensha.prompts import render
 from jubensha.runlog.folder import EVENTS, META, RunError, RunResult, read_run
@@ -118,7 +118,7 @@ def play(
     agents: Annotated[str, typer.Option(
         "--agents", "-a", help="Default architecture of every seat, e.g. naive.")] = "naive",
     model: Annotated[str, typer.Option(
-        "--model", "-m", envvar="JUBENSHA_MODEL",
+        "--model", "-m", envvar=MODEL_ENV,
         help="Default model: local, local:qwen2.5-coder-1.5b, local:<file.gguf>, "
         "openai:<model>, scripted, replay:<file> ($JUBENSHA_MODEL).")
     ] = "local",
