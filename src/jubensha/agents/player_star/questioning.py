@@ -93,10 +93,10 @@ async def read_together(core: PlayerCore, sensors: Sequence[Sensor], victim: str
     return out
 
 
-@lru_cache(maxsize=64)
 def readings_schema(sensors: tuple[tuple[str, tuple[str, ...]], ...]) -> type[BaseModel]:
     """``{<sensor>: <one of its choices>, ..., <sensor>_reason: ..., ...}``: the choices
-    first, so a reply cut short still carries them."""
+    first, so a reply cut short still carries them (one class per sensor set:
+    ``enum_model`` caches it)."""
     return enum_model("Sensors", dict(sensors), {f"{name}_reason": "" for name, _ in sensors})
 
 
