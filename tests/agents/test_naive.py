@@ -18,12 +18,13 @@ from jubensha.engine.decisions import (
     Questions,
     RateStatement,
     Speak,
+    Speech,
     TakeTurn,
 )
 from jubensha.engine.events import ActStarted, ClueRevealed, HostSpoke, Spoke
 from jubensha.engine.game import Game, Seat
 from jubensha.engine.procedure import find_procedure
-from jubensha.llm.base import ModelError
+from jubensha.llm.base import ModelError, Response
 from jubensha.llm.calls import CallLog
 from jubensha.llm.fake import ScriptedModel
 from jubensha.scripts import ActSheet, Script, bundled_scripts, load_script
@@ -153,7 +154,7 @@ async def test_new_acts_reach_the_system_prompt_and_clues_open_the_user_message(
                                                          goals=["Explain the lamp."])))
     await agent.decide(Speak(kind="statement", prompt="Speak."))
     system, user = prompt(model)
-    assert "You recall the lamp." in system and "Explain the lamp." in system
+    assert "I recall the lamp." in system and "Explain the lamp." in system  # 1st person
     assert user.startswith("Clues you know: Clue \"Note\": A torn notice.")
     assert "A torn notice." not in system  # a clue would change the sheet's cached prefix
 
@@ -231,3 +232,33 @@ async def test_a_seats_stable_prompt_part_is_a_prefix_of_its_next_prompt() -> No
             assert after.messages[1].text.startswith(stable), (name, before.purpose)
             checked += 1
     assert checked > 3 * len(script.names)
+
+
+async def test_the_sheet_is_given_in_the_first_person_and_the_murderer_reminded_last() -> None:
+    script = load_script(TINY)
+    ann = script.character("Ann").model_copy(update={
+        "story": "You struck Lord Vale. Your gloves were wet.", "secrets": ["You hid them."]})
+    script = script.model_copy(update={"characters": [ann, *script.characters[1:]]})
+    model = ScriptedModel()
+    agent = await seated("Ann", model, script)
+    await agent.decide(Speak(kind="introduction", prompt="Introduce yourself."))
+    system, user = prompt(model)
+    assert "I struck Lord Vale. My gloves were wet." in system and "I hid them." in system
+    assert user.endswith("never say that you killed Lord Vale or how, and deny it if you "
+                         "are accused.")
+    bob = await seated("Bob", model, script)
+    await bob.decide(Speak(kind="introduction", prompt="Introduce yourself."))
+    assert "murderer" not in prompt(model)[1]
+
+
+@pytest.mark.parametrize(("reply", "finish", "said"), [
+    ("I was in the glasshouse. I saw a lamp in the", "length", "I was in the glasshouse."),
+    ("I was in the glasshouse. I saw a lamp", "stop", "I was in the glasshouse. I saw a lamp"),
+    ("I saw a lamp in the", "length", "I saw a lamp in the"),
+])
+async def test_a_speech_cut_by_its_token_limit_ends_at_its_last_whole_sentence(
+        reply: str, finish: str, said: str) -> None:
+    model = ScriptedModel(replies={"statement": [Response(text=reply, model="scripted",
+                                                          finish_reason=finish)]})
+    agent = await seated("Bob", model)
+    assert await agent.decide(Speak(kind="statement", prompt="Speak.")) == Speech(text=said)

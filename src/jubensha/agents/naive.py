@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from jubensha.agents.options import parse_options
+from jubensha.agents.person import first_person
 from jubensha.engine.agent import Agent, SeatContext
 from jubensha.engine.decisions import (
     Accusation,
@@ -41,6 +42,7 @@ from jubensha.engine.decisions import (
 from jubensha.engine.events import ActStarted, ClueRevealed, Event, HostSpoke
 from jubensha.llm.base import GenerateConfig, Message, ModelError, Request
 from jubensha.llm.structured import choice_schema, generate_object
+from jubensha.memory.text import sentence_spans
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet
 
@@ -186,6 +188,8 @@ class NaiveAgent(Agent):
 
     # -- prompts -------------------------------------------------------------------------
     def system(self) -> str:
+        """The sheet, its private parts in the first person (small models copy a sheet
+        written to "you" as it is, and speak of themselves as "you")."""
         sheet = self.seat.sheet
         me = sheet.me
         timeline = " ".join(f"{t.time} {t.text}" if t.time else t.text for t in me.timeline)
@@ -193,13 +197,16 @@ class NaiveAgent(Agent):
         act_text = clip(act.text, self.config.story_chars // 2) if act and act.act > 1 else ""
         goals = (act.goals if act and act.goals else me.final_goals) or (
             [me.mission] if me.mission else [])
+        def mine(text: str) -> str:
+            return first_person(text, self.lang)
+
         return render("naive", "system", self.lang, me=me.name, title=sheet.title,
                       background=clip(sheet.background, 600), rules=clip(sheet.rules, 300),
                       others=[o.name for o in sheet.others], description=me.description,
-                      story=clip(me.story, self.config.story_chars),
-                      timeline=clip(timeline, self.config.story_chars // 2),
-                      act_text=act_text, goals=goals,
-                      murderer=sheet.is_murderer, secrets=me.secrets)
+                      story=mine(clip(me.story, self.config.story_chars)),
+                      timeline=mine(clip(timeline, self.config.story_chars // 2)),
+                      act_text=mine(act_text), goals=[mine(g) for g in goals],
+                      murderer=sheet.is_murderer, secrets=[mine(s) for s in me.secrets])
 
     def messages(self, template: str, **values: Any) -> list[Message]:
         """System: the sheet; user: clues, history, then the decision (stable to new)."""
@@ -225,12 +232,17 @@ class NaiveAgent(Agent):
     # -- decisions -----------------------------------------------------------------------
     async def speak(self, decision: Speak) -> Speech:
         question = decision.question
+        sheet = self.seat.sheet
         messages = self.messages("speak", prompt=decision.prompt, sentences=self.config.sentences,
-                                 question=question.model_dump() if question else None)
+                                 question=question.model_dump() if question else None,
+                                 murderer=sheet.is_murderer,
+                                 victims=[v.name for v in sheet.victims])
         response = await self.model.generate(
             self.request(decision.kind, messages, self.config.max_tokens))
-        text = clean_speech(response.text, self.name, self.seat.sheet.seat_names,
-                            self.config.speech_chars)
+        text = response.text
+        if response.finish_reason == "length":
+            text = whole_sentences(text)
+        text = clean_speech(text, self.name, sheet.seat_names, self.config.speech_chars)
         if not text:
             raise ModelError(f"empty {decision.kind} from the model")
         return Speech(text=text)
@@ -260,6 +272,14 @@ class NaiveAgent(Agent):
         if reply.action == "investigate":
             return Investigate(location=reply.location)
         return Questions(target=reply.target, questions=[reply.question])
+
+
+def whole_sentences(text: str) -> str:
+    """A reply cut off by its token limit without the unfinished sentence at its end (the
+    whole reply when no sentence ended)."""
+    spans = sentence_spans(text)
+    ended = [end for _, end in spans if text[end - 1] in ".!?。！？…\"'”’」』)）"]
+    return text[:ended[-1]] if ended else text
 
 
 def clean_speech(text: str, name: str, seats: list[str], limit: int) -> str:

@@ -1,7 +1,9 @@
 """Agents by name: ``make_agent("naive")``, ``make_agent("thinkthrice:mr+sr")``.
 
 A name is ``ARCH`` or ``ARCH:OPTION``; the option string goes to the architecture's factory,
-which parses it (and says what is wrong with it). Each architecture is one line of
+which parses it (and says what is wrong with it). The word ``guard`` among the options
+(``naive:guard``, ``thinkthrice:mr+sr+guard``) is the registry's own: it wraps the agent in
+the speech guard (``agents.guard``), whatever the architecture. Each architecture is one line of
 ``ARCHITECTURES``, a ``module:function`` path imported only when used, so an architecture's
 dependencies load only when someone plays it. ``register_architecture`` adds one at run time.
 """
@@ -11,7 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib import import_module
 
+from jubensha.agents.guard import GuardedAgent
 from jubensha.engine.agent import Agent
+
+GUARD = "guard"
+"""The option word that puts the speech guard on a seat (``naive:guard``)."""
 
 Factory = Callable[[str], Agent]
 """Builds a fresh agent (one per seat) from the option string ("" when there is none)."""
@@ -65,14 +71,31 @@ def _factory(name: str) -> Factory:
     return target  # type: ignore[return-value]
 
 
+def guarded(spec: str) -> tuple[bool, str]:
+    """Whether ``spec`` asks for the speech guard, and the spec without it."""
+    name, option = split_spec(spec)
+    parts = [p.strip() for p in option.split("+") if p.strip()]
+    kept = [p for p in parts if p.casefold() != GUARD]
+    if len(kept) == len(parts):
+        return False, spec.strip()
+    return True, f"{name}:{'+'.join(kept)}" if kept else name
+
+
 def make_agent(spec: str) -> Agent:
     """A new agent for ``spec``; AgentSpecError when the name or its option is wrong."""
+    guard, spec = guarded(spec)
     name, option = split_spec(spec)
     factory = _factory(name)
     try:
-        return factory(option)
+        agent = factory(option)
     except (ValueError, TypeError) as exc:
         raise AgentSpecError(f"architecture {spec!r}: {exc}") from None
+    if not guard:
+        return agent
+    if not agent.timed:
+        raise AgentSpecError(f"architecture {spec!r}: the guard checks what a model says; "
+                             "a person's seat has none")
+    return GuardedAgent(agent)
 
 
 def check_agent_spec(spec: str) -> str:

@@ -32,6 +32,7 @@ METRIC_MODULES = (
     "jubensha.eval.inferential",
     "jubensha.eval.revote",
     "jubensha.eval.audit_report",
+    "jubensha.eval.self_disclosure",
 )
 """Modules whose import registers metrics; later metric modules add themselves here."""
 

@@ -43,6 +43,8 @@ class RunError(Exception):
 class SeatInfo(BaseModel):
     architecture: str
     model: str
+    guard: bool = Field(False, description="Whether the speech guard checked what the seat "
+                        "said (agents.guard); never on in a paper's setting.")
 
 
 class RunMeta(BaseModel):

@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from jubensha.agents.human import hot_seat_spec, is_human
-from jubensha.agents.registry import AgentSpecError, check_agent_spec, make_agent
+from jubensha.agents.registry import AgentSpecError, check_agent_spec, guarded, make_agent
 from jubensha.engine.agent import Agent
 from jubensha.engine.events import Event
 from jubensha.engine.game import DEGRADED_SHARE, Game, Seat
@@ -209,7 +209,8 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
     language = language or script.language
     meta = RunMeta(script_id=script.id, script_title=script.title, script_source=script_source,
                    language=language, procedure=procedure.model_dump(mode="json"),
-                   seats={n: SeatInfo(architecture=p.architecture, model=p.model)
+                   seats={n: SeatInfo(architecture=p.architecture, model=p.model,
+                                      guard=guarded(p.architecture)[0])
                           for n, p in plans.items()},
                    seed=seed, versions=versions(),
                    options={"embedder": embedder, "record": str(record) if record else None})

@@ -1,0 +1,397 @@
+"""Does a seat's speech give its own sheet away, confess, or fail as speech?
+
+Shared by the speech guard (``agents.guard``), which checks a draft before it is said, and
+the self-disclosure metric (``eval.self_disclosure``), which checks what was said. Both
+cut texts the way retrieval does (``memory.text.tokenize``: words, numbers and clock times;
+Chinese as jieba words) and compare windows of consecutive units, as the isolation audit
+does for prompts. Before cutting, the second and first person are made one
+(you/your/yours/yourself and I/me/my/mine/myself; 你/您 and 我), so that a seat saying
+"the owners paid me nothing" reproduces a sheet that says "the owners paid you nothing".
+
+What a speech is checked for:
+
+- **disclosure**: windows of the seat's private text (story, secrets, timeline, relations,
+  act sheets, goals; not its public description) that are not public text and were not said
+  or shown to the seat before; its share of the speech's units;
+- **confession** (murderers): a sentence in the first person with a killing verb and no
+  negation ("I killed him", 是我杀了他), or a window of the seat's own account of the kill
+  (a sentence of its sheet with a killing verb) that holds that verb;
+- **degenerate** speech: empty, cut off (no closing punctuation, where the reply ran out of
+  tokens), a loop (a window of four units repeated over much of the speech), a label instead
+  of speech ("Tom Hale asks", "Host:"), an echo of the prompt's instructions (windows of the
+  seat's prompts that are none of its sheet, the public text, the events it saw or an
+  earlier reply), or a copy of another seat's earlier speech (most of it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from jubensha.engine.events import ActStarted, ClueRevealed, Event, HostSpoke, Spoke
+from jubensha.memory.text import split_sentences, tokenize
+from jubensha.scripts.model import Character, Script
+
+Degenerate = Literal["empty", "cut off", "loop", "label", "prompt echo", "copy"]
+
+_PERSON = {
+    "i": "1p", "me": "1p", "you": "1p", "ye": "1p", "my": "1p's", "your": "1p's",
+    "mine": "1p-own", "yours": "1p-own", "myself": "1p-self", "yourself": "1p-self",
+    "am": "be", "are": "be", "was": "was", "were": "was",
+}
+_CONTRACTED = {"'m": "be", "'re": "be", "'ve": "have", "'ll": "will", "'d": "would"}
+_ZH_PERSON = str.maketrans({"你": "我", "您": "我"})
+
+KILL_WORDS_EN = (
+    "kill", "killed", "killing", "murder", "murdered", "strike", "strikes", "struck", "stab",
+    "stabbed", "poison", "poisoned", "strangle", "strangled", "smother", "smothered", "shot",
+    "shoot", "bludgeoned", "drowned", "suffocated", "throttled", "choked", "slit", "clubbed",
+    "knifed", "hit", "pushed", "beat", "killer", "murderer",
+)
+KILL_WORDS_ZH = ("杀", "害死", "毒死", "下毒", "投毒", "刺死", "捅", "勒死", "掐死", "推下",
+                 "砸", "打死", "闷死", "淹死", "击", "凶手", "动的手", "下的手")
+_NEGATION_EN = re.compile(r"\b(?:not|never|no|didn't|don't|wouldn't|couldn't|won't|"
+                          r"if|would|could|might|whether)\b|n't\b")
+_NEGATION_ZH = re.compile("没|不|未|非|无|如果|要是|假如|是否|谁")
+_SUBJECT_EN = re.compile(r"\b(?:i|i've|i'd|it was me|it was i)\b")
+_CLOSERS = "\"'”’」』）)】》*"
+_TERMINATORS = ".!?。！？…~～"
+_LABEL_WORDS = ("asks", "answers", "says", "replies", "introduction", "→", "->",
+                "提问", "回答", "问", "答", "说", "自我介绍")
+LOOP_WINDOW = 4
+"""Units in a window whose repetition makes a loop."""
+LOOP_SHARE = 0.4
+"""Share of a speech's units inside repeated windows that makes it a loop."""
+COPY_SHARE = 0.5
+"""Share of a speech's units found in another seat's earlier speech that makes a copy."""
+
+
+class DisclosureSettings(BaseModel):
+    """Window lengths and thresholds (the ``self-disclosure`` metric's options and the
+    guard's; docs/evaluation.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    words: int = Field(6, ge=3, le=50, description="Window length in words.")
+    zh_words: int = Field(4, ge=2, le=50, description="Window length in Chinese (jieba) "
+                                                      "words.")
+    echo_words: int = Field(5, ge=3, le=50, description="Window length for prompt echoes.")
+    recite_share: float = Field(0.4, ge=0, le=1, description="A speech this share or more "
+                                "of which is the speaker's private text recites its sheet...")
+    recite_units: int = Field(10, ge=1, description="...when that is this many words or "
+                              "more.")
+
+    def window(self, language: str) -> int:
+        return self.zh_words if language.startswith("zh") else self.words
+
+
+# -- units and windows ----------------------------------------------------------------------
+def units(text: str) -> list[str]:
+    """Words (Chinese: jieba words) with the first and second person made one."""
+    found: list[str] = []
+    for token in tokenize(text.translate(_ZH_PERSON), zh_mode="jieba"):
+        head, mark, tail = token.partition("'")
+        if mark and f"'{tail}" in _CONTRACTED and head in _PERSON:
+            found += [_PERSON[head], _CONTRACTED[f"'{tail}"]]
+        else:
+            found.append(_PERSON.get(token, token))
+    return found
+
+
+def windows(words: Sequence[str], n: int) -> list[tuple[str, ...]]:
+    return [tuple(words[i:i + n]) for i in range(len(words) - n + 1)]
+
+
+def window_set(texts: Iterable[str], n: int) -> set[tuple[str, ...]]:
+    found: set[tuple[str, ...]] = set()
+    for text in texts:
+        if text:
+            found.update(windows(units(text), n))
+    return found
+
+
+def covered(hits: Sequence[bool], n: int) -> int:
+    """Units inside at least one hit window."""
+    marks = [False] * (len(hits) + n - 1 if hits else 0)
+    for start, hit in enumerate(hits):
+        if hit:
+            marks[start:start + n] = [True] * n
+    return sum(marks)
+
+
+# -- what a seat holds ------------------------------------------------------------------------
+def private_parts(character: Character) -> Iterator[tuple[str, str]]:
+    """(part, text) of a character's own sheet that its public description is not."""
+    yield "story", character.story
+    for secret in character.secrets:
+        yield "secret", secret
+    for entry in character.timeline:
+        yield "timeline", entry.text
+    for relation in character.relationships:
+        yield "relationships", " ".join([*relation.labels, relation.description])
+    for sheet in character.acts:
+        for text in (sheet.text, *sheet.goals, *sheet.notes.values()):
+            yield f"act {sheet.act}", text
+    for text in (character.mission, *character.final_goals, *character.needs_to_know):
+        yield "goals", text
+
+
+def public_parts(script: Script) -> list[str]:
+    """What every seat may say: title, background, rules, victims, public descriptions,
+    clues that are public from the start, and each act's public text."""
+    return [script.title, script.background, script.rules,
+            *(f"{v.name} {v.description}" for v in script.victims),
+            *(f"{c.name} {c.description}" for c in script.characters),
+            *(act.public_text for act in script.acts),
+            *(c.text for c in script.clues if c.holder == "public" and not c.location)]
+
+
+def _has_kill_word(text: str) -> bool:
+    if any(word in text for word in KILL_WORDS_ZH):
+        return True
+    return any(word in KILL_WORDS_EN for word in tokenize(text))
+
+
+@dataclass
+class SeatText:
+    """One seat's private windows (with the part each comes from), its account of a kill
+    when it is a murderer, and the windows it may say (public, or said before)."""
+
+    name: str
+    murderer: bool
+    n: int
+    private: dict[tuple[str, ...], str] = field(default_factory=dict)
+    deeds: set[tuple[str, ...]] = field(default_factory=set)
+    known: set[tuple[str, ...]] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, character: Character, public: Iterable[str], n: int, *,
+           murderer: bool, victims: Sequence[str] = ()) -> SeatText:
+        seat = cls(character.name, murderer, n, known=window_set(public, n))
+        for part, text in private_parts(character):
+            for window in window_set([text], n):
+                seat.private.setdefault(window, part)
+        if murderer:
+            seat.deeds = deed_windows(character, victims, n)
+        return seat
+
+    def learn(self, text: str) -> None:
+        """Text the seat heard or was shown: saying it again discloses nothing."""
+        self.known |= window_set([text], self.n)
+
+    def add_private(self, part: str, text: str) -> None:
+        for window in window_set([text], self.n):
+            self.private.setdefault(window, part)
+
+
+def deed_windows(character: Character, victims: Sequence[str], n: int
+                 ) -> set[tuple[str, ...]]:
+    """Windows of the murderer's own account of the kill: sentences of its sheet that
+    name a victim and hold a killing word, each window holding that word (the weapon or
+    the place alone is not a confession)."""
+    texts = [t for _, t in private_parts(character)]
+    found: set[tuple[str, ...]] = set()
+    for sentence in (s for text in texts if text for s in split_sentences(text)):
+        if not (_has_kill_word(sentence) and names_victim(sentence, victims)):
+            continue
+        for window in windows(units(sentence), n):
+            if any(_has_kill_word(word) for word in window):
+                found.add(window)
+    return found
+
+
+def names_victim(text: str, victims: Sequence[str]) -> bool:
+    """Whether ``text`` names a victim (a Chinese name whole, else any part of two letters
+    or more: "Elias" for Elias Thorne)."""
+    lowered = text.casefold()
+    words = set(tokenize(text))
+    for victim in victims:
+        parts = [p for p in tokenize(victim, zh_mode="chars") if len(p) > 1]
+        if victim.casefold() in lowered or words & set(parts):
+            return True
+    return False
+
+
+# -- one speech -------------------------------------------------------------------------------
+class SpeechCheck(BaseModel):
+    """What one speech gives away and how it fails, with the passages that show it."""
+
+    units: int = 0
+    disclosed: int = 0
+    """Units of the speech inside a window of the seat's private text."""
+    passages: list[str] = Field(default_factory=list)
+    """The sentences that hold disclosed windows."""
+    parts: list[str] = Field(default_factory=list)
+    """The private part most of each passage comes from (story, secret, timeline, ...)."""
+    confession: str | None = None
+    degenerate: list[Degenerate] = Field(default_factory=list)
+    evidence: dict[str, str] = Field(default_factory=dict)
+    """Degenerate kind → the text that shows it."""
+
+    @property
+    def share(self) -> float:
+        return self.disclosed / self.units if self.units else 0.0
+
+    def recites(self, settings: DisclosureSettings) -> bool:
+        """Whether the speech reads the sheet out rather than telling a fact of it."""
+        return (self.disclosed >= settings.recite_units
+                and self.share >= settings.recite_share)
+
+
+def check_speech(text: str, seat: SeatText, *, names: Sequence[str] = (),
+                 cut: bool = False, instructions: set[tuple[str, ...]] | None = None,
+                 echo_n: int = 5, others: Iterable[tuple[str, str]] = ()) -> SpeechCheck:
+    """Check one speech of ``seat``. ``names``: every seat's name (labels); ``cut``: the
+    reply ran out of tokens; ``instructions``: windows (``echo_n`` long) of the prompts
+    that are instructions; ``others``: (speaker, speech) said before by other seats."""
+    words = units(text)
+    check = SpeechCheck(units=len(words))
+    _disclosure(text, words, seat, check)
+    if seat.murderer:
+        check.confession = confession(text, words, seat)
+    for kind, evidence in degenerate(text, words, names=names, cut=cut,
+                                     instructions=instructions, echo_n=echo_n,
+                                     others=others, n=seat.n):
+        check.degenerate.append(kind)
+        check.evidence[kind] = evidence
+    return check
+
+
+def _disclosure(text: str, words: list[str], seat: SeatText, check: SpeechCheck) -> None:
+    spans = windows(words, seat.n)
+    hits = [w in seat.private and w not in seat.known for w in spans]
+    check.disclosed = covered(hits, seat.n)
+    if not any(hits):
+        return
+    for sentence in split_sentences(text):
+        parts = [seat.private[w] for w in windows(units(sentence), seat.n)
+                 if w in seat.private and w not in seat.known]
+        if parts:
+            check.passages.append(sentence)
+            check.parts.append(Counter(parts).most_common(1)[0][0])
+
+
+def confession(text: str, words: list[str], seat: SeatText) -> str | None:
+    """The sentence in which a murderer tells what it did, or None."""
+    if seat.deeds and any(w in seat.deeds for w in windows(words, seat.n)):
+        return next((s for s in split_sentences(text)
+                     if any(w in seat.deeds for w in windows(units(s), seat.n))), text)
+    for sentence in split_sentences(text):
+        if _first_person_kill(sentence):
+            return sentence
+    return None
+
+
+def _first_person_kill(sentence: str) -> bool:
+    """A first-person statement of a kill, not denied, asked or supposed."""
+    if sentence.rstrip(_CLOSERS).endswith(("?", "？", "吗", "呢")):
+        return False
+    lowered = sentence.casefold()
+    for match in re.finditer("我", lowered):
+        rest = lowered[match.end():match.end() + 8]
+        verb = min((rest.find(w) for w in KILL_WORDS_ZH if w in rest), default=-1)
+        if verb >= 0 and not _NEGATION_ZH.search(lowered[:match.start()][-4:] + rest[:verb]):
+            return True
+    if re.search("(?:是我|我就是)(?:杀|凶手|干的|下的手|动的手)|凶手(?:就)?是我", lowered):
+        return True
+    for match in _SUBJECT_EN.finditer(lowered):
+        rest = lowered[match.end():].split()[:5]
+        for number, word in enumerate(rest):
+            if word.strip(".,;:!") in KILL_WORDS_EN:
+                between = " ".join(rest[:number])
+                if not _NEGATION_EN.search(between + " " + lowered[:match.start()][-12:]):
+                    return True
+                break
+    return bool(re.search(r"\bi (?:am|'m) the (?:murderer|killer)\b|\bi did it\b",
+                          lowered.replace("i'm", "i 'm")))
+
+
+# -- degenerate speech ------------------------------------------------------------------------
+def degenerate(text: str, words: list[str], *, names: Sequence[str], cut: bool,
+               instructions: set[tuple[str, ...]] | None, echo_n: int,
+               others: Iterable[tuple[str, str]], n: int
+               ) -> Iterator[tuple[Degenerate, str]]:
+    """Each way the speech fails as speech, with the text that shows it."""
+    if not words:
+        yield "empty", text
+        return
+    if cut and not text.rstrip().rstrip(_CLOSERS).endswith(tuple(_TERMINATORS)):
+        yield "cut off", text[-60:]
+    if loop(words) is not None:
+        yield "loop", text[:120]
+    if (label := label_of(text, names)) is not None:
+        yield "label", label
+    if instructions and any(w in instructions for w in windows(words, echo_n)):
+        yield "prompt echo", next((s for s in split_sentences(text) if any(
+            w in instructions for w in windows(units(s), echo_n))), text)
+    copied = copy_of(words, others, n)
+    if copied is not None:
+        yield "copy", copied
+
+
+def loop(words: list[str], n: int = LOOP_WINDOW, share: float = LOOP_SHARE) -> str | None:
+    """The repeated window when repeated windows cover ``share`` of the speech or more."""
+    spans = windows(words, n)
+    counts = Counter(spans)
+    hits = [counts[w] > 1 for w in spans]
+    if not any(hits) or covered(hits, n) < share * len(words):
+        return None
+    return " ".join(counts.most_common(1)[0][0])
+
+
+def label_of(text: str, names: Sequence[str]) -> str | None:
+    """A transcript label where speech should be: "Tom Hale asks", "Host:", "周妈 →"."""
+    who = "|".join(re.escape(n) for n in sorted({*names, "Host", "主持人"}, key=len,
+                                                  reverse=True) if n)
+    labels = "|".join(re.escape(w) for w in _LABEL_WORDS)
+    head = re.match(rf"\W*(?:{who})\W*(?:{labels}|[:：])", text, re.IGNORECASE)
+    if head:
+        return head.group()
+    inner = re.search(rf"(?:{who})\s+(?:asks|answers)\s+(?:{who})\s*[:：]", text,
+                      re.IGNORECASE)
+    return inner.group() if inner else None
+
+
+def copy_of(words: list[str], others: Iterable[tuple[str, str]], n: int,
+            share: float = COPY_SHARE) -> str | None:
+    """``speaker: speech`` of the other seat's speech this one mostly repeats, or None."""
+    spans = windows(words, n)
+    if not spans:
+        return None
+    for speaker, other in others:
+        theirs = set(windows(units(other), n))
+        if covered([w in theirs for w in spans], n) >= share * len(words):
+            return f"{speaker}: {other}"
+    return None
+
+
+class Instructions:
+    """Windows of a seat's prompts that are instructions (templates, the asked format):
+    in no reply of its calls made before that prompt. What the seat may say (its sheet,
+    the public text, what it heard) is taken out where they are used."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.found: set[tuple[str, ...]] = set()
+        self.replies: set[tuple[str, ...]] = set()
+
+    def add(self, prompt: Sequence[str], reply: str | None) -> None:
+        """One call, in order: its prompt's texts and its reply."""
+        self.found |= window_set(prompt, self.n) - self.replies
+        if reply:
+            self.replies |= window_set([reply], self.n)
+
+
+def heard_text(event: Event) -> str:
+    """What an event tells the seats that see it: speech, host lines, clue cards, an
+    act's public text."""
+    if isinstance(event, Spoke | HostSpoke | ClueRevealed):
+        return event.text
+    if isinstance(event, ActStarted):
+        return event.public_text
+    return ""

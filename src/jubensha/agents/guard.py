@@ -1,0 +1,264 @@
+"""The speech guard: any agent, checked before what it says is said.
+
+Small models read their private sheet out, confess, echo their prompt, copy another seat
+or loop. ``GuardedAgent`` wraps an agent of any architecture (``ARCH:guard``, e.g.
+``naive:guard`` or ``thinkthrice:mr+sr+guard``) and checks every public text of its actions
+(speeches, questions, statements made while searching, reasons of accusations) with
+``agents.disclosure`` against the seat's own sheet, what it has heard, and the prompts of
+the decision. A text that recites the sheet, confesses (a murderer) or fails as speech is
+rewritten once by the seat's model, told why (a call of purpose ``guard``); if the rewrite
+fails too, a safe line from ``prompts/guard`` replaces it, recorded in ``calls.jsonl`` as
+a ``guard.safe`` record (model ``guard``, no tokens). A clean text costs nothing: the
+checks are lexical. The guard changes the game, so no paper's setting turns it on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container
+from dataclasses import dataclass, field
+from typing import Any
+
+from jubensha.agents.disclosure import (
+    DisclosureSettings,
+    Instructions,
+    SeatText,
+    SpeechCheck,
+    check_speech,
+    heard_text,
+    window_set,
+)
+from jubensha.engine.agent import Agent, CharacterSheet, SeatContext
+from jubensha.engine.decisions import (
+    Accusation,
+    Action,
+    Decision,
+    Investigate,
+    Questions,
+    Speak,
+    Speech,
+)
+from jubensha.engine.events import ActStarted, Event, HostSpoke, Spoke
+from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request, Response
+from jubensha.llm.calls import CallRecord, SeatModel, declare
+from jubensha.llm.wrappers import ModelWrapper
+from jubensha.prompts import render
+
+REWRITE_PURPOSE = declare("guard", "seat")
+SAFE_PURPOSE = "guard.safe"
+REWRITE_TOKENS = 160
+
+
+@dataclass
+class _Call:
+    messages: list[Message]
+    config: GenerateConfig
+    reply: str
+    finish_reason: str | None
+    structured: bool
+
+
+class PromptWatch(ModelWrapper):
+    """The seat's model as its agent sees it: remembers the calls of the decision under
+    way (to rewrite from its last prompt) and every prompt's instructions (echoes)."""
+
+    def __init__(self, inner: Model, instructions: Instructions) -> None:
+        super().__init__(inner)
+        self.instructions = instructions
+        self.calls: list[_Call] = []
+
+    async def generate(self, request: Request) -> Response:
+        response = await self.inner.generate(request)
+        self.calls.append(_Call(request.messages, request.config, response.text,
+                                response.finish_reason, request.json_schema is not None))
+        self.instructions.add([m.text for m in request.messages], response.text)
+        return response
+
+
+@dataclass
+class _Known(Container[tuple[str, ...]]):
+    """Instruction windows of the prompts that are not text the seat may say."""
+
+    instructions: Instructions
+    allowed: set[tuple[str, ...]] = field(default_factory=set)
+
+    def __contains__(self, window: object) -> bool:
+        return window in self.instructions.found and window not in self.allowed
+
+
+class GuardedAgent(Agent):
+    """``inner`` with every public text it produces checked (see the module docstring)."""
+
+    def __init__(self, inner: Agent, settings: DisclosureSettings | None = None) -> None:
+        self.inner = inner
+        self.settings = settings or DisclosureSettings()
+        self.architecture = inner.architecture
+        self.timed = inner.timed
+        self.heard: list[tuple[str, str]] = []
+        self.watch: PromptWatch | None = None
+
+    async def start(self, seat: SeatContext) -> None:
+        await super().start(seat)
+        sheet = seat.sheet
+        self.lang = sheet.language
+        self.text = seat_text(sheet, self.settings.window(sheet.language))
+        self.echo = _Known(Instructions(self.settings.echo_words))
+        self.echo.allowed = window_set([*_public(sheet), *_own(sheet)],
+                                       self.settings.echo_words)
+        if seat.model is not None:
+            self.watch = PromptWatch(seat.model, self.echo.instructions)
+            seat = seat.model_copy(update={"model": self.watch})
+        await self.inner.start(seat)
+
+    async def observe(self, event: Event) -> None:
+        await self.inner.observe(event)
+        if isinstance(event, ActStarted) and event.sheet is not None:
+            self.text.add_private(f"act {event.act}", event.sheet.text)
+        mine = isinstance(event, Spoke) and event.speaker == self.seat.sheet.me.name
+        if (text := heard_text(event)) and not mine:
+            self.text.learn(text)
+            self.echo.allowed |= window_set([text], self.settings.echo_words)
+            if isinstance(event, Spoke | HostSpoke):
+                speaker = event.speaker if isinstance(event, Spoke) else "Host"
+                self.heard.append((speaker, text))
+
+    async def decide(self, decision: Decision) -> Action:
+        if self.watch is not None:
+            self.watch.calls = []
+        action = await self.inner.decide(decision)
+        kind = decision.kind if isinstance(decision, Speak) else decision.type
+        texts = [await self.guard(kind, text, first=i == 0)
+                 for i, text in enumerate(spoken(action))]
+        return with_texts(action, texts)
+
+    async def guard(self, kind: str, text: str, *, first: bool) -> str:
+        """``text`` if it passes, else its rewrite if that passes, else a safe line."""
+        cut = first and self._last_cut()
+        problems = self.problems(self.check(text, cut))
+        if not problems:
+            return text
+        rewrite = await self.rewrite(kind, text, problems)
+        if rewrite and not (again := self.problems(self.check(rewrite, False))):
+            return rewrite
+        safe = render("guard", "safe", self.lang, kind=kind, me=self.seat.sheet.me.name)
+        self._record_safe(kind, rewrite or text, safe,
+                          again if rewrite else problems)
+        return safe
+
+    def check(self, text: str, cut: bool) -> SpeechCheck:
+        return check_speech(text, self.text, names=self.seat.sheet.seat_names, cut=cut,
+                            instructions=self.echo, echo_n=self.settings.echo_words,
+                            others=self.heard)
+
+    def problems(self, check: SpeechCheck) -> list[str]:
+        """Why a text may not be said, in the game's language; empty when it may."""
+        found = []
+        if check.recites(self.settings):
+            found.append(render("guard", "reason", self.lang, kind="recites",
+                                evidence=check.passages[0] if check.passages else ""))
+        if check.confession:
+            found.append(render("guard", "reason", self.lang, kind="confession",
+                                evidence=check.confession))
+        for kind in check.degenerate:
+            found.append(render("guard", "reason", self.lang, kind=kind,
+                                evidence=check.evidence.get(kind, "")[:120]))
+        return found
+
+    async def rewrite(self, kind: str, text: str, problems: list[str]) -> str:
+        """One call of the seat's model: the draft's own prompt, the draft, and why it
+        cannot be said (a prompt that shares its prefix with the draft's, for caches)."""
+        if self.seat.model is None:
+            return ""
+        base = self._last_prompt()
+        sheet = self.seat.sheet
+        asked = render("guard", "rewrite", self.lang, me=sheet.me.name, kind=kind,
+                       problems=problems, murderer=sheet.is_murderer)
+        messages = [*base, Message(role="assistant", content=text),
+                    Message(role="user", content=asked)] if base else [
+            Message(role="system", content=render("guard", "system", self.lang,
+                                                  me=sheet.me.name, title=sheet.title)),
+            Message(role="user", content=asked)]
+        config = self._last_config()
+        try:
+            response = await self.seat.model.generate(Request(
+                messages=messages, purpose=REWRITE_PURPOSE, seat=sheet.me.name,
+                config=GenerateConfig(temperature=config.temperature, seed=config.seed,
+                                      max_tokens=config.max_tokens or REWRITE_TOKENS)))
+        except ModelError:
+            return ""
+        return tidy(response.text, sheet.me.name)
+
+    def _last_prompt(self) -> list[Message]:
+        calls = self.watch.calls if self.watch else []
+        return list(calls[-1].messages) if calls else []
+
+    def _last_config(self) -> GenerateConfig:
+        calls = [c for c in (self.watch.calls if self.watch else []) if not c.structured]
+        return calls[-1].config if calls else GenerateConfig(max_tokens=REWRITE_TOKENS)
+
+    def _last_cut(self) -> bool:
+        calls = self.watch.calls if self.watch else []
+        return bool(calls) and calls[-1].finish_reason == "length"
+
+    def _record_safe(self, kind: str, rejected: str, safe: str, problems: list[str]) -> None:
+        """A ``guard.safe`` record in the run's call log: what was replaced, and why."""
+        model = self.seat.model
+        while isinstance(model, ModelWrapper) and not isinstance(model, SeatModel):
+            model = model.inner
+        if not isinstance(model, SeatModel):
+            return
+        name = self.seat.sheet.me.name
+        model.log.append(CallRecord(
+            purpose=SAFE_PURPOSE, seat=name, access="seat", seen=model.log.seen_by(name),
+            model="guard", messages=[Message(role="assistant", content=rejected)],
+            config=GenerateConfig(), raw=safe, notes=[f"{kind}: {p}" for p in problems]))
+
+
+def seat_text(sheet: CharacterSheet, n: int) -> SeatText:
+    me = sheet.me
+    return SeatText.of(me, _public(sheet), n, murderer=sheet.is_murderer,
+                       victims=me.killed or [v.name for v in sheet.victims])
+
+
+def _public(sheet: CharacterSheet) -> list[str]:
+    return [sheet.title, sheet.background, sheet.rules,
+            *(f"{v.name} {v.description}" for v in sheet.victims),
+            *(f"{o.name} {o.description}" for o in sheet.others),
+            f"{sheet.me.name} {sheet.me.description}"]
+
+
+def _own(sheet: CharacterSheet) -> list[str]:
+    me = sheet.me
+    return [me.story, *me.secrets, *(t.text for t in me.timeline),
+            *(a.text for a in me.acts), *me.final_goals, me.mission]
+
+
+def spoken(action: Action) -> list[str]:
+    """The texts of an action that the table will make public."""
+    if isinstance(action, Speech):
+        return [action.text]
+    if isinstance(action, Questions):
+        return list(action.questions)
+    if isinstance(action, Investigate | Accusation):
+        text = action.statement if isinstance(action, Investigate) else action.reason
+        return [text] if text else []
+    return []
+
+
+def with_texts(action: Action, texts: list[str]) -> Action:
+    """``action`` saying ``texts`` instead (the order of ``spoken``)."""
+    if not texts:
+        return action
+    update: dict[str, Any] = {
+        Speech: {"text": texts[0]}, Questions: {"questions": texts},
+        Investigate: {"statement": texts[0]}, Accusation: {"reason": texts[0]},
+    }[type(action)]
+    return action.model_copy(update=update)
+
+
+def tidy(text: str, name: str) -> str:
+    """A rewrite as one line of speech: no ``Name:`` label, no wrapping quotes."""
+    text = " ".join(text.split())
+    for label in (f"{name}:", f"{name}："):
+        if text.startswith(label):
+            text = text[len(label):].strip()
+    return text.strip('"“”「」').strip()

@@ -1,0 +1,226 @@
+"""Self-disclosure: how much of its own secret sheet each seat said aloud, whether a
+murderer told what it did, and how many of its replies failed as speech.
+
+None of the four papers measures it, yet a game of hidden information is spoilt by a seat
+that recites its sheet. Each seat's public speech (``Spoke`` events heard by another seat)
+is checked in order with ``agents.disclosure``: a window of the seat's private text that no
+public text holds and that it had not heard or been shown before counts as disclosed; the
+instructions its prompts held come from ``calls.jsonl`` (windows of its prompts that are
+none of its sheet, the public text, what was said in the game or an earlier reply), and a
+speech is cut off when the call that made it ran out of tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from jubensha.agents.disclosure import (
+    DisclosureSettings,
+    Instructions,
+    SeatText,
+    SpeechCheck,
+    check_speech,
+    heard_text,
+    public_parts,
+    window_set,
+)
+from jubensha.engine.events import HostSpoke, Spoke
+from jubensha.eval.registry import MetricContext, metric, options
+from jubensha.eval.report import MetricResult, ResultTable, number
+from jubensha.llm.calls import CallRecord
+from jubensha.runlog.folder import RunLog
+from jubensha.scripts.model import Script
+
+EXAMPLES = 6
+"""Examples kept per seat (the longest disclosed passages first)."""
+EXAMPLE_CHARS = 300
+
+
+@options("self-disclosure")
+class SelfDisclosureOptions(DisclosureSettings):
+    """Window lengths and the reciting threshold (docs/evaluation.md)."""
+
+
+class Example(BaseModel):
+    kind: str
+    """``disclosed``, ``confession`` or a degenerate kind (``loop``, ``label``, ...)."""
+    event: int
+    text: str
+    part: str = ""
+    """Where disclosed text comes from: story, secret, timeline, goals, act N, ..."""
+
+
+class SeatDisclosure(BaseModel):
+    disclosed_share: float
+    """Share of the seat's spoken units inside its own private text."""
+    confessed: bool
+    degenerate: int
+    """Speeches that failed as speech (each counted once, whatever the ways)."""
+    examples: list[Example] = Field(default_factory=list)
+    murderer: bool = False
+    speeches: int = 0
+    units: int = 0
+    recited: int = 0
+    """Speeches that read the sheet out (``DisclosureSettings.recite_share`` of a speech
+    and ``recite_units`` words or more its own private text)."""
+
+
+class SelfDisclosure(MetricResult):
+    metric: str = "self-disclosure"
+    seats: dict[str, SeatDisclosure] = Field(default_factory=dict)
+    options: dict[str, float] = Field(
+        default_factory=lambda: DisclosureSettings().model_dump())
+    """The settings used (a dict: a report's columns show the figures, not these)."""
+    speeches: int = 0
+    disclosed_share: float = 0.0
+    """Over every seat's speech: the share of units that are the speaker's private text."""
+    reciting: int = 0
+    """Seats that recited their sheet at least once."""
+    confessions: int = 0
+    """Murderers who told what they did."""
+    degenerate: int = 0
+    """Speeches that failed as speech."""
+
+    def tables(self) -> list[ResultTable]:
+        rows = [[name, "yes" if s.murderer else "", str(s.speeches), number(s.disclosed_share),
+                 str(s.recited), "yes" if s.confessed else "", str(s.degenerate)]
+                for name, s in self.seats.items()]
+        rows.append(["all", "", str(self.speeches), number(self.disclosed_share),
+                     str(self.reciting), str(self.confessions), str(self.degenerate)])
+        given = DisclosureSettings.model_validate(self.options)
+        notes = [f"disclosed share: of what the seat said, the share that is its own private "
+                 f"text; recites: speeches of which {given.recite_share:.0%} or more, and "
+                 f"{given.recite_units} words or more, are; recites (all): seats that did."]
+        examples = [[name, str(e.event), e.kind, e.part, e.text[:EXAMPLE_CHARS]]
+                    for name, s in self.seats.items() for e in s.examples]
+        tables = [ResultTable(title="Self-disclosure: own secrets said aloud",
+                              columns=["seat", "murderer", "speeches", "disclosed share",
+                                       "recites", "confessed", "degenerate"],
+                              rows=rows, notes=notes)]
+        if examples:
+            tables.append(ResultTable(title="Examples", columns=["seat", "event", "kind",
+                                                                 "part", "text"],
+                                      rows=examples))
+        return tables
+
+
+def speaking_call(calls: Sequence[CallRecord], event: Spoke) -> CallRecord | None:
+    """The free-text call of the speaker that made this speech: its last one started
+    before the speech was said."""
+    found = [c for c in calls if c.seat == event.speaker and c.json_schema is None
+             and c.raw and c.seen is not None and c.seen < event.index]
+    return found[-1] if found else None
+
+
+def _instructions(script: Script, run: RunLog, seat: str, settings: DisclosureSettings
+                  ) -> set[tuple[str, ...]]:
+    """The instruction windows of the seat's prompts that are not text it may say."""
+    found = Instructions(settings.echo_words)
+    for call in run.calls:
+        if call.seat == seat:
+            found.add([m.text for m in call.messages], call.raw)
+    character = script.character(seat)
+    said = [heard_text(e) for e in run.events
+            if not (isinstance(e, Spoke) and e.speaker == seat)]
+    return found.found - window_set([*public_parts(script), *said, character.story,
+                                     *character.secrets,
+                                     *(t.text for t in character.timeline),
+                                     *(a.text for a in character.acts)], found.n)
+
+
+def disclosure(script: Script, run: RunLog, settings: DisclosureSettings | None = None
+               ) -> SelfDisclosure:
+    """Check every public speech of the run in order (see the module docstring)."""
+    settings = settings or DisclosureSettings()
+    language = run.meta.language if run.meta else script.language
+    n = settings.window(language)
+    public = public_parts(script)
+    murderers = set(script.murderers)
+    victims = [v.name for v in script.victims]
+    seats = {c.name: SeatText.of(c, public, n, murderer=c.name in murderers,
+                                 victims=c.killed or victims)
+             for c in script.characters}
+    checks: dict[str, list[tuple[int, SpeechCheck]]] = {name: [] for name in seats}
+    heard: dict[str, list[tuple[str, str]]] = {name: [] for name in seats}
+    instructions = {name: _instructions(script, run, name, settings) for name in seats
+                    if any(c.seat == name for c in run.calls)}
+    for event in run.events:
+        if isinstance(event, Spoke) and event.speaker in seats and _public(event, seats):
+            call = speaking_call(run.calls, event)
+            checks[event.speaker].append((event.index, check_speech(
+                event.text, seats[event.speaker], names=list(seats),
+                cut=call is not None and call.finish_reason == "length",
+                instructions=instructions.get(event.speaker), echo_n=settings.echo_words,
+                others=heard[event.speaker])))
+        for name, seat in seats.items():
+            if event.visible_to(name) and (text := heard_text(event)):
+                if not (isinstance(event, Spoke) and event.speaker == name):
+                    seat.learn(text)
+                    if isinstance(event, Spoke | HostSpoke):
+                        heard[name].append((_speaker(event), text))
+    return summarise(checks, murderers, settings)
+
+
+def _speaker(event: Spoke | HostSpoke) -> str:
+    return event.speaker if isinstance(event, Spoke) else "Host"
+
+
+def _public(event: Spoke, seats: dict[str, SeatText]) -> bool:
+    return any(event.visible_to(name) for name in seats if name != event.speaker)
+
+
+def summarise(checks: dict[str, list[tuple[int, SpeechCheck]]], murderers: set[str],
+              settings: DisclosureSettings) -> SelfDisclosure:
+    seats = {name: _seat(found, name in murderers, settings)
+             for name, found in checks.items() if found}
+    units = sum(s.units for s in seats.values())
+    disclosed = sum(s.disclosed_share * s.units for s in seats.values())
+    return SelfDisclosure(
+        seats=seats, options=settings.model_dump(),
+        speeches=sum(s.speeches for s in seats.values()),
+        disclosed_share=disclosed / units if units else 0.0,
+        reciting=sum(s.recited > 0 for s in seats.values()),
+        confessions=sum(s.confessed for s in seats.values()),
+        degenerate=sum(s.degenerate for s in seats.values()))
+
+
+def _seat(found: list[tuple[int, SpeechCheck]], murderer: bool,
+          settings: DisclosureSettings) -> SeatDisclosure:
+    units = sum(c.units for _, c in found)
+    share = sum(c.disclosed for _, c in found) / units if units else 0.0
+    return SeatDisclosure(
+        disclosed_share=share, confessed=any(c.confession for _, c in found),
+        degenerate=sum(bool(c.degenerate) for _, c in found),
+        examples=_examples(found), murderer=murderer, speeches=len(found), units=units,
+        recited=sum(c.recites(settings) for _, c in found))
+
+
+def _examples(found: list[tuple[int, SpeechCheck]]) -> list[Example]:
+    confessions = [Example(kind="confession", event=i, text=c.confession)
+                   for i, c in found if c.confession]
+    failures = [Example(kind=kind, event=i, text=c.evidence.get(kind, ""))
+                for i, c in found for kind in c.degenerate]
+    passages = sorted((Example(kind="disclosed", event=i, text=text, part=part)
+                       for i, c in found for text, part in zip(c.passages, c.parts,
+                                                               strict=True)),
+                      key=lambda e: -len(e.text))
+    return (confessions + failures + passages)[:EXAMPLES]
+
+
+def has_speech(script: Script, run: RunLog) -> str | None:
+    if any(isinstance(e, Spoke) for e in run.events):
+        return None
+    return "nobody spoke"
+
+
+@metric("self-disclosure", "Each seat's own private text said aloud, murderers telling "
+        "what they did, and replies that fail as speech (echoes, labels, copies, loops, "
+        "empty or cut-off speech)", "jubensha (none of the four papers measures it)",
+        applies=has_speech)
+async def self_disclosure_metric(context: MetricContext) -> SelfDisclosure:
+    settings = SelfDisclosureOptions.model_validate(context.options.get("self-disclosure",
+                                                                         {}))
+    result = disclosure(context.script, context.run, settings)
+    return result.model_copy(update={"run": str(context.run.path)})

@@ -1,0 +1,173 @@
+"""What a speech gives away and how it fails: the checks shared by the guard and the
+self-disclosure metric, and the first-person sheet small models are given."""
+
+from __future__ import annotations
+
+import pytest
+
+from jubensha.agents.disclosure import (
+    DisclosureSettings,
+    Instructions,
+    SeatText,
+    check_speech,
+    units,
+)
+from jubensha.agents.person import first_person
+from jubensha.scripts.model import Character, TimelineEntry
+
+AGNES = Character(
+    name="Agnes Pike", side="murderer", killed=["Elias Thorne"],
+    description="Housekeeper and cook at Gull Rock.",
+    story=("You are Agnes Pike, fifty-two, housekeeper at Gull Rock. Will's name was shamed, "
+           "the owners paid you nothing, and you raised your boy on scraps. At 22:20 you "
+           "floured the table and the rolling pin."),
+    secrets=["You killed Elias with the kitchen rolling pin at 22:30 on the top landing."],
+    timeline=[TimelineEntry(time="22:30", text="Strikes Elias on the top landing; he falls "
+                                               "down the stairs.")])
+TOM = Character(
+    name="Tom Hale", description="Assistant keeper of the light.",
+    story=("You are Tom Hale. You store smuggled French whisky for the skipper of the "
+           "Kittiwake; six crates are hidden in the sea cave under the rock."))
+PUBLIC = ["Gull Rock", "Elias Thorne, keeper of the light, was found dead at the foot of "
+          "the tower stairs.", "Agnes Pike Housekeeper and cook at Gull Rock.",
+          "Tom Hale Assistant keeper of the light."]
+NAMES = ["Agnes Pike", "Tom Hale"]
+SETTINGS = DisclosureSettings()
+
+
+def seat(character: Character = AGNES) -> SeatText:
+    return SeatText.of(character, PUBLIC, SETTINGS.words,
+                       murderer=character.side == "murderer", victims=["Elias Thorne"])
+
+
+def test_the_second_and_first_person_are_one_unit() -> None:
+    assert units("You're late; you raised your boy.") == units("I'm late; I raised my boy.")
+    assert units("你的剧本") == units("我的剧本")
+
+
+def test_a_second_person_paraphrase_of_the_sheet_is_disclosure() -> None:
+    check = check_speech("Will's name was shamed, the owners paid you nothing, and you "
+                         "raised your boy on scraps.", seat(), names=NAMES)
+    assert check.share > 0.9 and check.recites(SETTINGS)
+    assert check.parts == ["story"] and "raised your boy" in check.passages[0]
+
+
+def test_the_same_sheet_told_in_the_first_person_is_disclosure_too() -> None:
+    check = check_speech("The owners paid me nothing and I raised my boy on scraps.",
+                         seat(), names=NAMES)
+    assert check.recites(SETTINGS)
+
+
+def test_public_facts_and_own_words_disclose_nothing() -> None:
+    check = check_speech("I am Agnes Pike, housekeeper and cook at Gull Rock. I made the "
+                         "tea and went to bed early.", seat(), names=NAMES)
+    assert (check.disclosed, check.confession, check.degenerate) == (0, None, [])
+
+
+def test_text_the_seat_heard_before_is_no_longer_its_secret() -> None:
+    agnes = seat()
+    agnes.learn("Tom said the owners paid you nothing and you raised your boy on scraps.")
+    assert check_speech("The owners paid me nothing and I raised my boy on scraps.", agnes,
+                        names=NAMES).disclosed == 0
+
+
+def test_a_short_fact_of_the_sheet_is_not_a_recital() -> None:
+    check = check_speech("I know I am fifty-two, housekeeper at Gull Rock. Ask me anything "
+                         "about the evening, the storm, the tide and the light.", seat(),
+                         names=NAMES)
+    assert 0 < check.disclosed < SETTINGS.recite_units and not check.recites(SETTINGS)
+
+
+@pytest.mark.parametrize("speech", [
+    "I killed Elias with the rolling pin.",
+    "Yes, it was me: I struck him down on the landing.",
+    "It was me who murdered him.",
+    "I struck Elias on the top landing; he falls down the stairs.",
+    "我杀了他，用的是擀面杖。",
+    "人是我杀的。",
+])
+def test_a_murderer_telling_what_it_did_confesses(speech: str) -> None:
+    assert check_speech(speech, seat(), names=NAMES).confession is not None
+
+
+@pytest.mark.parametrize("speech", [
+    "I did not kill Elias.",
+    "I would never have killed him.",
+    "Did I kill him? Of course not.",
+    "Someone struck the rocks in 1947.",
+    "我没有杀他。",
+    "是谁杀了他？",
+    "At 22:30 I was on the top landing with the rolling pin.",
+])
+def test_denials_questions_and_the_weapon_alone_are_no_confession(speech: str) -> None:
+    assert check_speech(speech, seat(), names=NAMES).confession is None
+
+
+def test_only_murderers_can_confess() -> None:
+    assert check_speech("I killed an hour in the boathouse.", seat(TOM),
+                        names=NAMES).confession is None
+
+
+@pytest.mark.parametrize(("speech", "kind"), [
+    ("", "empty"),
+    ("Tom Hale asks", "label"),
+    ("Host: please introduce yourself.", "label"),
+    ("Agnes Pike asks Tom Hale: where were you?", "label"),
+    ("周妈 → 顾远之 回答：我不知道。", "label"),
+    ("I am a man, and I am a man, and I am a man, and I am a man.", "loop"),
+])
+def test_degenerate_speech_is_named(speech: str, kind: str) -> None:
+    assert kind in check_speech(speech, seat(), names=[*NAMES, "周妈", "顾远之"]).degenerate
+
+
+def test_a_speech_is_cut_off_only_when_its_reply_ran_out_of_tokens() -> None:
+    speech = "At supper my uncle made a strange little speech about"
+    assert "cut off" in check_speech(speech, seat(), names=NAMES, cut=True).degenerate
+    assert check_speech(speech, seat(), names=NAMES).degenerate == []
+    assert check_speech("I slept.", seat(), names=NAMES, cut=True).degenerate == []
+
+
+def test_a_copy_of_another_seats_speech_names_the_speaker() -> None:
+    said = "I walked across the causeway at five with my small suitcase before the tide."
+    check = check_speech("I walked across the causeway at five with my small suitcase.",
+                         seat(), names=NAMES, others=[("Nora Vance", said)])
+    assert check.degenerate == ["copy"]
+    assert check.evidence["copy"].startswith("Nora Vance:")
+
+
+def test_instructions_are_prompt_windows_no_earlier_reply_held() -> None:
+    found = Instructions(SETTINGS.echo_words)
+    found.add(["You are Agnes Pike. Reply with JSON: {\"thought\": ..., \"speech\": ...}"],
+              "I made the tea for the whole household at ten.")
+    found.add(["Earlier you said: I made the tea for the whole household at ten."], None)
+    echo = check_speech("Reply with JSON: thought, speech.", seat(), names=NAMES,
+                        instructions=found.found)
+    assert echo.degenerate == ["prompt echo"]
+    again = check_speech("I made the tea for the whole household at ten.", seat(),
+                         names=NAMES, instructions=found.found)
+    assert again.degenerate == []
+
+
+def test_chinese_speech_is_cut_into_jieba_words() -> None:
+    zhou = Character(name="周妈", description="管家兼厨娘。",
+                     story="你是听松茶庄的管家。你偷偷把老爷的账本藏在了灶台下面的砖缝里。")
+    ma = SeatText.of(zhou, ["周妈 管家兼厨娘。"], SETTINGS.zh_words, murderer=False)
+    check = check_speech("我偷偷把老爷的账本藏在了灶台下面的砖缝里。", ma, names=["周妈"])
+    assert check.recites(SETTINGS) and check.parts == ["story"]
+    assert check_speech("我是周妈，庄里的管家兼厨娘。", ma, names=["周妈"]).disclosed == 0
+
+
+@pytest.mark.parametrize(("sheet", "mine"), [
+    ("You are Tom Hale. Elias taught you the trade.", "I am Tom Hale. Elias taught me the trade."),
+    ("Your husband drowned, and you raised your boy.", "My husband drowned, and I raised my boy."),
+    ("Afterwards you went up to your room.", "Afterwards I went up to my room."),
+    ("He said, \"I found your crates, boy.\" You felt sick.",
+     "He said, \"I found your crates, boy.\" I felt sick."),
+    ("Were you there? You're sure of yourself.", "Was I there? I'm sure of myself."),
+])
+def test_a_sheet_in_the_second_person_reads_in_the_first(sheet: str, mine: str) -> None:
+    assert first_person(sheet) == mine
+
+
+def test_a_chinese_sheet_reads_in_the_first_person_outside_quotes() -> None:
+    assert first_person("你是周妈。老爷说：“你别管。”", "zh") == "我是周妈。老爷说：“你别管。”"

@@ -1,0 +1,147 @@
+"""The speech guard: what a seat says is checked against its own sheet before it is said;
+a leaking or degenerate draft is rewritten once with the reason, else replaced by a safe
+line, and each is counted in the call log."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from jubensha.agents.guard import GuardedAgent
+from jubensha.agents.registry import AgentSpecError, architectures, make_agent
+from jubensha.engine.agent import CharacterSheet, SeatContext
+from jubensha.engine.decisions import AskQuestions, CastVote, Questions, Speak, Speech, Vote
+from jubensha.engine.events import Spoke
+from jubensha.engine.procedure import find_procedure
+from jubensha.llm.calls import CallLog, CallRecord, MemorySink
+from jubensha.llm.fake import ScriptedModel
+from jubensha.runs.play import plan_seats, play_game
+from jubensha.scripts import load_script
+
+TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
+LEAK = "Ann struck Lord Vale with the brass candlestick after he dismissed her."
+CLEAN = "I am Ann, the housekeeper. I was in the kitchen all evening."
+INTRO = Speak(kind="introduction", prompt="Introduce yourself.")
+
+
+async def guarded(name: str, model: ScriptedModel, spec: str = "naive:guard"
+                  ) -> tuple[GuardedAgent, MemorySink]:
+    sink = MemorySink()
+    agent = make_agent(spec)
+    assert isinstance(agent, GuardedAgent)
+    sheet = CharacterSheet.for_seat(load_script(TINY), name)
+    await agent.start(SeatContext(sheet=sheet, model=CallLog(sink).seat(model, name),
+                                  seed=1))
+    return agent, sink
+
+
+def purposes(sink: MemorySink) -> list[str]:
+    return [record.purpose for record in sink.records]
+
+
+async def test_a_clean_speech_passes_at_no_cost() -> None:
+    agent, sink = await guarded("Ann", ScriptedModel(replies={"introduction": [CLEAN]}))
+    assert await agent.decide(INTRO) == Speech(text=CLEAN)
+    assert purposes(sink) == ["introduction"]
+
+
+async def test_a_leaking_draft_is_rewritten_once_with_the_reason() -> None:
+    model = ScriptedModel(replies={"introduction": [LEAK], "guard": [CLEAN]})
+    agent, sink = await guarded("Ann", model)
+    assert await agent.decide(INTRO) == Speech(text=CLEAN)
+    assert purposes(sink) == ["introduction", "guard"]
+    rewrite = model.requests[-1]
+    assert rewrite.seat == "Ann"
+    assert rewrite.messages[:-2] == model.requests[0].messages  # the draft's own prompt
+    assert rewrite.messages[-2].content == LEAK
+    asked = rewrite.messages[-1].text
+    assert "reads your private script out word for word" in asked
+    assert "tells everyone that you are the killer" in asked
+
+
+async def test_a_rewrite_that_fails_too_becomes_a_safe_line_on_record() -> None:
+    model = ScriptedModel(replies={"introduction": [LEAK], "guard": ["Bob asks"]})
+    agent, sink = await guarded("Ann", model)
+    action = await agent.decide(INTRO)
+    assert isinstance(action, Speech)
+    assert action.text == "I am Ann. You all know me; ask me what you like and I will answer."
+    assert purposes(sink) == ["introduction", "guard", "guard.safe"]
+    safe: CallRecord = sink.records[-1]
+    assert (safe.model, safe.raw, safe.seat) == ("guard", action.text, "Ann")
+    assert safe.messages[0].text == "Bob asks" and safe.usage.total_tokens == 0
+    assert any("transcript" in note for note in safe.notes)
+
+
+async def test_an_answer_that_is_a_transcript_label_is_caught() -> None:
+    question = Spoke(index=3, speaker="Bob", kind="question", to="Ann", text="Where were you?")
+    model = ScriptedModel(replies={"answer": ["Bob asks"], "guard": ["In the kitchen."]})
+    agent, sink = await guarded("Ann", model)
+    await agent.observe(question)
+    action = await agent.decide(Speak(kind="answer", question=question))
+    assert action == Speech(text="In the kitchen.")
+    assert "it is a line of the transcript" in model.requests[-1].messages[-1].text
+
+
+async def test_a_copy_of_what_another_seat_said_is_caught() -> None:
+    said = "I spent the evening repotting orchids in the glasshouse and saw nobody at all."
+    model = ScriptedModel(replies={"statement": [said], "guard": [CLEAN]})
+    agent, _ = await guarded("Ann", model)
+    await agent.observe(Spoke(index=1, speaker="Bob", kind="statement", text=said))
+    assert await agent.decide(Speak(kind="statement", prompt="Speak.")) == Speech(text=CLEAN)
+    assert "copies what someone else said" in model.requests[-1].messages[-1].text
+
+
+async def test_questions_are_guarded_and_votes_are_not() -> None:
+    model = ScriptedModel(replies={
+        "ask": [{"target": "Bob", "questions": ["Ann struck Lord Vale with the brass "
+                                                "candlestick after he dismissed her?"]}],
+        "guard": ["Where were you at midnight, Bob?"],
+        "vote": [{"target": "Bob", "reason": LEAK}]})
+    agent, sink = await guarded("Ann", model)
+    asked = await agent.decide(AskQuestions(candidates=["Bob", "Cara"]))
+    assert asked == Questions(target="Bob", questions=["Where were you at midnight, Bob?"])
+    vote = await agent.decide(CastVote(candidates=["Bob", "Cara", "Dan"]))
+    assert vote == Vote(target="Bob", reason=LEAK)  # not said aloud at the table
+    assert purposes(sink) == ["ask", "guard", "vote"]
+
+
+async def test_a_chinese_seat_is_told_why_in_chinese() -> None:
+    script = load_script(TINY).model_copy(update={"language": "zh"})
+    model = ScriptedModel(replies={"introduction": [LEAK], "guard": ["Bob asks"]})
+    agent = make_agent("naive:guard")
+    await agent.start(SeatContext(sheet=CharacterSheet.for_seat(script, "Ann"), model=model))
+    action = await agent.decide(INTRO)
+    assert action == Speech(text="我是Ann。大家都认识我，有什么想问的尽管问，我会回答。")
+    assert "照念了你的剧本原文" in model.requests[1].messages[-1].text
+
+
+def test_the_guard_fits_every_architecture_but_a_persons_seat() -> None:
+    for name in architectures():
+        if name == "human":
+            with pytest.raises(AgentSpecError, match="a person's seat"):
+                make_agent("human:guard")
+            continue
+        agent = make_agent(f"{name}:guard")
+        assert isinstance(agent, GuardedAgent) and agent.architecture == name
+    assert isinstance(make_agent("thinkthrice:mr+sr+guard"), GuardedAgent)
+    assert not isinstance(make_agent("naive"), GuardedAgent)
+
+
+@pytest.mark.parametrize("architecture", ["naive", "thinkthrice", "player", "werewolf",
+                                          "mirage", "whodunit", "extractive", "ocot"])
+def test_guarded_games_of_every_architecture_end_and_meta_says_so(
+        tmp_path: Path, architecture: str) -> None:
+    script = load_script(TINY)
+    plans = plan_seats(script, f"{architecture}:guard", "scripted",
+                       ["Bob=naive@scripted"])
+    result = asyncio.run(play_game(script, find_procedure("demo"), plans,
+                                   out=tmp_path / "run", embedder="scripted"))
+    assert not result.degraded
+    meta = json.loads((tmp_path / "run" / "meta.json").read_text(encoding="utf-8"))
+    assert meta["seats"]["Ann"]["guard"] is True and meta["seats"]["Bob"]["guard"] is False
+    calls = [json.loads(line) for line in (tmp_path / "run" / "calls.jsonl").open()]
+    guard = [c for c in calls if c["purpose"].startswith("guard")]
+    assert all(c["seat"] != "Bob" for c in guard)
