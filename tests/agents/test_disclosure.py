@@ -55,7 +55,8 @@ def test_a_second_person_paraphrase_of_the_sheet_is_disclosure() -> None:
 def test_the_same_sheet_told_in_the_first_person_is_disclosure_too() -> None:
     check = check_speech("The owners paid me nothing and I raised my boy on scraps.",
                          seat(), names=NAMES)
-    assert check.recites(SETTINGS)
+    assert check.share == 1.0
+    assert not check.recites(SETTINGS)  # one sentence of it: 12 words, a recital is 15
 
 
 def test_public_facts_and_own_words_disclose_nothing() -> None:
@@ -150,9 +151,9 @@ def test_instructions_are_prompt_windows_no_earlier_reply_held() -> None:
 
 def test_chinese_speech_is_cut_into_jieba_words() -> None:
     zhou = Character(name="周妈", description="管家兼厨娘。",
-                     story="你是听松茶庄的管家。你偷偷把老爷的账本藏在了灶台下面的砖缝里。")
+                     story="你是听松茶庄的管家。你偷偷把老爷的账本藏在了灶台下面的砖缝里，又把库房的钥匙扔进了后山的那口老井里。")
     ma = SeatText.of(zhou, ["周妈 管家兼厨娘。"], SETTINGS.zh_words, murderer=False)
-    check = check_speech("我偷偷把老爷的账本藏在了灶台下面的砖缝里。", ma, names=["周妈"])
+    check = check_speech("我偷偷把老爷的账本藏在了灶台下面的砖缝里，又把库房的钥匙扔进了后山的那口老井里。", ma, names=["周妈"])
     assert check.recites(SETTINGS) and check.parts == ["story"]
     assert check_speech("我是周妈，庄里的管家兼厨娘。", ma, names=["周妈"]).disclosed == 0
 

@@ -22,7 +22,8 @@ from jubensha.runs.play import plan_seats, play_game
 from jubensha.scripts import load_script
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
-LEAK = "Ann struck Lord Vale with the brass candlestick after he dismissed her."
+LEAK = ("Ann struck Lord Vale with the brass candlestick after he dismissed her. She washed "
+        "her gloves in the scullery sink.")
 CLEAN = "I am Ann, the housekeeper. I was in the kitchen all evening."
 INTRO = Speak(kind="introduction", prompt="Introduce yourself.")
 
@@ -60,6 +61,16 @@ async def test_a_leaking_draft_is_rewritten_once_with_the_reason() -> None:
     asked = rewrite.messages[-1].text
     assert "reads your private script out word for word" in asked
     assert "tells everyone that you are the killer" in asked
+
+
+async def test_a_draft_that_opens_well_keeps_its_opening_at_no_cost() -> None:
+    model = ScriptedModel(replies={"introduction": [f"{CLEAN} {LEAK}"]})
+    agent, sink = await guarded("Ann", model)
+    assert await agent.decide(INTRO) == Speech(text=CLEAN)
+    assert purposes(sink) == ["introduction", "guard.trim"]
+    trim = sink.records[-1]
+    assert (trim.model, trim.raw, trim.usage.total_tokens) == ("guard", CLEAN, 0)
+    assert trim.messages[0].text == f"{CLEAN} {LEAK}"
 
 
 async def test_a_rewrite_that_fails_too_becomes_a_safe_line_on_record() -> None:

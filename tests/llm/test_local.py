@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
+import threading
 from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
 
+from jubensha.llm import local
 from jubensha.llm.base import GenerateConfig, Message, Request
 from jubensha.llm.local import INSTALL_HINT, LocalModel, LocalModelError, find_gguf
 from jubensha.llm.structured import choice_schema, generate_object
@@ -158,3 +161,37 @@ def _fake_gguf(folder) -> Path:
     path = folder / "model.gguf"
     path.write_bytes(b"GGUF")
     return path
+
+
+class _MeetingEngine:
+    """A server whose calls return only once ``calls`` of them are under way at once."""
+
+    def __init__(self, calls: int, timeout: float) -> None:
+        self.barrier = threading.Barrier(calls, timeout=timeout)
+
+    def handle_chat_completions(self, payload: dict) -> dict:
+        self.barrier.wait()
+        return {"choices": [{"message": {"content": f"slot {payload.get('id_slot')}"},
+                             "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 3, "completion_tokens": 2}}
+
+
+@pytest.mark.parametrize("exact", [False, True])
+async def test_calls_made_at_once_are_decoded_together_except_in_exact_mode(
+        tmp_path, exact: bool) -> None:
+    """The seats' votes reach llama.cpp's parallel slots together (one batch per step);
+    exact mode keeps one call at a time, so a reply never depends on its neighbours."""
+    model = LocalModel(path=_fake_gguf(tmp_path), exact=exact)
+    local._ENGINES[model.engine] = _MeetingEngine(2, timeout=1 if exact else 10)
+    asks = [Request(messages=[Message(role="system", content=f"{seat}'s sheet"),
+                              Message(role="user", content="Vote.")], seat=seat)
+            for seat in ("Mary", "Tom")]
+    try:
+        if exact:
+            with pytest.raises(threading.BrokenBarrierError):  # the first waited alone
+                await asyncio.gather(*(model.generate(a) for a in asks))
+        else:
+            replies = await asyncio.gather(*(model.generate(a) for a in asks))
+            assert sorted(r.text for r in replies) == ["slot 0", "slot 1"]
+    finally:
+        del local._ENGINES[model.engine]

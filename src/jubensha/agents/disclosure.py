@@ -83,7 +83,7 @@ class DisclosureSettings(BaseModel):
     echo_words: int = Field(5, ge=3, le=50, description="Window length for prompt echoes.")
     recite_share: float = Field(0.4, ge=0, le=1, description="A speech this share or more "
                                 "of which is the speaker's private text recites its sheet...")
-    recite_units: int = Field(10, ge=1, description="...when that is this many words or "
+    recite_units: int = Field(15, ge=1, description="...when that is this many words or "
                               "more.")
 
     def window(self, language: str) -> int:

@@ -6,9 +6,10 @@ or loop. ``GuardedAgent`` wraps an agent of any architecture (``ARCH:guard``, e.
 (speeches, questions, statements made while searching, reasons of accusations) with
 ``agents.disclosure`` against the seat's own sheet, what it has heard, and the prompts of
 the decision. A text that recites the sheet, confesses (a murderer) or fails as speech is
-rewritten once by the seat's model, told why (a call of purpose ``guard``); if the rewrite
-fails too, a safe line from ``prompts/guard`` replaces it, recorded in ``calls.jsonl`` as
-a ``guard.safe`` record (model ``guard``, no tokens). A clean text costs nothing: the
+cut to its first sentences when they pass (a ``guard.trim`` record); else it is rewritten
+once by the seat's model, told why (a call of purpose ``guard``); if the rewrite fails
+too, a safe line from ``prompts/guard`` replaces it (a ``guard.safe`` record). The two
+records are no model calls (model ``guard``, no tokens). A clean text costs nothing: the
 checks are lexical. The guard changes the game, so no paper's setting turns it on.
 """
 
@@ -41,10 +42,12 @@ from jubensha.engine.events import ActStarted, Event, HostSpoke, Spoke
 from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request, Response
 from jubensha.llm.calls import CallRecord, SeatModel, declare
 from jubensha.llm.wrappers import ModelWrapper
+from jubensha.memory.text import sentence_spans
 from jubensha.prompts import render
 
 REWRITE_PURPOSE = declare("guard", "seat")
 SAFE_PURPOSE = "guard.safe"
+TRIM_PURPOSE = "guard.trim"
 REWRITE_TOKENS = 160
 
 
@@ -131,18 +134,33 @@ class GuardedAgent(Agent):
         return with_texts(action, texts)
 
     async def guard(self, kind: str, text: str, *, first: bool) -> str:
-        """``text`` if it passes, else its rewrite if that passes, else a safe line."""
+        """``text`` if it passes; else its first sentences if they pass (no call); else
+        its rewrite if that passes; else a safe line."""
         cut = first and self._last_cut()
         problems = self.problems(self.check(text, cut))
         if not problems:
             return text
+        kept = self.passing_start(text)
+        if kept:
+            self._record(TRIM_PURPOSE, kind, text, kept, problems)
+            return kept
         rewrite = await self.rewrite(kind, text, problems)
         if rewrite and not (again := self.problems(self.check(rewrite, False))):
             return rewrite
         safe = render("guard", "safe", self.lang, kind=kind, me=self.seat.sheet.me.name)
-        self._record_safe(kind, rewrite or text, safe,
-                          again if rewrite else problems)
+        self._record(SAFE_PURPOSE, kind, rewrite or text, safe,
+                     again if rewrite else problems)
         return safe
+
+    def passing_start(self, text: str) -> str:
+        """The longest run of whole sentences from the start of ``text`` that passes (a
+        draft that opens well and then reads the sheet out keeps its opening), or ""."""
+        ends = [end for _, end in sentence_spans(text)][:-1]
+        for end in reversed(ends):
+            start = text[:end].strip()
+            if not self.problems(self.check(start, False)):
+                return start
+        return ""
 
     def check(self, text: str, cut: bool) -> SpeechCheck:
         return check_speech(text, self.text, names=self.seat.sheet.seat_names, cut=cut,
@@ -199,8 +217,10 @@ class GuardedAgent(Agent):
         calls = self.watch.calls if self.watch else []
         return bool(calls) and calls[-1].finish_reason == "length"
 
-    def _record_safe(self, kind: str, rejected: str, safe: str, problems: list[str]) -> None:
-        """A ``guard.safe`` record in the run's call log: what was replaced, and why."""
+    def _record(self, purpose: str, kind: str, rejected: str, said: str,
+                problems: list[str]) -> None:
+        """A record of no model call in the run's call log (``guard.trim``,
+        ``guard.safe``): what was replaced, by what, and why."""
         model = self.seat.model
         while isinstance(model, ModelWrapper) and not isinstance(model, SeatModel):
             model = model.inner
@@ -208,9 +228,9 @@ class GuardedAgent(Agent):
             return
         name = self.seat.sheet.me.name
         model.log.append(CallRecord(
-            purpose=SAFE_PURPOSE, seat=name, access="seat", seen=model.log.seen_by(name),
+            purpose=purpose, seat=name, access="seat", seen=model.log.seen_by(name),
             model="guard", messages=[Message(role="assistant", content=rejected)],
-            config=GenerateConfig(), raw=safe, notes=[f"{kind}: {p}" for p in problems]))
+            config=GenerateConfig(), raw=said, notes=[f"{kind}: {p}" for p in problems]))
 
 
 def seat_text(sheet: CharacterSheet, n: int) -> SeatText:

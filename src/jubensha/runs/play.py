@@ -15,7 +15,14 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from jubensha.agents.human import hot_seat_spec, is_human
-from jubensha.agents.registry import AgentSpecError, check_agent_spec, guarded, make_agent
+from jubensha.agents.registry import (
+    GUARD,
+    AgentSpecError,
+    check_agent_spec,
+    guarded,
+    make_agent,
+    split_spec,
+)
 from jubensha.engine.agent import Agent
 from jubensha.engine.events import Event
 from jubensha.engine.game import DEGRADED_SHARE, Game, Seat
@@ -142,6 +149,28 @@ def seat_humans(plans: dict[str, SeatPlan], hot_seat: bool = False) -> dict[str,
         plans[name] = SeatPlan(name=name, model=NO_MODEL,
                                architecture=hot_seat_spec(spec) if len(humans) > 1 else spec)
     return plans
+
+
+def guard_seats(plans: dict[str, SeatPlan], guard: bool | None) -> dict[str, SeatPlan]:
+    """The speech guard (``agents.guard``) on every model seat (``guard`` True), on none
+    (False), or by default on the naive seats of the embedded local models: small models
+    recite their sheets, and the naive agent is no paper's, so no paper's setting changes."""
+    planned = {}
+    for name, plan in plans.items():
+        has, bare = guarded(plan.architecture)
+        wanted = has if guard is None else guard
+        if guard is None and split_spec(bare)[0] == "naive":
+            wanted = has or plan.model.split(":")[0] == "local"
+        if plan.model == NO_MODEL:
+            wanted = False
+        planned[name] = plan.model_copy(update={"architecture": _with_guard(bare, wanted)})
+    return planned
+
+
+def _with_guard(spec: str, guard: bool) -> str:
+    if not guard:
+        return spec
+    return f"{spec}+{GUARD}" if ":" in spec else f"{spec}:{GUARD}"
 
 
 def default_out(script: Script, root: Path = Path("runs")) -> Path:

@@ -1,0 +1,219 @@
+"""Are the offline games worth watching? N games per language on a model, guard off and on.
+
+Each game is what ``jubensha play`` plays (the demo procedure, the architecture's defaults:
+for the naive agent temperature 0.7 and 160-token speeches), seeds 0..N-1, English on
+``lighthouse-keeper`` and Chinese on ``tingsong-tea-estate``. Every game is scored by the
+``self-disclosure`` metric and its votes: per setting and language the seats that recited
+their sheet, the murderers who confessed, the degenerate speeches, the valid votes (the
+seat's own choice, not the table's fallback), identification (share of votes on the
+murderer) and the murderers caught; the guard's cost in calls (rewrites, safe lines).
+Timings are wall seconds and CPU seconds of this process per game with the load average
+beside them: on a shared machine only CPU seconds approach what an idle machine takes.
+``--concurrency K`` plays K games at once on the one model (a local model decodes their
+calls together: more games per hour on a busy machine, and no per-game timings).
+
+    python bench/play_quality.py [--model local:qwen2.5-coder-1.5b] [--games 5]
+        [--languages en,zh] [--guard off,on] [--architecture naive] [--out DIR]
+        [--concurrency 1]
+    python bench/play_quality.py --score DIR...   # score games played before, play none
+
+Games already finished in ``--out`` are scored again, not replayed, so an interrupted
+bench resumes. Ends with one line ``quality: …``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from common import figure, machine, table
+
+from jubensha.engine.events import Failure, VoteCast
+from jubensha.engine.procedure import find_procedure
+from jubensha.eval.self_disclosure import SelfDisclosure, disclosure
+from jubensha.eval.vote_metrics import culprits, final_ballots
+from jubensha.llm.base import Model
+from jubensha.llm.local import LocalModel
+from jubensha.llm.registry import ModelOptions, parse_model_spec
+from jubensha.runlog.folder import read_run
+from jubensha.runs.play import plan_seats, play_game
+from jubensha.scripts.bundled import find_script
+
+SCRIPTS = {"en": "lighthouse-keeper", "zh": "tingsong-tea-estate"}
+POOL_PER_GAME = 12_288
+"""KV-cache tokens per game under way: five seats' prompts of ~2,000 tokens, and room."""
+
+
+@dataclass
+class Game:
+    """One scored game."""
+
+    language: str
+    guard: bool
+    seconds: float | None
+    cpu: float | None
+    load: str
+    disclosure: SelfDisclosure
+    votes: int
+    valid: int
+    on_murderer: int
+    caught: bool
+    rewrites: int
+    safe: int
+    calls: int
+
+
+@dataclass
+class Row:
+    games: list[Game] = field(default_factory=list)
+
+    def cells(self) -> list[str]:
+        g = self.games
+        seats = sum(len(x.disclosure.seats) for x in g)
+        murderers = sum(sum(s.murderer for s in x.disclosure.seats.values()) for x in g)
+        speeches = sum(x.disclosure.speeches for x in g)
+        votes = sum(x.votes for x in g)
+        timed = [x for x in g if x.seconds is not None]
+        return [str(len(g)), f"{sum(x.disclosure.reciting for x in g)}/{seats}",
+                f"{sum(x.disclosure.confessions for x in g)}/{murderers}",
+                f"{sum(x.disclosure.degenerate for x in g)}/{speeches}",
+                f"{sum(x.valid for x in g)}/{votes}",
+                f"{sum(x.on_murderer for x in g) / votes:.2f}" if votes else "–",
+                f"{sum(x.caught for x in g)}/{len(g)}",
+                f"{sum(x.disclosure.disclosed_share for x in g) / len(g):.2f}",
+                f"{sum(x.rewrites for x in g)}+{sum(x.safe for x in g)}"
+                f"/{sum(x.calls for x in g)}",
+                f"{sum(x.seconds or 0 for x in timed) / len(timed):.0f}" if timed else "–",
+                f"{sum(x.cpu or 0 for x in timed) / len(timed):.0f}" if timed else "–"]
+
+    def summary(self) -> str:
+        c = self.cells()
+        return (f"recite {c[1]} seats, confess {c[2]}, degenerate {c[3]} speeches, "
+                f"valid votes {c[4]}, identification {c[5]}")
+
+
+def score(folder: Path, seconds: float | None = None, cpu: float | None = None,
+          load: str = "") -> Game:
+    """A finished run folder's figures."""
+    run = read_run(folder)
+    meta = run.meta
+    assert meta is not None and run.result is not None, f"{folder}: not a finished game"
+    script = find_script(meta.script_source or meta.script_id)
+    ballots = [b for found in final_ballots(run).values() for b in found]
+    failed = sum(isinstance(e, Failure) and e.purpose == "vote" for e in run.events)
+    on = sum(b.target in culprits(script, b.victim) for b in ballots)
+    calls = run.calls
+    return Game(language=meta.language, guard=any(s.guard for s in meta.seats.values()),
+                seconds=seconds, cpu=cpu, load=load, disclosure=disclosure(script, run),
+                votes=len(ballots), valid=len(ballots) - failed, on_murderer=on,
+                caught=all(o.caught for o in run.result.outcomes) if run.result.outcomes
+                else False,
+                rewrites=sum(c.purpose == "guard" for c in calls),
+                safe=sum(c.purpose == "guard.safe" for c in calls),
+                calls=sum(not c.purpose.startswith("guard") for c in calls))
+
+
+def load_average() -> str:
+    return "/".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def play(model: Model, spec: str, architecture: str, language: str, seed: int,
+               guard: bool, folder: Path, timed: bool = True) -> Game:
+    if (folder / "result.json").is_file():
+        return score(folder)
+    script = find_script(SCRIPTS[language])
+    plans = plan_seats(script, f"{architecture}:guard" if guard else architecture, spec)
+    before, started, cpu = load_average(), time.perf_counter(), cpu_seconds()
+    await play_game(script, find_procedure("demo"), plans, out=folder, seed=seed,
+                    models={spec: model}, embedder="local", script_source=SCRIPTS[language])
+    seconds, cpu = time.perf_counter() - started, cpu_seconds() - cpu
+    game = score(folder, seconds if timed else None, cpu if timed else None,
+                 f"{before} → {load_average()}")
+    print(f"{folder.name}: {seconds:.0f} s wall, {cpu:.0f} s CPU, load {game.load}; "
+          f"{game.disclosure.reciting} reciting, {game.disclosure.confessions} confessed, "
+          f"{game.disclosure.degenerate} degenerate, {game.valid}/{game.votes} valid votes",
+          flush=True)
+    return game
+
+
+async def play_all(args: argparse.Namespace) -> list[Game]:
+    """Every game, ``--concurrency`` at a time on one model (a local model decodes the
+    calls of games under way together, in its parallel slots)."""
+    model = build_model(args.model, args.concurrency)
+    gate = asyncio.Semaphore(args.concurrency)
+
+    async def one(seed: int, language: str, guard: bool) -> Game:
+        folder = args.out / f"{language}-{'guard' if guard else 'plain'}-s{seed}"
+        async with gate:
+            return await play(model, args.model, args.architecture, language, seed, guard,
+                              folder, timed=args.concurrency == 1)
+    try:
+        return list(await asyncio.gather(*(
+            one(seed, language, guard) for seed in range(args.games)
+            for language in args.languages for guard in args.guard)))
+    finally:
+        await model.aclose()
+
+
+def build_model(spec: str, games: int) -> Model:
+    """The model; a local one gets KV cache for ``games`` games' seats at once."""
+    model = parse_model_spec(spec, ModelOptions())
+    if isinstance(model, LocalModel):
+        model.pool_tokens = max(model.pool_tokens, games * POOL_PER_GAME)
+    return model
+
+
+def report(games: Sequence[Game], title: str) -> str:
+    rows: dict[tuple[str, bool], Row] = {}
+    for game in games:
+        rows.setdefault((game.language, game.guard), Row()).games.append(game)
+    table(title, ["language / guard", "games", "recited (seats)", "confessed (murderers)",
+                  "degenerate (speeches)", "valid votes", "identification", "caught",
+                  "disclosed share", "guard calls (rewrites+safe/game calls)", "wall s",
+                  "CPU s"],
+          [[f"{lang} / {'on' if guard else 'off'}", *row.cells()]
+           for (lang, guard), row in sorted(rows.items())])
+    return "; ".join(f"{lang} guard {'on' if guard else 'off'}: {row.summary()}"
+                     for (lang, guard), row in sorted(rows.items()))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
+    parser.add_argument("--architecture", default="naive")
+    parser.add_argument("--games", type=int, default=5)
+    parser.add_argument("--languages", default="en,zh",
+                        type=lambda text: [x.strip() for x in text.split(",") if x.strip()])
+    parser.add_argument("--guard", default="off,on",
+                        type=lambda text: [x.strip() == "on" for x in text.split(",")])
+    parser.add_argument("--out", type=Path, default=Path("runs/play-quality"))
+    parser.add_argument("--concurrency", type=int, default=1,
+                        help="Games at once on the one model (timings only at 1).")
+    parser.add_argument("--score", type=Path, nargs="+",
+                        help="Score these finished run folders; play nothing.")
+    args = parser.parse_args(argv)
+    print(machine(), f"· load {load_average()}")
+    if args.score:
+        games = [score(folder) for folder in args.score]
+        title = f"{len(games)} games scored"
+    else:
+        games = asyncio.run(play_all(args))
+        title = (f"{args.model} · {args.architecture} · demo · {args.games} game(s) per "
+                 "language and setting")
+    figure("quality", f"{title}: {report(games, title)}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
