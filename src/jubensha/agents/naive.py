@@ -56,7 +56,8 @@ class NaiveConfig(BaseModel):
     history_chars: int = Field(1200, ge=0, description="Budget for recent events.")
     clue_chars: int = Field(500, ge=0, description="Budget for the clues known.")
     sentences: int = Field(3, ge=1, description="Asked length of a speech.")
-    max_tokens: int = Field(160, ge=16, description="Token limit of a speech.")
+    max_tokens: int = Field(128, ge=16, description="Token limit of a speech (a longer one "
+                            "ends at its last whole sentence).")
     object_tokens: int = Field(200, ge=32, description="Token limit of a structured reply "
                                                       "(questions, votes).")
     speech_chars: int = Field(800, ge=50, description="A longer speech is cut.")
