@@ -35,7 +35,7 @@ from pathlib import Path
 
 from common import figure, machine, table
 
-from jubensha.engine.events import Failure, VoteCast
+from jubensha.engine.events import Failure
 from jubensha.engine.procedure import find_procedure
 from jubensha.eval.self_disclosure import SelfDisclosure, disclosure
 from jubensha.eval.vote_metrics import culprits, final_ballots
@@ -88,8 +88,8 @@ class Row:
                 f"{sum(x.on_murderer for x in g) / votes:.2f}" if votes else "–",
                 f"{sum(x.caught for x in g)}/{len(g)}",
                 f"{sum(x.disclosure.disclosed_share for x in g) / len(g):.2f}",
-                f"{sum(x.rewrites for x in g)}+{sum(x.safe for x in g)}"
-                f"/{sum(x.calls for x in g)}",
+                (f"{sum(x.rewrites for x in g)}+{sum(x.safe for x in g)}"
+                 f"/{sum(x.calls for x in g)}"),
                 f"{sum(x.seconds or 0 for x in timed) / len(timed):.0f}" if timed else "–",
                 f"{sum(x.cpu or 0 for x in timed) / len(timed):.0f}" if timed else "–"]
 

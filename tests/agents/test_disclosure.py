@@ -28,8 +28,9 @@ TOM = Character(
     name="Tom Hale", description="Assistant keeper of the light.",
     story=("You are Tom Hale. You store smuggled French whisky for the skipper of the "
            "Kittiwake; six crates are hidden in the sea cave under the rock."))
-PUBLIC = ["Gull Rock", "Elias Thorne, keeper of the light, was found dead at the foot of "
-          "the tower stairs.", "Agnes Pike Housekeeper and cook at Gull Rock.",
+PUBLIC = ["Gull Rock",
+          "Elias Thorne, keeper of the light, was found dead at the foot of the tower stairs.",
+          "Agnes Pike Housekeeper and cook at Gull Rock.",
           "Tom Hale Assistant keeper of the light."]
 NAMES = ["Agnes Pike", "Tom Hale"]
 SETTINGS = DisclosureSettings()

@@ -89,7 +89,7 @@ async def test_a_rewrite_that_fails_too_becomes_a_safe_line_on_record() -> None:
 async def test_an_answer_that_is_a_transcript_label_is_caught() -> None:
     question = Spoke(index=3, speaker="Bob", kind="question", to="Ann", text="Where were you?")
     model = ScriptedModel(replies={"answer": ["Bob asks"], "guard": ["In the kitchen."]})
-    agent, sink = await guarded("Ann", model)
+    agent, _ = await guarded("Ann", model)
     await agent.observe(question)
     action = await agent.decide(Speak(kind="answer", question=question))
     assert action == Speech(text="In the kitchen.")
@@ -107,8 +107,7 @@ async def test_a_copy_of_what_another_seat_said_is_caught() -> None:
 
 async def test_questions_are_guarded_and_votes_are_not() -> None:
     model = ScriptedModel(replies={
-        "ask": [{"target": "Bob", "questions": ["Ann struck Lord Vale with the brass "
-                                                "candlestick after he dismissed her?"]}],
+        "ask": [{"target": "Bob", "questions": [f"{LEAK}?"]}],
         "guard": ["Where were you at midnight, Bob?"],
         "vote": [{"target": "Bob", "reason": LEAK}]})
     agent, sink = await guarded("Ann", model)

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from jubensha.cli import app
 from jubensha.engine.events import Event, HostSpoke, Spoke, VoteCast
-from jubensha.eval.self_disclosure import disclosure
+from jubensha.eval.self_disclosure import SelfDisclosure, disclosure
 from jubensha.llm.base import GenerateConfig, Message
 from jubensha.llm.calls import CallRecord
 from jubensha.runlog.folder import RunFolder, RunMeta, read_run
@@ -76,7 +76,7 @@ def run_folder(tmp_path: Path, events: list[Event], calls: list[CallRecord] = ()
 
 
 def scored(tmp_path: Path, events: list[Event], calls: list[CallRecord] = (),
-           script: Script = SCRIPT):  # noqa: ANN201
+           script: Script = SCRIPT) -> SelfDisclosure:
     path = run_folder(tmp_path, events, calls, script)
     return disclosure(script, read_run(path))
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -244,7 +244,8 @@ class SpeechCheck(BaseModel):
 
 
 def check_speech(text: str, seat: SeatText, *, names: Sequence[str] = (),
-                 cut: bool = False, instructions: set[tuple[str, ...]] | None = None,
+                 cut: bool = False,
+                 instructions: Container[tuple[str, ...]] | None = None,
                  echo_n: int = 5, others: Iterable[tuple[str, str]] = ()) -> SpeechCheck:
     """Check one speech of ``seat``. ``names``: every seat's name (labels); ``cut``: the
     reply ran out of tokens; ``instructions``: windows (``echo_n`` long) of the prompts
@@ -292,28 +293,37 @@ def _first_person_kill(sentence: str) -> bool:
     if sentence.rstrip(_CLOSERS).endswith(("?", "？", "吗", "呢")):
         return False
     lowered = sentence.casefold()
-    for match in re.finditer("我", lowered):
-        rest = lowered[match.end():match.end() + 8]
+    return _kill_zh(lowered) or _kill_en(lowered)
+
+
+def _kill_zh(sentence: str) -> bool:
+    for match in re.finditer("我", sentence):
+        rest = sentence[match.end():match.end() + 8]
         verb = min((rest.find(w) for w in KILL_WORDS_ZH if w in rest), default=-1)
-        if verb >= 0 and not _NEGATION_ZH.search(lowered[:match.start()][-4:] + rest[:verb]):
+        before = sentence[:match.start()][-4:]
+        if verb >= 0 and not _NEGATION_ZH.search(before + rest[:verb]):
             return True
-    if re.search("(?:是我|我就是)(?:杀|凶手|干的|下的手|动的手)|凶手(?:就)?是我", lowered):
-        return True
-    for match in _SUBJECT_EN.finditer(lowered):
-        rest = lowered[match.end():].split()[:5]
-        for number, word in enumerate(rest):
+    return bool(re.search("(?:是我|我就是)(?:杀|凶手|干的|下的手|动的手)|凶手(?:就)?是我",
+                          sentence))
+
+
+def _kill_en(sentence: str) -> bool:
+    for match in _SUBJECT_EN.finditer(sentence):
+        following = sentence[match.end():].split()[:5]
+        for number, word in enumerate(following):
             if word.strip(".,;:!") in KILL_WORDS_EN:
-                between = " ".join(rest[:number])
-                if not _NEGATION_EN.search(between + " " + lowered[:match.start()][-12:]):
+                between = " ".join(following[:number])
+                before = sentence[:match.start()][-12:]
+                if not _NEGATION_EN.search(f"{between} {before}"):
                     return True
                 break
     return bool(re.search(r"\bi (?:am|'m) the (?:murderer|killer)\b|\bi did it\b",
-                          lowered.replace("i'm", "i 'm")))
+                          sentence.replace("i'm", "i 'm")))
 
 
 # -- degenerate speech ------------------------------------------------------------------------
 def degenerate(text: str, words: list[str], *, names: Sequence[str], cut: bool,
-               instructions: set[tuple[str, ...]] | None, echo_n: int,
+               instructions: Container[tuple[str, ...]] | None, echo_n: int,
                others: Iterable[tuple[str, str]], n: int
                ) -> Iterator[tuple[Degenerate, str]]:
     """Each way the speech fails as speech, with the text that shows it."""
@@ -322,7 +332,7 @@ def degenerate(text: str, words: list[str], *, names: Sequence[str], cut: bool,
         return
     if cut and not text.rstrip().rstrip(_CLOSERS).endswith(tuple(_TERMINATORS)):
         yield "cut off", text[-60:]
-    if loop(words) is not None:
+    if loops(words):
         yield "loop", text[:120]
     if (label := label_of(text, names)) is not None:
         yield "label", label
@@ -334,14 +344,12 @@ def degenerate(text: str, words: list[str], *, names: Sequence[str], cut: bool,
         yield "copy", copied
 
 
-def loop(words: list[str], n: int = LOOP_WINDOW, share: float = LOOP_SHARE) -> str | None:
-    """The repeated window when repeated windows cover ``share`` of the speech or more."""
+def loops(words: list[str], n: int = LOOP_WINDOW, share: float = LOOP_SHARE) -> bool:
+    """Whether windows said more than once cover ``share`` of the speech or more."""
     spans = windows(words, n)
     counts = Counter(spans)
     hits = [counts[w] > 1 for w in spans]
-    if not any(hits) or covered(hits, n) < share * len(words):
-        return None
-    return " ".join(counts.most_common(1)[0][0])
+    return any(hits) and covered(hits, n) >= share * len(words)
 
 
 def label_of(text: str, names: Sequence[str]) -> str | None:

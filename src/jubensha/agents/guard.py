@@ -26,6 +26,7 @@ from jubensha.agents.disclosure import (
     SpeechCheck,
     check_speech,
     heard_text,
+    private_parts,
     window_set,
 )
 from jubensha.engine.agent import Agent, CharacterSheet, SeatContext
@@ -247,9 +248,7 @@ def _public(sheet: CharacterSheet) -> list[str]:
 
 
 def _own(sheet: CharacterSheet) -> list[str]:
-    me = sheet.me
-    return [me.story, *me.secrets, *(t.text for t in me.timeline),
-            *(a.text for a in me.acts), *me.final_goals, me.mission]
+    return [text for _, text in private_parts(sheet.me)]
 
 
 def spoken(action: Action) -> list[str]:
@@ -268,11 +267,11 @@ def with_texts(action: Action, texts: list[str]) -> Action:
     """``action`` saying ``texts`` instead (the order of ``spoken``)."""
     if not texts:
         return action
-    update: dict[str, Any] = {
+    fields: dict[type, dict[str, Any]] = {
         Speech: {"text": texts[0]}, Questions: {"questions": texts},
         Investigate: {"statement": texts[0]}, Accusation: {"reason": texts[0]},
-    }[type(action)]
-    return action.model_copy(update=update)
+    }
+    return action.model_copy(update=fields[type(action)])
 
 
 def tidy(text: str, name: str) -> str:

@@ -22,18 +22,29 @@ _FIXED = {
     "yourself": "myself", "yourselves": "ourselves",
 }
 _AFTER_SUBJECT = {"are": "am", "were": "was", "aren't": "am not", "weren't": "wasn't"}
-_CLAUSE_START = frozenset("""and but so or nor then when while because since if that as
-    until before after though although unless where whether which who once than how why
-    what now also still never always just only soon afterwards later""".split())
-_VERBS = frozenset("""are were have had will would can could do did must shall should may
-    might need know love hate want think saw see say said went go come came took take find
-    found felt feel heard hear told tell gave give got get made make left leave kept keep
-    met meet ran run sat sit stood stand thought owe owed lost lose hid hide knew let put
-    began begin bought brought slept spent wrote read cannot won't don't didn't""".split())
+_CLAUSE_START = frozenset({
+    "and", "but", "so", "or", "nor", "then", "when", "while", "because", "since", "if",
+    "that", "as", "until", "before", "after", "though", "although", "unless", "where",
+    "whether", "which", "who", "once", "than", "how", "why", "what", "now", "also",
+    "still", "never", "always", "just", "only", "soon", "afterwards", "later",
+})
+_VERBS = frozenset({
+    "are", "were", "have", "had", "will", "would", "can", "could", "do", "did", "must",
+    "shall", "should", "may", "might", "need", "know", "love", "hate", "want", "think",
+    "saw", "see", "say", "said", "went", "go", "come", "came", "took", "take", "find",
+    "found", "felt", "feel", "heard", "hear", "told", "tell", "gave", "give", "got", "get",
+    "made", "make", "left", "leave", "kept", "keep", "met", "meet", "ran", "run", "sat",
+    "sit", "stood", "stand", "thought", "owe", "owed", "lost", "lose", "hid", "hide",
+    "knew", "let", "put", "began", "begin", "bought", "brought", "slept", "spent", "wrote",
+    "read", "cannot", "won't", "don't", "didn't",
+})
 _ZH = str.maketrans({"你": "我", "您": "我"})
-_ASKED = ((re.compile(r"\b([Aa])re you\b"), r"\1m I"), (re.compile(r"\b([Ww])ere you\b"), r"\1as I"),
-          (re.compile(r"\b(do|did|have|had|will|would|can|could|should|must|may|might)"
-                      r" you\b", re.IGNORECASE), r"\1 I"))
+_ASKED = (
+    (re.compile(r"\b([Aa])re you\b"), r"\1m I"),
+    (re.compile(r"\b([Ww])ere you\b"), r"\1as I"),
+    (re.compile(r"\b(do|did|have|had|will|would|can|could|should|must|may|might) you\b",
+                re.IGNORECASE), r"\1 I"),
+)
 """Questions: "are you" is "am I", and "you" after an auxiliary is its subject."""
 
 

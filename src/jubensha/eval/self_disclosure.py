@@ -90,9 +90,10 @@ class SelfDisclosure(MetricResult):
         rows.append(["all", "", str(self.speeches), number(self.disclosed_share),
                      str(self.reciting), str(self.confessions), str(self.degenerate)])
         given = DisclosureSettings.model_validate(self.options)
-        notes = [f"disclosed share: of what the seat said, the share that is its own private "
-                 f"text; recites: speeches of which {given.recite_share:.0%} or more, and "
-                 f"{given.recite_units} words or more, are; recites (all): seats that did."]
+        notes = [(f"disclosed share: of what the seat said, the share that is its own "
+                  f"private text; recites: speeches of which {given.recite_share:.0%} or "
+                  f"more, and {given.recite_units} words or more, are; recites (all): seats "
+                  "that did.")]
         examples = [[name, str(e.event), e.kind, e.part, e.text[:EXAMPLE_CHARS]]
                     for name, s in self.seats.items() for e in s.examples]
         tables = [ResultTable(title="Self-disclosure: own secrets said aloud",
@@ -155,11 +156,11 @@ def disclosure(script: Script, run: RunLog, settings: DisclosureSettings | None 
                 instructions=instructions.get(event.speaker), echo_n=settings.echo_words,
                 others=heard[event.speaker])))
         for name, seat in seats.items():
-            if event.visible_to(name) and (text := heard_text(event)):
-                if not (isinstance(event, Spoke) and event.speaker == name):
-                    seat.learn(text)
-                    if isinstance(event, Spoke | HostSpoke):
-                        heard[name].append((_speaker(event), text))
+            mine = isinstance(event, Spoke) and event.speaker == name
+            if event.visible_to(name) and (text := heard_text(event)) and not mine:
+                seat.learn(text)
+                if isinstance(event, Spoke | HostSpoke):
+                    heard[name].append((_speaker(event), text))
     return summarise(checks, murderers, settings)
 
 
