@@ -154,7 +154,7 @@ async def test_new_acts_reach_the_system_prompt_and_clues_open_the_user_message(
                                                          goals=["Explain the lamp."])))
     await agent.decide(Speak(kind="statement", prompt="Speak."))
     system, user = prompt(model)
-    assert "I recall the lamp." in system and "Explain the lamp." in system  # 1st person
+    assert "I recall the lamp." in system and "Explain the lamp" in system  # 1st person
     assert user.startswith("Clues you know: Clue \"Note\": A torn notice.")
     assert "A torn notice." not in system  # a clue would change the sheet's cached prefix
 
