@@ -155,3 +155,5 @@ def test_guarded_games_of_every_architecture_end_and_meta_says_so(
     calls = [json.loads(line) for line in (tmp_path / "run" / "calls.jsonl").open()]
     guard = [c for c in calls if c["purpose"].startswith("guard")]
     assert all(c["seat"] != "Bob" for c in guard)
+    noted = sum(c["model"] == "guard" for c in calls)  # trims and safe lines: no calls
+    assert (result.usage.calls, result.usage.noted) == (len(calls) - noted, noted)

@@ -45,7 +45,7 @@ def test_meta_says_what_was_played(finished: Path) -> None:
     meta = json.loads((finished / "meta.json").read_text(encoding="utf-8"))
     assert meta["script_id"] == "tiny-manor" and meta["seed"] == 9
     assert meta["procedure"]["name"] == "demo"
-    assert meta["seats"]["Ann"] == {"architecture": "naive", "model": "scripted"}
+    assert meta["seats"]["Ann"] == {"architecture": "naive", "model": "scripted", "guard": False}
     assert sorted(meta["order"]) == ["Ann", "Bob", "Cara", "Dan"]
     assert {"python", "jubensha"} <= set(meta["versions"]) and meta["started"]
 

@@ -41,7 +41,7 @@ from jubensha.engine.decisions import (
 )
 from jubensha.engine.events import ActStarted, Event, HostSpoke, Spoke
 from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request, Response
-from jubensha.llm.calls import CallRecord, SeatModel, declare
+from jubensha.llm.calls import NOT_A_CALL, CallRecord, SeatModel, declare
 from jubensha.llm.wrappers import ModelWrapper
 from jubensha.memory.text import sentence_spans
 from jubensha.prompts import render
@@ -230,7 +230,7 @@ class GuardedAgent(Agent):
         name = self.seat.sheet.me.name
         model.log.append(CallRecord(
             purpose=purpose, seat=name, access="seat", seen=model.log.seen_by(name),
-            model="guard", messages=[Message(role="assistant", content=rejected)],
+            model=NOT_A_CALL, messages=[Message(role="assistant", content=rejected)],
             config=GenerateConfig(), raw=said, notes=[f"{kind}: {p}" for p in problems]))
 
 

@@ -32,6 +32,9 @@ from jubensha.llm.health import Health
 from jubensha.llm.structured import ParseFailure, current_attempt
 from jubensha.llm.wrappers import ModelWrapper
 
+NOT_A_CALL = "guard"
+"""The ``model`` of a record an agent writes that is no model call (the speech guard's
+``guard.trim`` and ``guard.safe``): counted apart, never as a call."""
 Access = Literal["seat", "scripts", "truth"]
 ACCESS_LEVELS: tuple[Access, ...] = ("seat", "scripts", "truth")
 _PURPOSE_ACCESS: dict[str, Access] = {}
@@ -225,8 +228,9 @@ class CallLog:
         record.index = self.count
         self.count += 1
         self.sink.write(record)
-        for watcher in WATCHERS:
-            watcher(record)
+        if record.model != NOT_A_CALL:  # a progress bar counts model calls
+            for watcher in WATCHERS:
+                watcher(record)
         return record
 
     def seat(self, model: Model, seat: str | None, purpose: str = "",

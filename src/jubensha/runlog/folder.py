@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from jubensha.engine.events import Event
 from jubensha.engine.game import GameResult
 from jubensha.llm.base import Usage
-from jubensha.llm.calls import CallRecord
+from jubensha.llm.calls import NOT_A_CALL, CallRecord
 from jubensha.outdir import write_whole
 from jubensha.runlog.counts import CallCounts
 
@@ -66,6 +66,7 @@ class RunMeta(BaseModel):
 
 class UsageReport(BaseModel):
     calls: int = 0
+    noted: int = Field(0, description="Records of no model call (the speech guard's).")
     total: Usage = Field(default_factory=Usage)
     seats: dict[str, Usage] = Field(default_factory=dict)
     purposes: dict[str, Usage] = Field(default_factory=dict)
@@ -73,6 +74,9 @@ class UsageReport(BaseModel):
                                description="MPIRD-LLMA table 2's counts (runlog.counts).")
 
     def add(self, record: CallRecord) -> None:
+        if record.model == NOT_A_CALL:
+            self.noted += 1
+            return
         self.calls += 1
         self.counts.add(record)
         self.total = self.total + record.usage
