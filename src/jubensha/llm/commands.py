@@ -11,8 +11,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from jubensha.llm.catalog import KNOWN, cache_folder, status
-from jubensha.llm.registry import MODEL_ENV, default_model_spec
+from jubensha.llm.catalog import KNOWN, cache_folder, default_play_model, status
+from jubensha.llm.registry import MODEL_ENV
 
 console = Console()
 
@@ -40,6 +40,7 @@ def models(
     console.print(table)
     if importlib.util.find_spec("xllamacpp") is None:
         console.print("Every local model runs on xllamacpp, not installed: pip install xllamacpp")
-    console.print(f"default model: {default_model_spec()} (set {MODEL_ENV} to change it); "
+    console.print(f"default model of jubensha play: {default_play_model()} (set {MODEL_ENV} "
+                  "to change it; without it, the 1.5B model when installed, else local); "
                   f"joined models live in {cache_folder()}; any GGUF file runs as "
                   "--model local:PATH.gguf.")

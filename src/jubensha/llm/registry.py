@@ -23,12 +23,8 @@ SPEC_FORMS = (
 )
 DEFAULT_SPEC = "local"
 MODEL_ENV = "JUBENSHA_MODEL"
-"""Names the default model where a command line gives none (e.g. local:qwen2.5-coder-1.5b)."""
-
-
-def default_model_spec() -> str:
-    """``$JUBENSHA_MODEL`` when set, else ``local``."""
-    return os.environ.get(MODEL_ENV, "").strip() or DEFAULT_SPEC
+"""Names the default model where a command line gives none (e.g. local:qwen2.5-coder-1.5b;
+``llm.catalog.default_play_model``)."""
 
 
 class ModelSpecError(ValueError):

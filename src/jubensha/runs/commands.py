@@ -27,7 +27,7 @@ from jubensha.jobs import (
     stop_here,
     stop_unreachable,
 )
-from jubensha.llm.catalog import tiny_model_notice
+from jubensha.llm.catalog import default_play_model, tiny_model_notice
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
 from jubensha.llm.registry import MODEL_ENV, ModelOptions
 from jubensha.outdir import OutError, prepare_out
@@ -118,11 +118,12 @@ def play(
     ] = "demo",
     agents: Annotated[str, typer.Option(
         "--agents", "-a", help="Default architecture of every seat, e.g. naive.")] = "naive",
-    model: Annotated[str, typer.Option(
+    model: Annotated[str | None, typer.Option(
         "--model", "-m", envvar=MODEL_ENV,
         help="Default model: local, local:qwen2.5-coder-1.5b, local:<file.gguf>, "
-        "openai:<model>, scripted, replay:<file> ($JUBENSHA_MODEL).")
-    ] = "local",
+        "openai:<model>, scripted, replay:<file> ($JUBENSHA_MODEL). Default: "
+        "local:qwen2.5-coder-1.5b when installed, else local (SmolLM2).")
+    ] = None,
     seat: Annotated[list[str] | None, typer.Option(
         "--seat", help='One seat: "NAME=MODEL", "NAME=ARCH@MODEL" or "NAME=ARCH@" '
         "(repeatable).")] = None,
@@ -180,7 +181,7 @@ def play(
         loaded = find_script(script or DEFAULT_SCRIPT)
         chosen = find_procedure(procedure).with_options(rounds=rounds, questions=questions)
         plans = guard_seats(plan_seats(
-            loaded, agents, model, seat or [], murderer_architecture=murderer_agents,
+            loaded, agents, model or default_play_model(), seat or [], murderer_architecture=murderer_agents,
             murderer_model=murderer_model, hot_seat=hot_seat), guard)
     except (ScriptError, ProcedureError, PlayError) as exc:
         raise fail(str(exc)) from None
