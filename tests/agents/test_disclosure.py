@@ -85,6 +85,7 @@ def test_a_short_fact_of_the_sheet_is_not_a_recital() -> None:
     "Yes, it was me: I struck him down on the landing.",
     "It was me who murdered him.",
     "I struck Elias on the top landing; he falls down the stairs.",
+    "I pushed him down the stairs.",
     "我杀了他，用的是擀面杖。",
     "人是我杀的。",
 ])
@@ -100,6 +101,10 @@ def test_a_murderer_telling_what_it_did_confesses(speech: str) -> None:
     "我没有杀他。",
     "是谁杀了他？",
     "At 22:30 I was on the top landing with the rolling pin.",
+    "I beat Elias at cribbage every Sunday.",
+    "I struck a match and lit the stove.",
+    "我以为他是自杀。",
+    "我目击了一切。",
 ])
 def test_denials_questions_and_the_weapon_alone_are_no_confession(speech: str) -> None:
     assert check_speech(speech, seat(), names=NAMES).confession is None

@@ -47,14 +47,19 @@ _PERSON = {
 _CONTRACTED = {"'m": "be", "'re": "be", "'ve": "have", "'ll": "will", "'d": "would"}
 _ZH_PERSON = str.maketrans({"你": "我", "您": "我"})
 
-KILL_WORDS_EN = (
-    "kill", "killed", "killing", "murder", "murdered", "strike", "strikes", "struck", "stab",
-    "stabbed", "poison", "poisoned", "strangle", "strangled", "smother", "smothered", "shot",
-    "shoot", "bludgeoned", "drowned", "suffocated", "throttled", "choked", "slit", "clubbed",
-    "knifed", "hit", "pushed", "beat", "killer", "murderer",
-)
-KILL_WORDS_ZH = ("杀", "害死", "毒死", "下毒", "投毒", "刺死", "捅", "勒死", "掐死", "推下",
-                 "砸", "打死", "闷死", "淹死", "击", "凶手", "动的手", "下的手")
+KILL_EN = frozenset({"kill", "killed", "killing", "murder", "murdered", "murdering"})
+"""Words that tell a killing whatever follows them."""
+HARM_EN = frozenset({
+    "strike", "strikes", "struck", "stab", "stabbed", "poison", "poisoned", "strangle",
+    "strangled", "smother", "smothered", "shot", "shoot", "bludgeoned", "drowned",
+    "suffocated", "throttled", "choked", "slit", "clubbed", "knifed", "pushed",
+})
+"""Words that tell a killing when a victim (or him, her) follows ("I struck a match" is no
+killing); "hit" and "beat" are left out ("I beat Elias at cribbage")."""
+KILL_ZH = ("杀了", "杀死", "杀害", "杀的", "害死", "毒死", "下毒", "投毒", "刺死", "捅死",
+           "捅了", "勒死", "掐死", "推下", "砸死", "打死", "闷死", "淹死", "击杀", "动的手",
+           "下的手")
+_OBJECTS_EN = frozenset({"him", "her", "them", "he", "she"})
 _NEGATION_EN = re.compile(r"\b(?:not|never|no|didn't|don't|wouldn't|couldn't|won't|"
                           r"if|would|could|might|whether)\b|n't\b")
 _NEGATION_ZH = re.compile("没|不|未|非|无|如果|要是|假如|是否|谁")
@@ -152,9 +157,11 @@ def public_parts(script: Script) -> list[str]:
 
 
 def _has_kill_word(text: str) -> bool:
-    if any(word in text for word in KILL_WORDS_ZH):
+    """Whether ``text`` tells a killing: a Chinese killing word (not 自杀, suicide), or an
+    English killing or harming word."""
+    if any(word in text.replace("自杀", "") for word in KILL_ZH):
         return True
-    return any(word in KILL_WORDS_EN for word in tokenize(text))
+    return any(word in KILL_EN | HARM_EN for word in tokenize(text))
 
 
 @dataclass
@@ -168,11 +175,13 @@ class SeatText:
     private: dict[tuple[str, ...], str] = field(default_factory=dict)
     deeds: set[tuple[str, ...]] = field(default_factory=set)
     known: set[tuple[str, ...]] = field(default_factory=set)
+    victims: list[str] = field(default_factory=list)
 
     @classmethod
     def of(cls, character: Character, public: Iterable[str], n: int, *,
            murderer: bool, victims: Sequence[str] = ()) -> SeatText:
-        seat = cls(character.name, murderer, n, known=window_set(public, n))
+        seat = cls(character.name, murderer, n, known=window_set(public, n),
+                   victims=list(victims))
         for part, text in private_parts(character):
             for window in window_set([text], n):
                 seat.private.setdefault(window, part)
@@ -200,7 +209,7 @@ def deed_windows(character: Character, victims: Sequence[str], n: int
         if not (_has_kill_word(sentence) and names_victim(sentence, victims)):
             continue
         for window in windows(units(sentence), n):
-            if any(_has_kill_word(word) for word in window):
+            if _has_kill_word(" ".join(window)) or _has_kill_word("".join(window)):
                 found.add(window)
     return found
 
@@ -279,27 +288,27 @@ def _disclosure(text: str, words: list[str], seat: SeatText, check: SpeechCheck)
 
 def confession(text: str, words: list[str], seat: SeatText) -> str | None:
     """The sentence in which a murderer tells what it did, or None."""
-    if seat.deeds and any(w in seat.deeds for w in windows(words, seat.n)):
-        return next((s for s in split_sentences(text)
-                     if any(w in seat.deeds for w in windows(units(s), seat.n))), text)
     for sentence in split_sentences(text):
-        if _first_person_kill(sentence):
+        if (any(w in seat.deeds for w in windows(units(sentence), seat.n))
+                or _first_person_kill(sentence, seat.victims)):
             return sentence
+    if any(w in seat.deeds for w in windows(words, seat.n)):  # across two sentences
+        return text
     return None
 
 
-def _first_person_kill(sentence: str) -> bool:
+def _first_person_kill(sentence: str, victims: Sequence[str]) -> bool:
     """A first-person statement of a kill, not denied, asked or supposed."""
     if sentence.rstrip(_CLOSERS).endswith(("?", "？", "吗", "呢")):
         return False
     lowered = sentence.casefold()
-    return _kill_zh(lowered) or _kill_en(lowered)
+    return _kill_zh(lowered.replace("自杀", "")) or _kill_en(lowered, victims)
 
 
 def _kill_zh(sentence: str) -> bool:
     for match in re.finditer("我", sentence):
         rest = sentence[match.end():match.end() + 8]
-        verb = min((rest.find(w) for w in KILL_WORDS_ZH if w in rest), default=-1)
+        verb = min((rest.find(w) for w in KILL_ZH if w in rest), default=-1)
         before = sentence[:match.start()][-4:]
         if verb >= 0 and not _NEGATION_ZH.search(before + rest[:verb]):
             return True
@@ -307,16 +316,16 @@ def _kill_zh(sentence: str) -> bool:
                           sentence))
 
 
-def _kill_en(sentence: str) -> bool:
+def _kill_en(sentence: str, victims: Sequence[str]) -> bool:
+    objects = _OBJECTS_EN | {p for v in victims for p in tokenize(v) if len(p) > 1}
     for match in _SUBJECT_EN.finditer(sentence):
-        following = sentence[match.end():].split()[:5]
-        for number, word in enumerate(following):
-            if word.strip(".,;:!") in KILL_WORDS_EN:
-                between = " ".join(following[:number])
+        following = [w.strip(".,;:!\"'") for w in sentence[match.end():].split()[:8]]
+        for number, word in enumerate(following[:5]):
+            killing = word in KILL_EN or (word in HARM_EN and objects & set(
+                following[number + 1:number + 4]))
+            if killing:
                 before = sentence[:match.start()][-12:]
-                if not _NEGATION_EN.search(f"{between} {before}"):
-                    return True
-                break
+                return not _NEGATION_EN.search(f"{' '.join(following[:number])} {before}")
     return bool(re.search(r"\bi (?:am|'m) the (?:murderer|killer)\b|\bi did it\b",
                           sentence.replace("i'm", "i 'm")))
 
