@@ -178,3 +178,10 @@ def test_a_sheet_in_the_second_person_reads_in_the_first(sheet: str, mine: str) 
 
 def test_a_chinese_sheet_reads_in_the_first_person_outside_quotes() -> None:
     assert first_person("你是周妈。老爷说：“你别管。”", "zh") == "我是周妈。老爷说：“你别管。”"
+
+
+def test_an_answer_in_the_questions_words_is_no_copy() -> None:
+    asked = [("Tom Hale", "Did you read the letter Elias kept in his desk?")]
+    check = check_speech("No, I never read the letter Elias kept in his desk.", seat(),
+                         names=NAMES, others=asked)
+    assert "copy" not in check.degenerate

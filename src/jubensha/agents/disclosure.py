@@ -73,7 +73,10 @@ LOOP_WINDOW = 4
 LOOP_SHARE = 0.4
 """Share of a speech's units inside repeated windows that makes it a loop."""
 COPY_SHARE = 0.5
-"""Share of a speech's units found in another seat's earlier speech that makes a copy."""
+"""Share of a speech's units found in another seat's earlier speech that makes a copy..."""
+COPY_UNITS = 8
+"""...when that is this many units or more (an answer repeating the question's words, "No,
+I never read his letter", is an answer)."""
 
 
 class DisclosureSettings(BaseModel):
@@ -382,7 +385,8 @@ def copy_of(words: list[str], others: Iterable[tuple[str, str]], n: int,
         return None
     for speaker, other in others:
         theirs = set(windows(units(other), n))
-        if covered([w in theirs for w in spans], n) >= share * len(words):
+        copied = covered([w in theirs for w in spans], n)
+        if copied >= COPY_UNITS and copied >= share * len(words):
             return f"{speaker}: {other}"
     return None
 

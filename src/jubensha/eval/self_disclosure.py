@@ -23,6 +23,7 @@ from jubensha.agents.disclosure import (
     SpeechCheck,
     check_speech,
     heard_text,
+    private_parts,
     public_parts,
     window_set,
 )
@@ -122,13 +123,10 @@ def _instructions(script: Script, run: RunLog, seat: str, settings: DisclosureSe
     for call in run.calls:
         if call.seat == seat:
             found.add([m.text for m in call.messages], call.raw)
-    character = script.character(seat)
     said = [heard_text(e) for e in run.events
             if not (isinstance(e, Spoke) and e.speaker == seat)]
-    return found.found - window_set([*public_parts(script), *said, character.story,
-                                     *character.secrets,
-                                     *(t.text for t in character.timeline),
-                                     *(a.text for a in character.acts)], found.n)
+    own = [text for _, text in private_parts(script.character(seat))]
+    return found.found - window_set([*public_parts(script), *said, *own], found.n)
 
 
 def disclosure(script: Script, run: RunLog, settings: DisclosureSettings | None = None
