@@ -180,8 +180,9 @@ def test_a_chinese_sheet_reads_in_the_first_person_outside_quotes() -> None:
     assert first_person("你是周妈。老爷说：“你别管。”", "zh") == "我是周妈。老爷说：“你别管。”"
 
 
-def test_an_answer_in_the_questions_words_is_no_copy() -> None:
-    asked = [("Tom Hale", "Did you read the letter Elias kept in his desk?")]
-    check = check_speech("No, I never read the letter Elias kept in his desk.", seat(),
-                         names=NAMES, others=asked)
-    assert "copy" not in check.degenerate
+def test_a_long_copy_is_a_copy_and_a_short_echo_is_not() -> None:
+    said = [("Tom Hale", "Did you read the letter Elias kept in his desk?")]
+    assert check_speech("No, never the letter.", seat(), names=NAMES,
+                        others=said).degenerate == []
+    assert check_speech("Did you read the letter Elias kept in his desk?", seat(),
+                        names=NAMES, others=said).degenerate == ["copy"]

@@ -105,6 +105,16 @@ async def test_a_copy_of_what_another_seat_said_is_caught() -> None:
     assert "copies what someone else said" in model.requests[-1].messages[-1].text
 
 
+async def test_an_answer_may_repeat_the_words_of_its_question() -> None:
+    question = Spoke(index=3, speaker="Bob", kind="question", to="Ann",
+                     text="Did you go into the library through the servants' door?")
+    answer = "No, I did not go into the library through the servants' door."
+    agent, sink = await guarded("Ann", ScriptedModel(replies={"answer": [answer]}))
+    await agent.observe(question)
+    assert await agent.decide(Speak(kind="answer", question=question)) == Speech(text=answer)
+    assert purposes(sink) == ["answer"]
+
+
 async def test_questions_are_guarded_and_votes_are_not() -> None:
     model = ScriptedModel(replies={
         "ask": [{"target": "Bob", "questions": [f"{LEAK}?"]}],

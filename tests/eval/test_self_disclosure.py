@@ -162,6 +162,14 @@ def test_a_copy_of_another_seat_a_loop_and_empty_and_cut_off_speech(tmp_path: Pa
     assert result.seats["Tom Hale"].examples[0].text.startswith("Nora Vance: ")
 
 
+def test_an_answer_in_the_words_of_its_question_is_no_copy(tmp_path: Path) -> None:
+    asked = said(1, "Nora Vance", "Did you read the letter Elias kept in his desk?",
+                 "question", "Tom Hale")
+    answer = Spoke(index=2, speaker="Tom Hale", kind="answer", to="Nora Vance", reply_to=1,
+                   text="No, I never read the letter Elias kept in his desk.")
+    assert scored(tmp_path, [asked, answer]).degenerate == 0
+
+
 def test_text_heard_from_others_is_no_longer_disclosure(tmp_path: Path) -> None:
     gossip = "Tom says you store smuggled French whisky for the skipper of the Kittiwake."
     result = scored(tmp_path, [said(1, "Nora Vance", gossip, "statement"),

@@ -98,6 +98,8 @@ class GuardedAgent(Agent):
         self.architecture = inner.architecture
         self.timed = inner.timed
         self.heard: list[tuple[str, str]] = []
+        self.answering: str | None = None
+        """The question the decision under way answers: saying its words is no copy."""
         self.watch: PromptWatch | None = None
 
     async def start(self, seat: SeatContext) -> None:
@@ -128,6 +130,8 @@ class GuardedAgent(Agent):
     async def decide(self, decision: Decision) -> Action:
         if self.watch is not None:
             self.watch.calls = []
+        question = decision.question if isinstance(decision, Speak) else None
+        self.answering = question.text if question else None
         action = await self.inner.decide(decision)
         kind = decision.kind if isinstance(decision, Speak) else decision.type
         texts = [await self.guard(kind, text, first=i == 0)
@@ -166,7 +170,8 @@ class GuardedAgent(Agent):
     def check(self, text: str, cut: bool) -> SpeechCheck:
         return check_speech(text, self.text, names=self.seat.sheet.seat_names, cut=cut,
                             instructions=self.echo, echo_n=self.settings.echo_words,
-                            others=self.heard)
+                            others=[(who, said) for who, said in self.heard
+                                    if said != self.answering])
 
     def problems(self, check: SpeechCheck) -> list[str]:
         """Why a text may not be said, in the game's language; empty when it may."""

@@ -142,7 +142,7 @@ def disclosure(script: Script, run: RunLog, settings: DisclosureSettings | None 
                                  victims=c.killed or victims)
              for c in script.characters}
     checks: dict[str, list[tuple[int, SpeechCheck]]] = {name: [] for name in seats}
-    heard: dict[str, list[tuple[str, str]]] = {name: [] for name in seats}
+    heard: dict[str, list[tuple[int, str, str]]] = {name: [] for name in seats}
     instructions = {name: _instructions(script, run, name, settings) for name in seats
                     if any(c.seat == name for c in run.calls)}
     for event in run.events:
@@ -152,13 +152,14 @@ def disclosure(script: Script, run: RunLog, settings: DisclosureSettings | None 
                 event.text, seats[event.speaker], names=list(seats),
                 cut=call is not None and call.finish_reason == "length",
                 instructions=instructions.get(event.speaker), echo_n=settings.echo_words,
-                others=heard[event.speaker])))
+                others=[(who, text) for index, who, text in heard[event.speaker]
+                        if index != event.reply_to])))
         for name, seat in seats.items():
             mine = isinstance(event, Spoke) and event.speaker == name
             if event.visible_to(name) and (text := heard_text(event)) and not mine:
                 seat.learn(text)
                 if isinstance(event, Spoke | HostSpoke):
-                    heard[name].append((_speaker(event), text))
+                    heard[name].append((event.index, _speaker(event), text))
     return summarise(checks, murderers, settings)
 
 
