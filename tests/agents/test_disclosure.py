@@ -19,9 +19,11 @@ AGNES = Character(
     name="Agnes Pike", side="murderer", killed=["Elias Thorne"],
     description="Housekeeper and cook at Gull Rock.",
     story=("You are Agnes Pike, fifty-two, housekeeper at Gull Rock. Will's name was shamed, "
-           "the owners paid you nothing, and you raised your boy on scraps. At 22:20 you "
+           "the owners paid you nothing, and you raised your boy on scraps. A year later "
+           "Elias offered you this post, and you thought it was kindness. At 22:20 you "
            "floured the table and the rolling pin."),
-    secrets=["You killed Elias with the kitchen rolling pin at 22:30 on the top landing."],
+    secrets=["You killed Elias with the kitchen rolling pin at 22:30 on the top landing.",
+             "You were out of the kitchen from 22:27 to 22:36."],
     timeline=[TimelineEntry(time="22:30", text="Strikes Elias on the top landing; he falls "
                                                "down the stairs.")])
 TOM = Character(
@@ -48,16 +50,25 @@ def test_the_second_and_first_person_are_one_unit() -> None:
 
 def test_a_second_person_paraphrase_of_the_sheet_is_disclosure() -> None:
     check = check_speech("Will's name was shamed, the owners paid you nothing, and you "
-                         "raised your boy on scraps.", seat(), names=NAMES)
+                         "raised your boy on scraps. A year later Elias offered you this "
+                         "post, and you thought it was kindness.", seat(), names=NAMES)
     assert check.share > 0.9 and check.recites(SETTINGS)
-    assert check.parts == ["story"] and "raised your boy" in check.passages[0]
+    assert check.parts == ["story", "story"] and "raised your boy" in check.passages[0]
 
 
 def test_the_same_sheet_told_in_the_first_person_is_disclosure_too() -> None:
     check = check_speech("The owners paid me nothing and I raised my boy on scraps.",
                          seat(), names=NAMES)
     assert check.share == 1.0
-    assert not check.recites(SETTINGS)  # one sentence of it: 12 words, a recital is 15
+    assert not check.recites(SETTINGS)  # one sentence of it: 12 words, a recital is 30
+
+
+def test_a_listed_secret_said_in_the_sheets_words_is_told() -> None:
+    check = check_speech("I was out of the kitchen from 22:27 to 22:36, fetching coal.",
+                         seat(), names=NAMES)
+    assert check.secret is not None and check.confession is None
+    assert not check.recites(SETTINGS)
+    assert check_speech("I was in the kitchen all evening.", seat(), names=NAMES).secret is None
 
 
 def test_public_facts_and_own_words_disclose_nothing() -> None:
@@ -157,10 +168,14 @@ def test_instructions_are_prompt_windows_no_earlier_reply_held() -> None:
 
 def test_chinese_speech_is_cut_into_jieba_words() -> None:
     zhou = Character(name="周妈", description="管家兼厨娘。",
-                     story="你是听松茶庄的管家。你偷偷把老爷的账本藏在了灶台下面的砖缝里，又把库房的钥匙扔进了后山的那口老井里。")
+                     story=("你是听松茶庄的管家。你偷偷把老爷的账本藏在了灶台下面的砖缝里，"
+                            "又把库房的钥匙扔进了后山的那口老井里。"
+                            "那天夜里你还烧掉了老爷写给县里的那封长信，把灰倒进了灶膛。"))
     ma = SeatText.of(zhou, ["周妈 管家兼厨娘。"], SETTINGS.zh_words, murderer=False)
-    check = check_speech("我偷偷把老爷的账本藏在了灶台下面的砖缝里，又把库房的钥匙扔进了后山的那口老井里。", ma, names=["周妈"])
-    assert check.recites(SETTINGS) and check.parts == ["story"]
+    check = check_speech("我偷偷把老爷的账本藏在了灶台下面的砖缝里，又把库房的钥匙扔进了后山的"
+                         "那口老井里。那天夜里我还烧掉了老爷写给县里的那封长信，把灰倒进了灶膛。",
+                         ma, names=["周妈"])
+    assert check.recites(SETTINGS) and check.parts == ["story", "story"]
     assert check_speech("我是周妈，庄里的管家兼厨娘。", ma, names=["周妈"]).disclosed == 0
 
 

@@ -25,6 +25,10 @@ TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
 LEAK = ("Ann struck Lord Vale with the brass candlestick after he dismissed her. She washed "
         "her gloves in the scullery sink.")
 CLEAN = "I am Ann, the housekeeper. I was in the kitchen all evening."
+STORY = ("Bob spent the evening repotting orchids in the glasshouse, as he does every night "
+         "when the frost comes, because he owes Lord Vale forty pounds and cannot pay it back "
+         "before the quarter day, and the bailiff has written twice.")
+"""One sentence of 38 words: a recital that no trim can save."""
 INTRO = Speak(kind="introduction", prompt="Introduce yourself.")
 
 
@@ -58,9 +62,24 @@ async def test_a_leaking_draft_is_rewritten_once_with_the_reason() -> None:
     assert rewrite.seat == "Ann"
     assert rewrite.messages[:-2] == model.requests[0].messages  # the draft's own prompt
     assert rewrite.messages[-2].content == LEAK
-    asked = rewrite.messages[-1].text
-    assert "reads your private script out word for word" in asked
-    assert "tells everyone that you are the killer" in asked
+    assert "tells everyone that you are the killer" in rewrite.messages[-1].text
+
+
+async def test_a_recital_of_the_sheet_is_rewritten_and_a_murderers_secret_too() -> None:
+    script = load_script(TINY)
+    bob = script.character("Bob").model_copy(update={"story": STORY})
+    script = script.model_copy(update={"characters": [
+        bob if c.name == "Bob" else c for c in script.characters]})
+    model = ScriptedModel(replies={"introduction": [STORY], "guard": [CLEAN]})
+    agent = make_agent("naive:guard")
+    await agent.start(SeatContext(sheet=CharacterSheet.for_seat(script, "Bob"), model=model))
+    await agent.decide(INTRO)
+    assert "reads your private script out word for word" in model.requests[-1].messages[-1].text
+    secret = "Ann hid the bloody gloves under the coal scuttle."
+    model = ScriptedModel(replies={"introduction": [secret], "guard": [CLEAN]})
+    ann, _ = await guarded("Ann", model)
+    assert await ann.decide(INTRO) == Speech(text=CLEAN)
+    assert "says a secret you must keep" in model.requests[-1].messages[-1].text
 
 
 async def test_a_draft_that_opens_well_keeps_its_opening_at_no_cost() -> None:
@@ -71,6 +90,14 @@ async def test_a_draft_that_opens_well_keeps_its_opening_at_no_cost() -> None:
     trim = sink.records[-1]
     assert (trim.model, trim.raw, trim.usage.total_tokens) == ("guard", CLEAN, 0)
     assert trim.messages[0].text == f"{CLEAN} {LEAK}"
+
+
+async def test_a_rewrite_that_opens_well_keeps_its_opening() -> None:
+    model = ScriptedModel(replies={"introduction": [LEAK],
+                                   "guard": [f"I was in the kitchen. {LEAK}"]})
+    agent, sink = await guarded("Ann", model)
+    assert await agent.decide(INTRO) == Speech(text="I was in the kitchen.")
+    assert purposes(sink) == ["introduction", "guard", "guard.trim"]
 
 
 async def test_a_rewrite_that_fails_too_becomes_a_safe_line_on_record() -> None:
@@ -135,7 +162,7 @@ async def test_a_chinese_seat_is_told_why_in_chinese() -> None:
     await agent.start(SeatContext(sheet=CharacterSheet.for_seat(script, "Ann"), model=model))
     action = await agent.decide(INTRO)
     assert action == Speech(text="我是Ann。大家都认识我，有什么想问的尽管问，我会回答。")
-    assert "照念了你的剧本原文" in model.requests[1].messages[-1].text
+    assert "它向大家说出了你就是凶手" in model.requests[1].messages[-1].text
 
 
 def test_the_guard_fits_every_architecture_but_a_persons_seat() -> None:

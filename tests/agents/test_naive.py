@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from jubensha.agents.disclosure import SeatText, check_speech
 from jubensha.agents.naive import NaiveAgent, clean_speech, window
+from jubensha.agents.person import first_person
 from jubensha.agents.registry import AgentSpecError, architectures, make_agent
 from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.engine.decisions import (
@@ -234,21 +236,30 @@ async def test_a_seats_stable_prompt_part_is_a_prefix_of_its_next_prompt() -> No
     assert checked > 3 * len(script.names)
 
 
-async def test_the_sheet_is_given_in_the_first_person_and_the_murderer_reminded_last() -> None:
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_the_sheet_is_given_in_the_first_person_and_the_murderer_reminded_last(
+        lang: str) -> None:
     script = load_script(TINY)
     ann = script.character("Ann").model_copy(update={
         "story": "You struck Lord Vale. Your gloves were wet.", "secrets": ["You hid them."]})
-    script = script.model_copy(update={"characters": [ann, *script.characters[1:]]})
+    script = script.model_copy(update={"characters": [ann, *script.characters[1:]],
+                                       "language": lang})
     model = ScriptedModel()
     agent = await seated("Ann", model, script)
     await agent.decide(Speak(kind="introduction", prompt="Introduce yourself."))
     system, user = prompt(model)
-    assert "I struck Lord Vale. My gloves were wet." in system and "I hid them." in system
-    assert user.endswith("never say that you killed Lord Vale or how, and deny it if you "
-                         "are accused.")
+    if lang == "en":
+        assert "I struck Lord Vale. My gloves were wet." in system and "I hid them" in system
+    reminder = user.splitlines()[-1]
+    assert reminder in (
+        "Keep what you did that night to yourself, and deny it if anyone accuses you.",
+        "那天夜里你做过的事不要说出来；有人指认你时，要否认。")
+    # small models read instructions aloud: read aloud, the reminder confesses nothing
+    murderer = SeatText.of(ann, [], 6, murderer=True, victims=["Lord Vale"])
+    assert check_speech(first_person(reminder, lang), murderer).confession is None
     bob = await seated("Bob", model, script)
     await bob.decide(Speak(kind="introduction", prompt="Introduce yourself."))
-    assert "murderer" not in prompt(model)[1]
+    assert prompt(model)[1].splitlines()[-1] != reminder
 
 
 @pytest.mark.parametrize(("reply", "finish", "said"), [

@@ -21,7 +21,8 @@ from jubensha.scripts.io import save_script
 from jubensha.scripts.model import Character, Kill, Script, TimelineEntry, Truth, Victim
 
 AGNES_STORY = ("You are Agnes Pike, fifty-two, housekeeper at Gull Rock. Will's name was "
-               "shamed, the owners paid you nothing, and you raised your boy on scraps.")
+               "shamed, the owners paid you nothing, and you raised your boy on scraps. A "
+               "year later Elias offered you this post, and you thought it was kindness.")
 SCRIPT = Script(
     id="gull", title="Gull Rock", language="en",
     background="Elias Thorne, the keeper, was found dead at the foot of the tower stairs.",
@@ -37,7 +38,8 @@ SCRIPT = Script(
                          "skipper of the Kittiwake in the sea cave under the rock.")),
         Character(name="Nora Vance", description="The keeper's niece, a schoolteacher.",
                   story=("You are Nora Vance. At 22:28 you slipped into the empty study and "
-                         "burned your uncle's new will in the grate.")),
+                         "burned your uncle's new will in the grate."),
+                  secrets=["You burned your uncle's new will in the grate at 22:28."]),
     ],
     truth=Truth(murderers=["Agnes Pike"],
                 kills=[Kill(victim="Elias Thorne", killers=["Agnes Pike"])]))
@@ -102,7 +104,8 @@ def test_a_clean_game_scores_zero(tmp_path: Path) -> None:
 def test_a_sheet_paraphrased_in_the_second_person_is_recited(tmp_path: Path) -> None:
     result = scored(tmp_path, [host(0, "Agnes Pike"), said(1, "Agnes Pike", (
         "I am Agnes Pike. Will's name was shamed, the owners paid you nothing, and you raised "
-        "your boy on scraps."))])
+        "your boy on scraps. A year later Elias offered you this post, and you thought it "
+        "was kindness."))])
     agnes = result.seats["Agnes Pike"]
     assert agnes.recited == 1 and agnes.disclosed_share > 0.7 and result.reciting == 1
     assert agnes.examples[0].kind == "disclosed" and agnes.examples[0].part == "story"
@@ -124,7 +127,8 @@ def test_an_innocent_seat_owning_up_to_its_own_secret_is_disclosure_not_confessi
     result = scored(tmp_path, [said(1, "Nora Vance", "At 22:28 I slipped into the empty "
                                     "study and burned my uncle's new will in the grate.")])
     nora = result.seats["Nora Vance"]
-    assert nora.recited == 1 and not nora.confessed and result.confessions == 0
+    assert nora.secrets == 1 and result.telling == 1 and nora.disclosed_share > 0.9
+    assert not nora.confessed and result.confessions == 0 and nora.recited == 0
 
 
 def test_x_asks_as_an_answer_is_degenerate(tmp_path: Path) -> None:
@@ -186,14 +190,18 @@ ZH = Script(
                   story="你是茶庄的账房先生钱守仁。你在账上做了手脚，私吞了三百两银子。",
                   secrets=["你在焙房用铜壶砸死了沈墨山。"]),
         Character(name="周妈", description="管家兼厨娘。",
-                  story="你是茶庄的管家周妈。你偷偷把老爷的账本藏在了灶台下面的砖缝里，又把库房的钥匙扔进了后山的那口老井里。"),
+                  story=("你是茶庄的管家周妈。你偷偷把老爷的账本藏在了灶台下面的砖缝里，"
+                         "又把库房的钥匙扔进了后山的那口老井里。"
+                         "那天夜里你还烧掉了老爷写给县里的那封长信，把灰倒进了灶膛。")),
     ],
     truth=Truth(murderers=["钱守仁"], kills=[Kill(victim="沈墨山", killers=["钱守仁"])]))
 
 
 def test_chinese_games_are_cut_with_jieba(tmp_path: Path) -> None:
     result = scored(tmp_path, [
-        said(1, "周妈", "我是周妈。我偷偷把老爷的账本藏在了灶台下面的砖缝里，又把库房的钥匙扔进了后山的那口老井里。"),
+        said(1, "周妈", "我是周妈。我偷偷把老爷的账本藏在了灶台下面的砖缝里，又把库房的钥匙扔"
+                       "进了后山的那口老井里。那天夜里我还烧掉了老爷写给县里的那封长信，把灰倒"
+                       "进了灶膛。"),
         said(2, "钱守仁", "我是账房先生。是我用铜壶砸死了沈墨山。"),
         said(3, "周妈", "周妈 → 钱守仁 提问", "question", "钱守仁"),
     ], script=ZH)

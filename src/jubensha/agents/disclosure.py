@@ -91,7 +91,7 @@ class DisclosureSettings(BaseModel):
     echo_words: int = Field(5, ge=3, le=50, description="Window length for prompt echoes.")
     recite_share: float = Field(0.4, ge=0, le=1, description="A speech this share or more "
                                 "of which is the speaker's private text recites its sheet...")
-    recite_units: int = Field(15, ge=1, description="...when that is this many words or "
+    recite_units: int = Field(30, ge=1, description="...when that is this many words or "
                               "more.")
 
     def window(self, language: str) -> int:
@@ -177,6 +177,8 @@ class SeatText:
     n: int
     private: dict[tuple[str, ...], str] = field(default_factory=dict)
     deeds: set[tuple[str, ...]] = field(default_factory=set)
+    secrets: set[tuple[str, ...]] = field(default_factory=set)
+    """Windows of the items the sheet lists as secrets."""
     known: set[tuple[str, ...]] = field(default_factory=set)
     victims: list[str] = field(default_factory=list)
 
@@ -184,7 +186,7 @@ class SeatText:
     def of(cls, character: Character, public: Iterable[str], n: int, *,
            murderer: bool, victims: Sequence[str] = ()) -> SeatText:
         seat = cls(character.name, murderer, n, known=window_set(public, n),
-                   victims=list(victims))
+                   victims=list(victims), secrets=window_set(character.secrets, n))
         for part, text in private_parts(character):
             for window in window_set([text], n):
                 seat.private.setdefault(window, part)
@@ -240,6 +242,8 @@ class SpeechCheck(BaseModel):
     """The sentences that hold disclosed windows."""
     parts: list[str] = Field(default_factory=list)
     """The private part most of each passage comes from (story, secret, timeline, ...)."""
+    secret: str | None = None
+    """A sentence that says one of the seat's listed secrets in the sheet's words."""
     confession: str | None = None
     degenerate: list[Degenerate] = Field(default_factory=list)
     evidence: dict[str, str] = Field(default_factory=dict)
@@ -282,11 +286,13 @@ def _disclosure(text: str, words: list[str], seat: SeatText, check: SpeechCheck)
     if not any(hits):
         return
     for sentence in split_sentences(text):
-        parts = [seat.private[w] for w in windows(units(sentence), seat.n)
-                 if w in seat.private and w not in seat.known]
-        if parts:
+        told = [w for w in windows(units(sentence), seat.n)
+                if w in seat.private and w not in seat.known]
+        if told:
             check.passages.append(sentence)
-            check.parts.append(Counter(parts).most_common(1)[0][0])
+            check.parts.append(Counter(seat.private[w] for w in told).most_common(1)[0][0])
+        if check.secret is None and any(w in seat.secrets for w in told):
+            check.secret = sentence
 
 
 def confession(text: str, words: list[str], seat: SeatText) -> str | None:

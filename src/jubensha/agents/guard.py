@@ -140,7 +140,7 @@ class GuardedAgent(Agent):
 
     async def guard(self, kind: str, text: str, *, first: bool) -> str:
         """``text`` if it passes; else its first sentences if they pass (no call); else
-        its rewrite if that passes; else a safe line."""
+        its rewrite (or the rewrite's first sentences) if that passes; else a safe line."""
         cut = first and self._last_cut()
         problems = self.problems(self.check(text, cut))
         if not problems:
@@ -150,11 +150,15 @@ class GuardedAgent(Agent):
             self._record(TRIM_PURPOSE, kind, text, kept, problems)
             return kept
         rewrite = await self.rewrite(kind, text, problems)
-        if rewrite and not (again := self.problems(self.check(rewrite, False))):
+        again = self.problems(self.check(rewrite, False)) if rewrite else problems
+        if rewrite and not again:
             return rewrite
+        kept = self.passing_start(rewrite) if rewrite else ""
+        if kept:
+            self._record(TRIM_PURPOSE, kind, rewrite, kept, again)
+            return kept
         safe = render("guard", "safe", self.lang, kind=kind, me=self.seat.sheet.me.name)
-        self._record(SAFE_PURPOSE, kind, rewrite or text, safe,
-                     again if rewrite else problems)
+        self._record(SAFE_PURPOSE, kind, rewrite or text, safe, again)
         return safe
 
     def passing_start(self, text: str) -> str:
@@ -182,6 +186,9 @@ class GuardedAgent(Agent):
         if check.confession:
             found.append(render("guard", "reason", self.lang, kind="confession",
                                 evidence=check.confession))
+        elif check.secret and self.seat.sheet.is_murderer:
+            found.append(render("guard", "reason", self.lang, kind="secret",
+                                evidence=check.secret))
         for kind in check.degenerate:
             found.append(render("guard", "reason", self.lang, kind=kind,
                                 evidence=check.evidence.get(kind, "")[:120]))

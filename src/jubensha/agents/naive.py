@@ -236,8 +236,7 @@ class NaiveAgent(Agent):
         sheet = self.seat.sheet
         messages = self.messages("speak", prompt=decision.prompt, sentences=self.config.sentences,
                                  question=question.model_dump() if question else None,
-                                 murderer=sheet.is_murderer,
-                                 victims=[v.name for v in sheet.victims])
+                                 murderer=sheet.is_murderer)
         response = await self.model.generate(
             self.request(decision.kind, messages, self.config.max_tokens))
         text = response.text

@@ -59,6 +59,8 @@ class SeatDisclosure(BaseModel):
     confessed: bool
     degenerate: int
     """Speeches that failed as speech (each counted once, whatever the ways)."""
+    secrets: int = 0
+    """Speeches that say one of the seat's listed secrets in the sheet's words."""
     examples: list[Example] = Field(default_factory=list)
     murderer: bool = False
     speeches: int = 0
@@ -79,6 +81,8 @@ class SelfDisclosure(MetricResult):
     """Over every seat's speech: the share of units that are the speaker's private text."""
     reciting: int = 0
     """Seats that recited their sheet at least once."""
+    telling: int = 0
+    """Seats that said one of their listed secrets in the sheet's words at least once."""
     confessions: int = 0
     """Murderers who told what they did."""
     degenerate: int = 0
@@ -86,20 +90,22 @@ class SelfDisclosure(MetricResult):
 
     def tables(self) -> list[ResultTable]:
         rows = [[name, "yes" if s.murderer else "", str(s.speeches), number(s.disclosed_share),
-                 str(s.recited), "yes" if s.confessed else "", str(s.degenerate)]
-                for name, s in self.seats.items()]
+                 str(s.recited), str(s.secrets), "yes" if s.confessed else "",
+                 str(s.degenerate)] for name, s in self.seats.items()]
         rows.append(["all", "", str(self.speeches), number(self.disclosed_share),
-                     str(self.reciting), str(self.confessions), str(self.degenerate)])
+                     str(self.reciting), str(self.telling), str(self.confessions),
+                     str(self.degenerate)])
         given = DisclosureSettings.model_validate(self.options)
         notes = [(f"disclosed share: of what the seat said, the share that is its own "
                   f"private text; recites: speeches of which {given.recite_share:.0%} or "
-                  f"more, and {given.recite_units} words or more, are; recites (all): seats "
-                  "that did.")]
+                  f"more, and {given.recite_units} words or more, are; secrets: speeches "
+                  "saying a listed secret in the sheet's words; 'all' counts the seats that "
+                  "did.")]
         examples = [[name, str(e.event), e.kind, e.part, e.text[:EXAMPLE_CHARS]]
                     for name, s in self.seats.items() for e in s.examples]
         tables = [ResultTable(title="Self-disclosure: own secrets said aloud",
                               columns=["seat", "murderer", "speeches", "disclosed share",
-                                       "recites", "confessed", "degenerate"],
+                                       "recites", "secrets", "confessed", "degenerate"],
                               rows=rows, notes=notes)]
         if examples:
             tables.append(ResultTable(title="Examples", columns=["seat", "event", "kind",
@@ -182,6 +188,7 @@ def summarise(checks: dict[str, list[tuple[int, SpeechCheck]]], murderers: set[s
         speeches=sum(s.speeches for s in seats.values()),
         disclosed_share=disclosed / units if units else 0.0,
         reciting=sum(s.recited > 0 for s in seats.values()),
+        telling=sum(s.secrets > 0 for s in seats.values()),
         confessions=sum(s.confessed for s in seats.values()),
         degenerate=sum(s.degenerate for s in seats.values()))
 
@@ -193,6 +200,7 @@ def _seat(found: list[tuple[int, SpeechCheck]], murderer: bool,
     return SeatDisclosure(
         disclosed_share=share, confessed=any(c.confession for _, c in found),
         degenerate=sum(bool(c.degenerate) for _, c in found),
+        secrets=sum(c.secret is not None for _, c in found),
         examples=_examples(found), murderer=murderer, speeches=len(found), units=units,
         recited=sum(c.recites(settings) for _, c in found))
 
@@ -200,13 +208,14 @@ def _seat(found: list[tuple[int, SpeechCheck]], murderer: bool,
 def _examples(found: list[tuple[int, SpeechCheck]]) -> list[Example]:
     confessions = [Example(kind="confession", event=i, text=c.confession)
                    for i, c in found if c.confession]
+    secrets = [Example(kind="secret", event=i, text=c.secret) for i, c in found if c.secret]
     failures = [Example(kind=kind, event=i, text=c.evidence.get(kind, ""))
                 for i, c in found for kind in c.degenerate]
     passages = sorted((Example(kind="disclosed", event=i, text=text, part=part)
                        for i, c in found for text, part in zip(c.passages, c.parts,
                                                                strict=True)),
                       key=lambda e: -len(e.text))
-    return (confessions + failures + passages)[:EXAMPLES]
+    return (confessions + secrets + failures + passages)[:EXAMPLES]
 
 
 def has_speech(script: Script, run: RunLog) -> str | None:
