@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from jubensha.agents.disclosure import SeatText, check_speech
 from jubensha.agents.guard import GuardedAgent
+from jubensha.agents.person import first_person
 from jubensha.agents.registry import AgentSpecError, architectures, make_agent
 from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.engine.decisions import AskQuestions, CastVote, Questions, Speak, Speech, Vote
@@ -18,6 +20,7 @@ from jubensha.engine.events import Spoke
 from jubensha.engine.procedure import find_procedure
 from jubensha.llm.calls import CallLog, CallRecord, MemorySink
 from jubensha.llm.fake import ScriptedModel
+from jubensha.prompts import render
 from jubensha.runs.play import plan_seats, play_game
 from jubensha.scripts import load_script
 
@@ -145,11 +148,12 @@ async def test_an_answer_may_repeat_the_words_of_its_question() -> None:
 async def test_questions_are_guarded_and_votes_are_not() -> None:
     model = ScriptedModel(replies={
         "ask": [{"target": "Bob", "questions": [f"{LEAK}?"]}],
-        "guard": ["Where were you at midnight, Bob?"],
+        "guard": ['Where were you at midnight, Bob?"]}'],
         "vote": [{"target": "Bob", "reason": LEAK}]})
     agent, sink = await guarded("Ann", model)
     asked = await agent.decide(AskQuestions(candidates=["Bob", "Cara"]))
     assert asked == Questions(target="Bob", questions=["Where were you at midnight, Bob?"])
+    assert "one short question" in model.requests[1].messages[-1].text
     vote = await agent.decide(CastVote(candidates=["Bob", "Cara", "Dan"]))
     assert vote == Vote(target="Bob", reason=LEAK)  # not said aloud at the table
     assert purposes(sink) == ["ask", "guard", "vote"]
@@ -194,3 +198,12 @@ def test_guarded_games_of_every_architecture_end_and_meta_says_so(
     assert all(c["seat"] != "Bob" for c in guard)
     noted = sum(c["model"] == "guard" for c in calls)  # trims and safe lines: no calls
     assert (result.usage.calls, result.usage.noted) == (len(calls) - noted, noted)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_murderers_rewrite_prompt_read_aloud_confesses_nothing(lang: str) -> None:
+    asked = render("guard", "rewrite", lang, me="Ann", kind="introduction", murderer=True,
+                   problems=["…"]).splitlines()[-1]
+    ann = SeatText.of(load_script(TINY).character("Ann"), [], 6, murderer=True,
+                      victims=["Lord Vale"])
+    assert check_speech(first_person(asked, lang), ann).confession is None

@@ -287,9 +287,10 @@ def with_texts(action: Action, texts: list[str]) -> Action:
 
 
 def tidy(text: str, name: str) -> str:
-    """A rewrite as one line of speech: no ``Name:`` label, no wrapping quotes."""
-    text = " ".join(text.split())
+    """A rewrite as one line of speech: no ``Name:`` label, no wrapping quotes or JSON
+    brackets (a rewrite of a question asked in JSON may keep some)."""
+    text = " ".join(text.split()).strip('"“”「」[]{} ')
     for label in (f"{name}:", f"{name}："):
         if text.startswith(label):
             text = text[len(label):].strip()
-    return text.strip('"“”「」').strip()
+    return text.strip('"“”「」[]{} ')
