@@ -44,7 +44,7 @@ def test_a_mixed_table_plays_and_the_run_records_who_played_what(
     result = arena(tmp_path / preset, preset, models)
     assert result.winner in ("civilians", "murderers")
     meta = json.loads((tmp_path / preset / "meta.json").read_text(encoding="utf-8"))
-    assert meta["seats"] == {name: {"architecture": arch, "model": model}
+    assert meta["seats"] == {name: {"architecture": arch, "model": model, "guard": False}
                              for name, (arch, model) in ARENA.items()}
     run = read_run(tmp_path / preset)
     by_seat = {(call.seat, call.model) for call in run.calls}
