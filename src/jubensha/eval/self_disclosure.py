@@ -139,12 +139,17 @@ def disclosure(script: Script, run: RunLog, settings: DisclosureSettings | None 
                ) -> SelfDisclosure:
     """Check every public speech of the run in order (see the module docstring)."""
     settings = settings or DisclosureSettings()
+    return summarise(speech_checks(script, run, settings), set(script.murderers), settings)
+
+
+def speech_checks(script: Script, run: RunLog, settings: DisclosureSettings
+                  ) -> dict[str, list[tuple[int, SpeechCheck]]]:
+    """Seat → (event index, check) of each of its public speeches, in order."""
     language = run.meta.language if run.meta else script.language
     n = settings.window(language)
     public = public_parts(script)
-    murderers = set(script.murderers)
     victims = [v.name for v in script.victims]
-    seats = {c.name: SeatText.of(c, public, n, murderer=c.name in murderers,
+    seats = {c.name: SeatText.of(c, public, n, murderer=c.name in script.murderers,
                                  victims=c.killed or victims)
              for c in script.characters}
     checks: dict[str, list[tuple[int, SpeechCheck]]] = {name: [] for name in seats}
@@ -166,7 +171,7 @@ def disclosure(script: Script, run: RunLog, settings: DisclosureSettings | None 
                 seat.learn(text)
                 if isinstance(event, Spoke | HostSpoke):
                     heard[name].append((event.index, _speaker(event), text))
-    return summarise(checks, murderers, settings)
+    return checks
 
 
 def _speaker(event: Spoke | HostSpoke) -> str:
