@@ -27,7 +27,7 @@ from jubensha.agents.disclosure import (
     public_parts,
     window_set,
 )
-from jubensha.engine.events import HostSpoke, Spoke
+from jubensha.engine.events import Event, HostSpoke, Spoke
 from jubensha.eval.registry import MetricContext, metric, options
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.llm.calls import CallRecord
@@ -156,6 +156,7 @@ def speech_checks(script: Script, run: RunLog, settings: DisclosureSettings
     heard: dict[str, list[tuple[int, str, str]]] = {name: [] for name in seats}
     instructions = {name: _instructions(script, run, name, settings) for name in seats
                     if any(c.seat == name for c in run.calls)}
+    by_index = {event.index: event for event in run.events}
     for event in run.events:
         if isinstance(event, Spoke) and event.speaker in seats and _public(event, seats):
             call = speaking_call(run.calls, event)
@@ -163,8 +164,7 @@ def speech_checks(script: Script, run: RunLog, settings: DisclosureSettings
                 event.text, seats[event.speaker], names=list(seats),
                 cut=call is not None and call.finish_reason == "length",
                 instructions=instructions.get(event.speaker), echo_n=settings.echo_words,
-                others=[(who, text) for index, who, text in heard[event.speaker]
-                        if index != event.reply_to])))
+                others=_others(heard[event.speaker], event, by_index))))
         for name, seat in seats.items():
             mine = isinstance(event, Spoke) and event.speaker == name
             if event.visible_to(name) and (text := heard_text(event)) and not mine:
@@ -172,6 +172,15 @@ def speech_checks(script: Script, run: RunLog, settings: DisclosureSettings
                 if isinstance(event, Spoke | HostSpoke):
                     heard[name].append((event.index, _speaker(event), text))
     return checks
+
+
+def _others(heard: list[tuple[int, str, str]], event: Spoke, events: dict[int, Event]
+            ) -> list[tuple[str, str]]:
+    """What others said before ``event``, less the question it answers (its words, asked
+    by whoever asked them, may be said again in the answer)."""
+    question = events.get(event.reply_to) if event.reply_to is not None else None
+    asked = question.text if isinstance(question, Spoke) else None
+    return [(who, text) for _, who, text in heard if text != asked]
 
 
 def _speaker(event: Spoke | HostSpoke) -> str:
