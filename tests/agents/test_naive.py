@@ -32,6 +32,7 @@ from jubensha.llm.fake import ScriptedModel
 from jubensha.scripts import ActSheet, Script, bundled_scripts, load_script
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
+INTRO = Speak(kind="introduction", prompt="Introduce yourself.")
 
 
 async def seated(name: str, model: ScriptedModel, script: Script | None = None,
@@ -236,29 +237,36 @@ async def test_a_seats_stable_prompt_part_is_a_prefix_of_its_next_prompt() -> No
     assert checked > 3 * len(script.names)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-async def test_the_sheet_is_given_in_the_first_person_and_the_murderer_reminded_last(
-        lang: str) -> None:
+async def test_a_civilians_story_is_in_the_first_person_and_secrets_stay_addressed() -> None:
     script = load_script(TINY)
+    bob = script.character("Bob").model_copy(update={
+        "story": "You repotted orchids. Your hands were muddy.", "secrets": ["You owe money."]})
     ann = script.character("Ann").model_copy(update={
         "story": "You struck Lord Vale. Your gloves were wet.", "secrets": ["You hid them."]})
-    script = script.model_copy(update={"characters": [ann, *script.characters[1:]],
-                                       "language": lang})
+    script = script.model_copy(update={"characters": [ann, bob, *script.characters[2:]]})
     model = ScriptedModel()
-    agent = await seated("Ann", model, script)
-    await agent.decide(Speak(kind="introduction", prompt="Introduce yourself."))
-    system, user = prompt(model)
-    if lang == "en":
-        assert "I struck Lord Vale. My gloves were wet." in system and "I hid them" in system
-    reminder = user.splitlines()[-1]
+    await (await seated("Bob", model, script)).decide(INTRO)
+    system, _ = prompt(model)
+    assert "I repotted orchids. My hands were muddy." in system and "You owe money" in system
+    await (await seated("Ann", model, script)).decide(INTRO)
+    system, _ = prompt(model)  # a murderer told "I struck Lord Vale" says it
+    assert "You struck Lord Vale. Your gloves were wet." in system and "You hid them" in system
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_the_murderer_is_reminded_last_in_words_that_confess_nothing(lang: str) -> None:
+    script = load_script(TINY).model_copy(update={"language": lang})
+    model = ScriptedModel()
+    await (await seated("Ann", model, script)).decide(INTRO)
+    reminder = prompt(model)[1].splitlines()[-1]
     assert reminder in (
         "Keep what you did that night to yourself, and deny it if anyone accuses you.",
         "那天夜里你做过的事不要说出来；有人指认你时，要否认。")
     # small models read instructions aloud: read aloud, the reminder confesses nothing
-    murderer = SeatText.of(ann, [], 6, murderer=True, victims=["Lord Vale"])
+    murderer = SeatText.of(script.character("Ann"), [], 6, murderer=True,
+                           victims=["Lord Vale"])
     assert check_speech(first_person(reminder, lang), murderer).confession is None
-    bob = await seated("Bob", model, script)
-    await bob.decide(Speak(kind="introduction", prompt="Introduce yourself."))
+    await (await seated("Bob", model, script)).decide(INTRO)
     assert prompt(model)[1].splitlines()[-1] != reminder
 
 

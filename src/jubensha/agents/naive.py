@@ -189,8 +189,11 @@ class NaiveAgent(Agent):
 
     # -- prompts -------------------------------------------------------------------------
     def system(self) -> str:
-        """The sheet, its private parts in the first person (small models copy a sheet
-        written to "you" as it is, and speak of themselves as "you")."""
+        """The sheet. A civilian's story, day and act text are in the first person (small
+        models copy a sheet written to "you" as it is, and speak of themselves as "you");
+        secrets, goals and a murderer's whole sheet stay addressed to the player: told "I
+        killed Elias with the rolling pin" among its secrets, a small model says it
+        (docs/agents/guard.md)."""
         sheet = self.seat.sheet
         me = sheet.me
         timeline = " ".join(f"{t.time} {t.text}" if t.time else t.text for t in me.timeline)
@@ -198,16 +201,17 @@ class NaiveAgent(Agent):
         act_text = clip(act.text, self.config.story_chars // 2) if act and act.act > 1 else ""
         goals = (act.goals if act and act.goals else me.final_goals) or (
             [me.mission] if me.mission else [])
+
         def mine(text: str) -> str:
-            return first_person(text, self.lang)
+            return text if sheet.is_murderer else first_person(text, self.lang)
 
         return render("naive", "system", self.lang, me=me.name, title=sheet.title,
                       background=clip(sheet.background, 600), rules=clip(sheet.rules, 300),
                       others=[o.name for o in sheet.others], description=me.description,
                       story=mine(clip(me.story, self.config.story_chars)),
                       timeline=mine(clip(timeline, self.config.story_chars // 2)),
-                      act_text=mine(act_text), goals=[mine(g) for g in goals],
-                      murderer=sheet.is_murderer, secrets=[mine(s) for s in me.secrets])
+                      act_text=mine(act_text), goals=goals,
+                      murderer=sheet.is_murderer, secrets=me.secrets)
 
     def messages(self, template: str, **values: Any) -> list[Message]:
         """System: the sheet; user: clues, history, then the decision (stable to new)."""
