@@ -56,7 +56,6 @@ REWRITE_TOKENS = 160
 class _Call:
     messages: list[Message]
     config: GenerateConfig
-    reply: str
     finish_reason: str | None
     structured: bool
 
@@ -72,8 +71,8 @@ class PromptWatch(ModelWrapper):
 
     async def generate(self, request: Request) -> Response:
         response = await self.inner.generate(request)
-        self.calls.append(_Call(request.messages, request.config, response.text,
-                                response.finish_reason, request.json_schema is not None))
+        self.calls.append(_Call(request.messages, request.config, response.finish_reason,
+                                request.json_schema is not None))
         self.instructions.add([m.text for m in request.messages], response.text)
         return response
 
@@ -118,7 +117,10 @@ class GuardedAgent(Agent):
     async def observe(self, event: Event) -> None:
         await self.inner.observe(event)
         if isinstance(event, ActStarted) and event.sheet is not None:
-            self.text.add_private(f"act {event.act}", event.sheet.text)
+            own = [event.sheet.text, *event.sheet.goals, *event.sheet.notes.values()]
+            for text in own:
+                self.text.add_private(f"act {event.act}", text)
+            self.echo.allowed |= window_set(own, self.settings.echo_words)
         mine = isinstance(event, Spoke) and event.speaker == self.seat.sheet.me.name
         if (text := heard_text(event)) and not mine:
             self.text.learn(text)
