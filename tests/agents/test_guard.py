@@ -16,13 +16,13 @@ from jubensha.agents.person import first_person
 from jubensha.agents.registry import AgentSpecError, architectures, make_agent
 from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.engine.decisions import AskQuestions, CastVote, Questions, Speak, Speech, Vote
-from jubensha.engine.events import Spoke
+from jubensha.engine.events import ActStarted, Spoke
 from jubensha.engine.procedure import find_procedure
 from jubensha.llm.calls import CallLog, CallRecord, MemorySink
 from jubensha.llm.fake import ScriptedModel
 from jubensha.prompts import render
 from jubensha.runs.play import plan_seats, play_game
-from jubensha.scripts import load_script
+from jubensha.scripts import ActSheet, load_script
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
 LEAK = ("Ann struck Lord Vale with the brass candlestick after he dismissed her. She washed "
@@ -207,3 +207,11 @@ def test_the_murderers_rewrite_prompt_read_aloud_confesses_nothing(lang: str) ->
     ann = SeatText.of(load_script(TINY).character("Ann"), [], 6, murderer=True,
                       victims=["Lord Vale"])
     assert check_speech(first_person(asked, lang), ann).confession is None
+
+
+async def test_a_later_acts_own_sheet_is_private_to_the_guard_as_it_arrives() -> None:
+    model = ScriptedModel(replies={"statement": [STORY], "guard": [CLEAN]})
+    agent, _ = await guarded("Ann", model)
+    await agent.observe(ActStarted(act=2, sheet=ActSheet(act=2, text=STORY), audience=["Ann"]))
+    assert await agent.decide(Speak(kind="statement", prompt="Speak.")) == Speech(text=CLEAN)
+    assert "reads your private script out" in model.requests[-1].messages[-1].text
