@@ -2,9 +2,10 @@
 together in llama.cpp's parallel slots buys.
 
 ``--settings parallel,serial`` plays the same game (seed, language, seats) once per
-setting in this process: ``parallel`` lets calls made at the same time (the votes) be
-decoded together, the default; ``serial`` makes them one at a time, as before. The ratio of
-the two is measured in one run, so it holds on a busy machine. ``--command`` times
+setting in this process, each on the model loaded afresh: ``parallel`` lets calls made at
+the same time (the votes) be decoded together, the default; ``serial`` makes them one at
+a time, as before. The ratio of the two is measured in one run; on a busy machine compare
+the CPU seconds, which the neighbours' load moves less than the wall time. ``--command`` times
 ``jubensha play`` itself, as a user runs it (model loading included): the demo game's time.
 Every time is printed with the load average beside it and the CPU seconds the game used
 (on a shared machine these are closer to what an idle one takes than the wall time).
@@ -32,7 +33,7 @@ from pathlib import Path
 from common import figure, machine, table
 
 from jubensha.engine.procedure import find_procedure
-from jubensha.llm.local import LocalModel
+from jubensha.llm.local import LocalModel, unload_all
 from jubensha.llm.registry import ModelOptions, parse_model_spec
 from jubensha.runs.play import plan_seats, play_game
 from jubensha.scripts.bundled import find_script
@@ -51,7 +52,9 @@ def cpu(who: int = resource.RUSAGE_SELF) -> float:
 
 async def game(spec: str, language: str, seed: int, parallel: bool, agents: str,
                folder: Path) -> tuple[float, float, str, int]:
-    """(wall s, CPU s, load before → after, calls) of one game on a fresh model."""
+    """(wall s, CPU s, load before → after, calls) of one game on a model loaded afresh
+    (no setting finds the prompts of another's game in the KV cache)."""
+    unload_all()
     model = parse_model_spec(spec, ModelOptions())
     if isinstance(model, LocalModel):
         model.parallel = parallel and not model.exact

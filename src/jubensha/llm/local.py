@@ -141,6 +141,13 @@ def _engine(settings: Engine) -> Any:
     return _ENGINES[settings]
 
 
+def unload_all() -> None:
+    """Drop every loaded server: the next call loads its model again, with empty caches
+    (for benches comparing settings from the same cold start)."""
+    with _LOCK:
+        _ENGINES.clear()
+
+
 class LocalModel(Model):
     """A GGUF chat model running in this process (SmolLM2-135M-Instruct by default)."""
 
