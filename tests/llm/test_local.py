@@ -195,3 +195,10 @@ async def test_calls_made_at_once_are_decoded_together_except_in_exact_mode(
             assert sorted(r.text for r in replies) == ["slot 0", "slot 1"]
     finally:
         del local._ENGINES[model.engine]
+
+
+def test_unloading_drops_every_server_so_the_next_call_loads_afresh(tmp_path) -> None:
+    model = LocalModel(path=_fake_gguf(tmp_path))
+    local._ENGINES[model.engine] = _MeetingEngine(1, timeout=1)
+    local.unload_all()
+    assert model.engine not in local._ENGINES
