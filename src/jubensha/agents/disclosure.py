@@ -262,10 +262,12 @@ class SpeechCheck(BaseModel):
 def check_speech(text: str, seat: SeatText, *, names: Sequence[str] = (),
                  cut: bool = False,
                  instructions: Container[tuple[str, ...]] | None = None,
-                 echo_n: int = 5, others: Iterable[tuple[str, str]] = ()) -> SpeechCheck:
+                 echo_n: int = 5, others: Iterable[tuple[str, str]] = (),
+                 asked: str | None = None) -> SpeechCheck:
     """Check one speech of ``seat``. ``names``: every seat's name (labels); ``cut``: the
     reply ran out of tokens; ``instructions``: windows (``echo_n`` long) of the prompts
-    that are instructions; ``others``: (speaker, speech) said before by other seats."""
+    that are instructions; ``others``: (speaker, speech) said before by other seats;
+    ``asked``: the question the speech answers, whose words are free to say again."""
     words = units(text)
     check = SpeechCheck(units=len(words))
     _disclosure(text, words, seat, check)
@@ -273,7 +275,7 @@ def check_speech(text: str, seat: SeatText, *, names: Sequence[str] = (),
         check.confession = confession(text, words, seat)
     for kind, evidence in degenerate(text, words, names=names, cut=cut,
                                      instructions=instructions, echo_n=echo_n,
-                                     others=others, n=seat.n):
+                                     others=others, asked=asked, n=seat.n):
         check.degenerate.append(kind)
         check.evidence[kind] = evidence
     return check
@@ -342,7 +344,7 @@ def _kill_en(sentence: str, victims: Sequence[str]) -> bool:
 # -- degenerate speech ------------------------------------------------------------------------
 def degenerate(text: str, words: list[str], *, names: Sequence[str], cut: bool,
                instructions: Container[tuple[str, ...]] | None, echo_n: int,
-               others: Iterable[tuple[str, str]], n: int
+               others: Iterable[tuple[str, str]], n: int, asked: str | None = None
                ) -> Iterator[tuple[Degenerate, str]]:
     """Each way the speech fails as speech, with the text that shows it."""
     if not words:
@@ -357,7 +359,7 @@ def degenerate(text: str, words: list[str], *, names: Sequence[str], cut: bool,
     if instructions and any(w in instructions for w in windows(words, echo_n)):
         yield "prompt echo", next((s for s in split_sentences(text) if any(
             w in instructions for w in windows(units(s), echo_n))), text)
-    copied = copy_of(words, others, n)
+    copied = copy_of(words, others, n, free=window_set([asked], n) if asked else set())
     if copied is not None:
         yield "copy", copied
 
@@ -384,14 +386,16 @@ def label_of(text: str, names: Sequence[str]) -> str | None:
 
 
 def copy_of(words: list[str], others: Iterable[tuple[str, str]], n: int,
-            share: float = COPY_SHARE) -> str | None:
-    """``speaker: speech`` of the other seat's speech this one mostly repeats, or None."""
+            share: float = COPY_SHARE, free: Container[tuple[str, ...]] = ()) -> str | None:
+    """``speaker: speech`` of the other seat's speech this one mostly repeats, or None.
+    Windows in ``free`` (the question answered: "I never left the kitchen at ten" answers
+    "Did you leave the kitchen at ten?", whoever else said so) are no copy."""
     spans = windows(words, n)
     if not spans:
         return None
     for speaker, other in others:
         theirs = set(windows(units(other), n))
-        copied = covered([w in theirs for w in spans], n)
+        copied = covered([w in theirs and w not in free for w in spans], n)
         if copied >= COPY_UNITS and copied >= share * len(words):
             return f"{speaker}: {other}"
     return None

@@ -176,8 +176,7 @@ class GuardedAgent(Agent):
     def check(self, text: str, cut: bool) -> SpeechCheck:
         return check_speech(text, self.text, names=self.seat.sheet.seat_names, cut=cut,
                             instructions=self.echo, echo_n=self.settings.echo_words,
-                            others=[(who, said) for who, said in self.heard
-                                    if said != self.answering])
+                            others=self.heard, asked=self.answering)
 
     def problems(self, check: SpeechCheck) -> list[str]:
         """Why a text may not be said, in the game's language; empty when it may."""

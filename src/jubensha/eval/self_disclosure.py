@@ -164,7 +164,8 @@ def speech_checks(script: Script, run: RunLog, settings: DisclosureSettings
                 event.text, seats[event.speaker], names=list(seats),
                 cut=call is not None and call.finish_reason == "length",
                 instructions=instructions.get(event.speaker), echo_n=settings.echo_words,
-                others=_others(heard[event.speaker], event, by_index))))
+                others=[(who, text) for _, who, text in heard[event.speaker]],
+                asked=_question(event, by_index))))
         for name, seat in seats.items():
             mine = isinstance(event, Spoke) and event.speaker == name
             if event.visible_to(name) and (text := heard_text(event)) and not mine:
@@ -174,13 +175,10 @@ def speech_checks(script: Script, run: RunLog, settings: DisclosureSettings
     return checks
 
 
-def _others(heard: list[tuple[int, str, str]], event: Spoke, events: dict[int, Event]
-            ) -> list[tuple[str, str]]:
-    """What others said before ``event``, less the question it answers (its words, asked
-    by whoever asked them, may be said again in the answer)."""
+def _question(event: Spoke, events: dict[int, Event]) -> str | None:
+    """The question ``event`` answers, whose words it may say again."""
     question = events.get(event.reply_to) if event.reply_to is not None else None
-    asked = question.text if isinstance(question, Spoke) else None
-    return [(who, text) for _, who, text in heard if text != asked]
+    return question.text if isinstance(question, Spoke) else None
 
 
 def _speaker(event: Spoke | HostSpoke) -> str:
