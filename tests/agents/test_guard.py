@@ -215,3 +215,13 @@ async def test_a_later_acts_own_sheet_is_private_to_the_guard_as_it_arrives() ->
     await agent.observe(ActStarted(act=2, sheet=ActSheet(act=2, text=STORY), audience=["Ann"]))
     assert await agent.decide(Speak(kind="statement", prompt="Speak.")) == Speech(text=CLEAN)
     assert "reads your private script out" in model.requests[-1].messages[-1].text
+
+
+async def test_safe_lines_vary_so_two_seats_do_not_copy_each_other() -> None:
+    lines = []
+    for name in ("Ann", "Bob", "Cara", "Dan"):
+        agent, _ = await guarded(name, ScriptedModel())
+        lines.append((agent.safe_line("ask"), agent.safe_line("ask")))
+    assert all(first != second for first, second in lines)  # a seat moves on
+    assert len({first for first, _ in lines}) > 1  # seats start apart
+    assert all(line.endswith("?") for pair in lines for line in pair)

@@ -15,6 +15,7 @@ checks are lexical. The guard changes the game, so no paper's setting turns it o
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import Any
@@ -97,6 +98,7 @@ class GuardedAgent(Agent):
         self.architecture = inner.architecture
         self.timed = inner.timed
         self.heard: list[tuple[str, str]] = []
+        self.safe_lines = 0
         self.answering: str | None = None
         """The question the decision under way answers: saying its words is no copy."""
         self.watch: PromptWatch | None = None
@@ -147,7 +149,7 @@ class GuardedAgent(Agent):
         problems = self.problems(self.check(text, cut))
         if not problems:
             return text
-        kept = self.passing_start(text)
+        kept = tidy(self.passing_start(text), self.seat.sheet.me.name)
         if kept:
             self._record(TRIM_PURPOSE, kind, text, kept, problems)
             return kept
@@ -159,9 +161,18 @@ class GuardedAgent(Agent):
         if kept:
             self._record(TRIM_PURPOSE, kind, rewrite, kept, again)
             return kept
-        safe = render("guard", "safe", self.lang, kind=kind, me=self.seat.sheet.me.name)
+        safe = self.safe_line(kind)
         self._record(SAFE_PURPOSE, kind, rewrite or text, safe, again)
         return safe
+
+    def safe_line(self, kind: str) -> str:
+        """A neutral line for ``kind``: the seat's next variant, the seats starting apart,
+        so that two seats' safe lines are no copies of each other."""
+        name = self.seat.sheet.me.name
+        start = int(hashlib.sha256(name.encode()).hexdigest(), 16) % 12
+        self.safe_lines += 1
+        return render("guard", "safe", self.lang, kind=kind, me=name,
+                      variant=start + self.safe_lines)
 
     def passing_start(self, text: str) -> str:
         """The longest run of whole sentences from the start of ``text`` that passes (a
