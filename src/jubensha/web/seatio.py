@@ -152,7 +152,7 @@ def parse_answer(decision: Decision, form: Mapping[str, str], lang: str) -> Acti
 
 
 def _score(value: object, lang: str) -> int:
-    text = str(value or "").strip()
-    if text not in ("0", "1", "2"):
+    given = str(value or "").strip()
+    if given not in ("0", "1", "2"):
         raise FormError(text(lang, "error_rating"))
-    return int(text)
+    return int(given)
