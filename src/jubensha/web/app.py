@@ -5,17 +5,22 @@ script that listens to server-sent events and fetches what changed; a page works
 reloading) without it. Who may see what is decided here, by token, and nowhere else:
 
 - the host area (lobby, table pages, run list, reviews): anyone who reaches the server,
-  or only those who know ``password`` when one is set;
+  or only those who know ``password`` when one is set (tried at most ``throttle`` allows);
 - a seat's page: its own sheet and the events the engine delivered to that seat;
 - a spectator's page: public events and the suspicion charts while the game runs, the
   omniscient review once it has ended.
+
+Which hosts and origins may reach the app at all, and the headers every page carries, are
+``guard.RequestGuard``'s.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
+import math
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -36,11 +41,13 @@ from jubensha.runlog.folder import RunError, read_run
 from jubensha.runs.play import PlayError, SeatPlan, seat_humans
 from jubensha.scripts.model import Script
 from jubensha.web.charts import charts
+from jubensha.web.guard import RequestGuard, same_secret
 from jubensha.web.library import ScriptLibrary
-from jubensha.web.runsdir import list_runs, resolve_run
+from jubensha.web.runsdir import list_runs, not_own_files, resolve_run
 from jubensha.web.seatio import FormError
 from jubensha.web.strings import text, words
-from jubensha.web.tables import LiveTable, TableHost
+from jubensha.web.tables import LiveTable, TableHost, TablesFull
+from jubensha.web.throttle import Throttle
 
 HOST_COOKIE = "jubensha_host"
 KEEPALIVE_S = 15.0
@@ -55,6 +62,8 @@ class Settings:
     models: list[str] = field(default_factory=lambda: ["local", "scripted"])
     password: str | None = None
     embedder: str = "none"
+    allowed_hosts: list[str] = field(default_factory=list)
+    """Host names besides IP addresses and localhost the server answers to."""
 
 
 def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
@@ -63,9 +72,11 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
     library = ScriptLibrary(settings.script_dirs)
     secret = secrets.token_bytes(32)
     pages = _environment()
+    logins = Throttle()
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        library.parse_in_background()
         yield
         await tables.close()
 
@@ -74,13 +85,13 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
     static = Path(__file__).parent / "static"
     app.mount("/static", StaticFiles(directory=static), name="static")
     app.state.tables = tables
+    app.add_middleware(RequestGuard, allowed_hosts=settings.allowed_hosts)
 
-    def page(name: str, lang: str, status: int = 200, **values: Any) -> HTMLResponse:
+    def page(name: str, lang: str, status: int = 200, headers: dict[str, str] | None = None,
+             **values: Any) -> HTMLResponse:
         html = pages.get_template(name).render(t=words(lang), lang=lang, **values)
         return HTMLResponse(html, status_code=status,
-                            headers={"Cache-Control": "no-store",
-                                     "X-Content-Type-Options": "nosniff",
-                                     "Referrer-Policy": "no-referrer"})
+                            headers={"Cache-Control": "no-store", **(headers or {})})
 
     def host_key() -> str:
         return hmac.new(secret, b"host", hashlib.sha256).hexdigest()
@@ -88,7 +99,7 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
     def is_host(request: Request) -> bool:
         if not settings.password:
             return True
-        return secrets.compare_digest(request.cookies.get(HOST_COOKIE, ""), host_key())
+        return same_secret(request.cookies.get(HOST_COOKIE, ""), host_key())
 
     def host_only(request: Request) -> None:
         if not is_host(request):
@@ -98,23 +109,29 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
     @app.get("/", response_class=HTMLResponse)
     async def lobby(request: Request) -> Response:
         if not is_host(request):
-            return page("login.html", "en", status=401, failed=False)
+            return page("login.html", "en", status=401, failed=False, wait=0)
         live = sorted(tables.tables.values(), key=lambda t: t.status)
-        return page("lobby.html", "en", scripts=library.choices(), procedures=presets(),
-                    tables=live, runs=list_runs(settings.runs)[:50])
+        return page("lobby.html", "en", scripts=await library.choices(),
+                    procedures=presets(), tables=live,
+                    runs=(await asyncio.to_thread(list_runs, settings.runs))[:50])
 
     @app.post("/login")
-    async def login(password: str = Form("")) -> Response:
-        if settings.password and secrets.compare_digest(password, settings.password):
+    async def login(request: Request, password: str = Form("")) -> Response:
+        wait = logins.wait(request.client.host if request.client else "")
+        if wait:
+            seconds = math.ceil(wait)
+            return page("login.html", "en", status=429, failed=True, wait=seconds,
+                        headers={"Retry-After": str(seconds)})
+        if settings.password and same_secret(password, settings.password):
             response = RedirectResponse("/", status_code=303)
             response.set_cookie(HOST_COOKIE, host_key(), httponly=True, samesite="strict")
             return response
-        return page("login.html", "en", status=401, failed=True)
+        return page("login.html", "en", status=401, failed=True, wait=0)
 
     @app.get("/new", response_class=HTMLResponse)
     async def new_table(request: Request, script: str, procedure: str) -> Response:
         host_only(request)
-        found, proc = _script(library, script), _procedure(procedure)
+        found, proc = await _script(library, script), _procedure(procedure)
         return page("new.html", found.language, script=found, script_key=script,
                     procedure=proc.name, architectures=architectures(),
                     models=settings.models)
@@ -123,16 +140,20 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
     async def start_table(request: Request) -> Response:
         host_only(request)
         form = {key: str(value) for key, value in (await request.form()).items()}
-        found = _script(library, form.get("script", ""))
+        found = await _script(library, form.get("script", ""))
         procedure = _procedure(form.get("procedure", ""))
         plans = _plans(found, form, settings.models)
         language = form.get("language") or found.language
         if language not in ("en", "zh"):
             raise HTTPException(status_code=422, detail="language must be en or zh")
-        table = tables.open(found, procedure, plans, language=language,  # type: ignore[arg-type]
-                            seed=_int(form.get("seed", "0")),
-                            spectators=form.get("spectators") == "on",
-                            script_source=found.id)
+        try:
+            table = tables.open(found, procedure, plans,
+                                language=language,  # type: ignore[arg-type]
+                                seed=_int(form.get("seed", "0")),
+                                spectators=form.get("spectators") == "on",
+                                script_source=found.id)
+        except TablesFull as exc:
+            raise HTTPException(status_code=429, detail=str(exc)) from None
         return RedirectResponse(f"/host/{table.host_token}", status_code=303)
 
     @app.get("/host/{token}", response_class=HTMLResponse)
@@ -160,6 +181,10 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
     async def review(request: Request, path: str) -> Response:
         host_only(request)
         folder = resolve_run(settings.runs, path) or _missing()
+        problem = await asyncio.to_thread(not_own_files, folder)
+        if problem is not None:
+            raise HTTPException(status_code=422, detail=f"{path}: not shown: {problem}; a "
+                                "run folder is read only from its own files")
         return _review(page, folder, library)
 
     # -- a seat ----------------------------------------------------------------------------
@@ -196,7 +221,7 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
     @app.get("/seat/{token}/stream")
     async def seat_stream(token: str) -> Response:
         table, _ = tables.by_seat(token) or _missing()
-        return _stream(table)
+        return _stream(tables, table)
 
     # -- a spectator -----------------------------------------------------------------------
     @app.get("/watch/{token}", response_class=HTMLResponse)
@@ -218,7 +243,7 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
 
     @app.get("/watch/{token}/stream")
     async def watch_stream(token: str) -> Response:
-        return _stream(tables.by_spectator(token) or _missing())
+        return _stream(tables, tables.by_spectator(token) or _missing())
 
     @app.get("/watch/{token}/review", response_class=HTMLResponse)
     async def watch_review(token: str) -> Response:
@@ -255,8 +280,8 @@ def _json(data: dict[str, Any]) -> Response:
                     headers={"Cache-Control": "no-store"})
 
 
-def _script(library: ScriptLibrary, key: str) -> Script:
-    script = library.load(key)
+async def _script(library: ScriptLibrary, key: str) -> Script:
+    script = await library.script(key)
     if script is None:
         raise HTTPException(status_code=404, detail="no such script")
     return script
@@ -312,12 +337,15 @@ def _seat_page(page: Any, table: LiveTable, seat: str, token: str, error: str = 
                 form=form or {}, gone=io.gone)
 
 
-def _stream(table: LiveTable) -> StreamingResponse:
-    """Server-sent events: the table's version each time it changes (and a keep-alive)."""
+def _stream(tables: TableHost, table: LiveTable) -> StreamingResponse:
+    """Server-sent events: the table's version each time it changes (and a keep-alive),
+    until the game ends or the server stops (``TableHost.hang_up``)."""
     async def versions() -> AsyncIterator[str]:
         version = -1
         while True:
             newer = await table.wait(version, KEEPALIVE_S)
+            if tables.closing:
+                return
             if newer == version:
                 yield ": keep-alive\n\n"
                 continue

@@ -1,15 +1,19 @@
 """The run folders a server may show: every run folder under its ``--runs`` root (found as
 ``runs report`` finds them), and a path from a URL resolved only when it stays inside the
-root (no ``..``, no symlink out)."""
+root (no ``..``, no symlink out), and shown only when no file in it is a symbolic link."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from jubensha.runlog.folder import RESULT
 from jubensha.runs.loose import find_run_folders, is_run_folder
+
+MAX_ENTRIES = 10_000
+"""Entries of a run folder looked at for links; a folder with more is refused as a whole."""
 
 
 class RunEntry(BaseModel):
@@ -39,3 +43,19 @@ def resolve_run(root: Path, relative: str) -> Path | None:
     if not candidate.is_relative_to(base) or candidate == base or not candidate.is_dir():
         return None
     return candidate if is_run_folder(candidate) else None
+
+
+def not_own_files(folder: Path) -> str | None:
+    """Why ``folder`` may hold something that is not its own: a symbolic link inside it or
+    its subfolders, or too many files to check; None when it holds only its own files.
+    A run folder is shown only from what it holds, never from what a link points at."""
+    seen = 0
+    for parent, dirs, files in os.walk(folder):  # does not descend into linked folders
+        for name in sorted(dirs + files):
+            path = Path(parent, name)
+            if path.is_symlink():
+                return f"{path.relative_to(folder).as_posix()} is a symbolic link"
+        seen += len(dirs) + len(files)
+        if seen > MAX_ENTRIES:
+            return f"it holds more than {MAX_ENTRIES} files"
+    return None

@@ -21,10 +21,20 @@ from jubensha.engine.procedure import Procedure
 from jubensha.llm.registry import ModelOptions
 from jubensha.runs.play import NO_MODEL, SeatPlan, default_out, play_game
 from jubensha.scripts.model import Language, Script
+from jubensha.web.guard import same_secret
 from jubensha.web.seatio import WebIO
 
 log = logging.getLogger(__name__)
 Status = Literal["playing", "ended", "failed"]
+MAX_TABLES = 8
+"""Tables playing at once, unless the server was started with another ``--max-tables``."""
+KEEP_ENDED = 100
+"""Ended tables whose links still work; older ones are forgotten (their run folders stay,
+and the host reviews them under Runs)."""
+
+
+class TablesFull(Exception):
+    """The server plays as many tables as it was started for; the message says how many."""
 
 
 def new_token() -> str:
@@ -63,7 +73,7 @@ class LiveTable:
 
     def seat_of(self, token: str) -> str | None:
         for seat, known in self.seat_tokens.items():
-            if secrets.compare_digest(known, token):
+            if same_secret(token, known):
                 return seat
         return None
 
@@ -100,16 +110,28 @@ class TableHost:
     """Every table of this server, and the settings the games share."""
 
     def __init__(self, runs: Path, model_options: ModelOptions | None = None,
-                 embedder: str = "none"):
+                 embedder: str = "none", max_tables: int = MAX_TABLES):
         self.runs = runs
         self.model_options = model_options or ModelOptions()
         self.embedder = embedder
+        self.max_tables = max_tables
         self.tables: dict[str, LiveTable] = {}
+        self.closing = False
+
+    @property
+    def playing(self) -> int:
+        return sum(not table.ended for table in self.tables.values())
 
     def open(self, script: Script, procedure: Procedure, plans: dict[str, SeatPlan], *,
              language: Language | None = None, seed: int = 0, spectators: bool = False,
              script_source: str = "") -> LiveTable:
-        """Seat the table and start the game in the background."""
+        """Seat the table and start the game in the background; ``TablesFull`` when
+        ``max_tables`` are playing already."""
+        if self.playing >= self.max_tables:
+            raise TablesFull(f"{self.playing} tables are playing, the most this server was "
+                             f"started for (--max-tables {self.max_tables}); try again when "
+                             f"one has ended")
+        self._forget_ended()
         humans = [name for name, plan in plans.items() if plan.model == NO_MODEL]
         table = LiveTable(
             id=new_token()[:8], script=script, procedure=procedure, plans=plans,
@@ -122,6 +144,11 @@ class TableHost:
         table.task = asyncio.create_task(self._play(table, agents, seed, script_source))
         self.tables[table.id] = table
         return table
+
+    def _forget_ended(self) -> None:
+        ended = [key for key, table in self.tables.items() if table.ended]
+        for key in ended[:max(len(ended) - KEEP_ENDED + 1, 0)]:
+            del self.tables[key]
 
     async def _play(self, table: LiveTable, agents: dict[str, HumanAgent], seed: int,
                     script_source: str) -> None:
@@ -142,7 +169,7 @@ class TableHost:
 
     def by_host(self, token: str) -> LiveTable | None:
         return next((t for t in self.tables.values()
-                     if secrets.compare_digest(t.host_token, token)), None)
+                     if same_secret(token, t.host_token)), None)
 
     def by_seat(self, token: str) -> tuple[LiveTable, str] | None:
         for table in self.tables.values():
@@ -153,7 +180,14 @@ class TableHost:
 
     def by_spectator(self, token: str) -> LiveTable | None:
         return next((t for t in self.tables.values() if t.spectator_token is not None
-                     and secrets.compare_digest(t.spectator_token, token)), None)
+                     and same_secret(token, t.spectator_token)), None)
+
+    def hang_up(self) -> None:
+        """The server is stopping: wake every page's event stream so that it ends now
+        instead of holding the server open until the browser goes away."""
+        self.closing = True
+        for table in self.tables.values():
+            table.touch()
 
     async def close(self) -> None:
         """Stop every game still playing (server shutdown); their run folders stay."""
