@@ -1,22 +1,27 @@
 """The web app in a real browser (Debian's chromium driven by playwright): a person starts
 a table in the lobby, plays every decision of the demo and MIRAGE procedures from the seat
 page as it updates live, the spectator sees the suspicion charts, the review opens after
-the reveal, and two people play one table from two browser contexts. Screenshots are
+the reveal, and two people play one table from two browser contexts. A page on another
+port cannot start a table with a form nor frame the lobby, a rebound host name is refused,
+and the server's own pages break no rule of their Content-Security-Policy. Screenshots are
 saved (to $JUBENSHA_SCREENSHOTS when set, e.g. docs/web)."""
 
 from __future__ import annotations
 
+import html
 import os
 import shutil
 import socket
 import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from jubensha.web.app import Settings, create_app
+from jubensha.web.commands import web_server
 from jubensha.web.tables import TableHost
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
@@ -24,7 +29,9 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium browser installed "
                                 "(apt-get install chromium; .ci/run installs it)")
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         # a name an attacker points at this machine, as DNS rebinding does
+         "--host-resolver-rules=MAP evil.example 127.0.0.1"]
 WAIT_MS = 30_000
 
 
@@ -33,12 +40,13 @@ def server(tmp_path) -> Iterator[str]:
     import uvicorn
 
     runs = tmp_path / "runs"
-    app = create_app(Settings(runs=runs, models=["scripted"]), TableHost(runs))
+    tables = TableHost(runs)
+    app = create_app(Settings(runs=runs, models=["scripted"]), tables)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    web = uvicorn.Server(config)
+    web = web_server(config, tables)
     thread = threading.Thread(target=web.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -169,3 +177,69 @@ def test_two_people_play_one_table_from_two_browser_contexts(server, browser, sh
     transcript = pages[0].inner_text("#events")
     assert "person 0" in transcript and "person 1" in transcript
     pages[1].screenshot(path=str(shots / "second-seat.png"))
+
+
+@pytest.fixture
+def attacker() -> Iterator[tuple[str, dict[str, str]]]:
+    """Another site on another port of this machine: it serves the pages put in the dict."""
+    pages: dict[str, str] = {}
+
+    class Pages(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = pages.get(self.path, "").encode("utf-8")
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    site = ThreadingHTTPServer(("127.0.0.1", 0), Pages)
+    thread = threading.Thread(target=site.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{site.server_address[1]}", pages
+    site.shutdown()
+    site.server_close()
+
+
+def test_a_page_on_another_port_can_neither_start_a_table_nor_frame_the_lobby(
+        server, browser, attacker, tmp_path):
+    site, pages = attacker
+    fields = {"script": "lighthouse-keeper", "procedure": "demo", "seed": "0",
+              **{f"arch{n}": "naive" for n in range(4)},
+              **{f"model{n}": "scripted" for n in range(4)}}
+    inputs = "".join(f'<input type="hidden" name="{k}" value="{html.escape(v)}">'
+                     for k, v in fields.items())
+    pages["/post"] = (f'<form id="f" method="post" action="{server}/tables">{inputs}</form>'
+                      '<script>document.getElementById("f").submit()</script>')
+    pages["/frame"] = f'<iframe id="lobby" src="{server}/"></iframe>'
+    page = browser.new_page()
+    with page.expect_navigation(url=server + "/tables") as posted:
+        page.goto(site + "/post")
+    assert posted.value.status == 403
+    assert "must come from this server's own pages" in page.inner_text("body")
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+    assert "lighthouse-keeper" in browser.new_page().goto(server + "/").text()
+
+    page.goto(site + "/frame")
+    page.wait_for_timeout(500)
+    framed = [frame for frame in page.frames if frame != page.main_frame]
+    assert framed and all("jubensha" not in frame.content() for frame in framed)
+
+
+def test_a_rebound_host_name_is_refused_and_own_pages_break_no_policy(server, browser):
+    page = browser.new_page()
+    port = server.rsplit(":", 1)[1]
+    refused = page.goto(f"http://evil.example:{port}/")
+    assert refused is not None and refused.status == 400
+    assert "does not answer to the host name" in page.inner_text("body")
+
+    violations: list[str] = []
+    page.on("console", lambda message: violations.append(message.text)
+            if "Content Security Policy" in message.text else None)
+    invites, spectator = start_table(page, server, "lighthouse-keeper", "mirage", [0], True)
+    for link in [*invites, spectator, server + "/runs"]:
+        page.goto(link)
+        page.wait_for_timeout(300)
+    assert not violations, violations

@@ -13,7 +13,6 @@ import yaml
 from jubensha.engine.events import Event
 from jubensha.llm.registry import ModelOptions
 from jubensha.scripts import PUBLIC, Script, load_script
-from jubensha.web.app import Settings, create_app
 from jubensha.web.tables import TableHost
 from tests.web.web_helpers import DECISION, client, open_table, play_seat, seat_form
 
@@ -139,9 +138,7 @@ def test_every_endpoint_refuses_wrong_missing_and_other_kinds_of_tokens(tmp_path
 
 def test_a_host_password_locks_the_lobby_tables_runs_and_reviews(tmp_path):
     runs = tmp_path / "runs"
-    app = create_app(Settings(runs=runs, models=["scripted"], password="s3cret"), TableHost(runs))
-    from fastapi.testclient import TestClient
-    with TestClient(app) as web:
+    with client(runs, password="s3cret") as web:
         assert web.get("/").status_code == 401 and "Password" in web.get("/").text
         for path in ("/new?script=lighthouse-keeper&procedure=demo", "/runs", "/review/x"):
             assert web.get(path).status_code == 401, path
@@ -192,8 +189,7 @@ def test_the_lobby_seats_only_models_the_server_offers_and_never_shows_endpoints
     runs = tmp_path / "runs"
     host = TableHost(runs, ModelOptions(base_url="http://user:hunter2@10.0.0.1/v1",
                                         api_key="sk-verysecret"))
-    from fastapi.testclient import TestClient
-    with TestClient(create_app(Settings(runs=runs, models=["scripted"]), host)) as web:
+    with client(runs, host) as web:
         form = seat_form("lighthouse-keeper", "demo", {0: "human"}, 4)
         bad = dict(form, model1="replay:/etc/passwd")
         assert web.post("/tables", data=bad).status_code == 422
