@@ -10,7 +10,9 @@ part (``rouge_eval``), per character doubt and belief probabilities
 ICI = mean over seats of (reasoning + communication + observation + thinking) / 80,
 SCI = mean over seats of (role-play / 20 + ROUGE-L) / 2, the trust index per character
 from the two probabilities, CIC from the clues investigated, and the accused ranked by
-votes x seats + doubt - trust for Victory. ``docs/evaluation.md`` lists every choice.
+votes x seats + doubt - trust for Victory. ``docs/evaluation.md`` lists every choice;
+option ``reading: release`` gives the numbers of the release's code where it departs from
+these (the last stage's ratings, ties in script order, its ROUGE-L over its six part texts).
 """
 
 from __future__ import annotations
