@@ -307,9 +307,10 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
         culprits: Annotated[Literal["truth", "release"] | None, typer.Option(
             help="mirage metrics: score against the culprit of the truth text (default) or "
                  "the one the MIRAGE release's code hard-codes.")] = None,
-        variant: Annotated[Literal["ours", "release"] | None, typer.Option(
-            help="mirage metrics: ROUGE-L as ours (Chinese by character, no punctuation) or "
-                 "as the MIRAGE release computes it (jieba words, punctuation kept).")
+        reading: Annotated[Literal["ours", "release"] | None, typer.Option(
+            help="mirage metrics: ours (default) or as the MIRAGE release's code computes "
+                 "them (last stage's ratings, ties in script order, its ROUGE-L over all six "
+                 "parts); docs/evaluation.md lists the differences.")
         ] = None,
         fmt: FormatOption = "table",
         out: OutOption = None,
@@ -322,7 +323,7 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
         if reference:
             settings[spec.name] = {**settings.get(spec.name, {}), "answerer": reference}
         for flag, key, value in (("--culprits", "culprits", culprits),
-                                 ("--variant", "rouge", variant)):
+                                 ("--reading", "reading", reading)):
             if value:
                 if not spec.name.startswith("mirage"):
                     raise fail(f"{flag} applies to the mirage metrics")

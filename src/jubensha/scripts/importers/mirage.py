@@ -50,6 +50,7 @@ from jubensha.scripts.importers.common import (
     text_of,
     unique_ids,
 )
+from jubensha.scripts.importers.mirage_release import RELEASE_PART_KEY, release_parts
 from jubensha.scripts.model import (
     PUBLIC,
     Act,
@@ -88,8 +89,8 @@ def import_mirage(src: Path) -> Script:
         raise fail(folder, "(folder)", "no script.json or 人物剧本.json: not a MIRAGE script "
                                        "folder")
     script_path, clues_path = pair
-    stages, shows = _stages(expect(read_json(script_path)[0], dict, script_path,
-                                   "(top level)"), script_path)
+    data = expect(read_json(script_path)[0], dict, script_path, "(top level)")
+    stages, shows = _stages(data, script_path)
     notes: list[str] = []
     if shows:
         notes.append(f"{len(shows)} text(s) beside the stages of {script_path.name} start "
@@ -105,6 +106,12 @@ def import_mirage(src: Path) -> Script:
     clues = _clues(clues_path, names, notes, characters) if clues_path.is_file() else []
     if not clues_path.is_file():
         notes.append(f"no {clues_path.name}: no clues")
+    given: dict[str, list[str]] = {}
+    for clue in clues:
+        if clue.extra.get("given") and clue.holder:
+            given.setdefault(clue.holder, []).append(clue.text)
+    compared = release_parts(stages, people, [v for v in data.values()
+                                              if isinstance(v, str) and v.strip()], given, PARTS)
     language = language_of(folder, *(c.story[:1000] for c in characters))
     narrative = _truth_text(folder, notes)
     culprit = derive_murderers(narrative, characters)
@@ -146,7 +153,8 @@ def import_mirage(src: Path) -> Script:
                     kills=[Kill(victim=v, killers=murderers) for v in victims if murderers]),
         metadata=Metadata(source="mirage", source_path="/".join(folder.parts[-2:]),
                           player_count=len(characters), has_truth=bool(murderers),
-                          notes=notes, derivations=derivations),
+                          notes=notes, derivations=derivations,
+                          extra={RELEASE_PART_KEY: compared}),
     )
 
 
