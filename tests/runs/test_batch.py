@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+import jubensha.runs.attempt as attempt_module
 import jubensha.runs.batch as batch_module
 from jubensha.cli import app
 from jubensha.engine.events import Event
@@ -119,7 +120,7 @@ def test_results_do_not_depend_on_concurrency(tmp_path: Path) -> None:
 
 def crash_once(monkeypatch: pytest.MonkeyPatch, names: set[str], after: int = 5) -> set[str]:
     """Make the first attempt at each game in ``names`` raise after ``after`` events."""
-    real = batch_module.play_game
+    real = attempt_module.play_game
     crashed: set[str] = set()
 
     async def flaky(*args: Any, **kwargs: Any) -> Any:
@@ -136,7 +137,7 @@ def crash_once(monkeypatch: pytest.MonkeyPatch, names: set[str], after: int = 5)
             kwargs["sinks"] = [explode]
         return await real(*args, **kwargs)
 
-    monkeypatch.setattr(batch_module, "play_game", flaky)
+    monkeypatch.setattr(attempt_module, "play_game", flaky)
     return crashed
 
 

@@ -148,7 +148,7 @@ import os
 
 target, marker = os.environ.get("JUBENSHA_TEST_DIE_ON"), os.environ.get("JUBENSHA_TEST_MARKER")
 if target and marker:
-    import jubensha.runs.batch as batch
+    import jubensha.runs.attempt as batch
 
     real = batch.play_attempt
 

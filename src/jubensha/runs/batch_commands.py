@@ -39,9 +39,10 @@ errors = Console(stderr=True)
 
 ConcurrencyOption = Annotated[int | None, typer.Option(
     min=1, help="Games played at once (default: the spec's concurrency).")]
-ExecutorOption = Annotated[Literal["local", "ray"] | None, typer.Option(
-    help="Where games play: this process, or a Ray cluster (pip install 'jubensha[ray]') "
-         "(default: the spec's executor.kind).")]
+ExecutorOption = Annotated[Literal["local", "processes", "ray"] | None, typer.Option(
+    help="Where games play: this process, this machine's processes, or a Ray cluster "
+         "(processes and ray: pip install 'jubensha[ray]') (default: the spec's "
+         "executor.kind).")]
 AddressOption = Annotated[str | None, typer.Option(
     help="Ray cluster: auto, ray://HOST:10001 (default: the spec's executor.address, else "
          "a local cluster).")]
@@ -122,12 +123,13 @@ def place(opened: Batch, kind: str | None, address: str | None) -> Batch:
     chosen = opened.spec.executor.model_copy(update={
         "kind": kind or opened.spec.executor.kind,
         "address": address or opened.spec.executor.address})
-    if chosen.kind == "ray":
+    if chosen.kind in ("ray", "processes"):
         try:
             import ray  # noqa: F401
         except ImportError:
             opened.close()
-            raise fail("the ray executor needs Ray: pip install 'jubensha[ray]'") from None
+            raise fail(f"the {chosen.kind} executor needs Ray: pip install 'jubensha[ray]'"
+                       ) from None
     opened.spec = opened.spec.model_copy(update={"executor": chosen})
     return opened
 

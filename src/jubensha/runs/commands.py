@@ -32,16 +32,20 @@ from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
 from jubensha.llm.registry import MODEL_ENV, ModelOptions
 from jubensha.outdir import OutError, prepare_out
 from jubensha.prompts import render
+from jubensha.runlog.attempts import set_aside
 from jubensha.runlog.folder import EVENTS, META, RunError, RunResult, read_run
-from jubensha.runs.batch import ERROR_FILE
+from jubensha.runlog.resume import ResumeDiverged, ResumeError
+from jubensha.runs.attempt import ERROR_FILE
 from jubensha.runs.batch_commands import app as batch_app
 from jubensha.runs.estimate import count_game_calls, worth_estimating
 from jubensha.runs.importers.commands import import_app
 from jubensha.runs.play import (
+    Continuation,
     GameHealth,
     PlayError,
     SeatPlan,
     build_models,
+    continuation,
     default_out,
     plan_seats,
     play_game,
@@ -168,15 +172,28 @@ def play(
     degraded_share: Annotated[float, typer.Option(
         min=0, max=1, help="A game in which more than this share of decisions fell back to "
         "the table's defaults is degraded: no result (exit code 4).")] = DEGRADED_SHARE,
+    resume: Annotated[Path | None, typer.Option(
+        "--resume", help="Continue the interrupted game in this run folder: the calls its "
+        "log holds are answered from it, then the game goes on live. Its script, procedure, "
+        "seats, seed, language and embedder are the run's (meta.json).")] = None,
 ) -> None:
     """Play a murder mystery with LLM agents (and you: --seat "NAME=human") and write its
     run folder."""
+    again: Continuation | None = None
     try:
-        loaded = find_script(script or DEFAULT_SCRIPT)
-        chosen = find_procedure(procedure).with_options(rounds=rounds, questions=questions)
-        plans = plan_seats(loaded, agents, model, seat or [],
-                           murderer_architecture=murderer_agents, murderer_model=murderer_model,
-                           hot_seat=hot_seat)
+        if resume is not None:
+            if script is not None:
+                raise PlayError("--resume continues the run's own game; give no script")
+            again = continuation(resume)
+            loaded, chosen, plans = again.script, again.procedure, again.plans
+            seed, lang, embedder = again.seed, again.language, again.embedder
+            script, out = again.script_source, resume
+        else:
+            loaded = find_script(script or DEFAULT_SCRIPT)
+            chosen = find_procedure(procedure).with_options(rounds=rounds, questions=questions)
+            plans = plan_seats(loaded, agents, model, seat or [],
+                               murderer_architecture=murderer_agents,
+                               murderer_model=murderer_model, hot_seat=hot_seat)
     except (ScriptError, ProcedureError, PlayError) as exc:
         raise fail(str(exc)) from None
     humans = [name for name, plan in plans.items() if is_human(plan.architecture)]
@@ -191,8 +208,9 @@ def play(
     options = ModelOptions(**{key: value for key, value in given.items() if value is not None})
     target = out or default_out(loaded)
     try:
-        prepare_out(target, overwrite=overwrite, markers=RUN_MARKERS,
-                    inputs=play_inputs(script, record, plans))
+        if again is None:
+            prepare_out(target, overwrite=overwrite, markers=RUN_MARKERS,
+                        inputs=play_inputs(script, record, plans))
         clients = build_models(plans, options)  # before the header: a bad model is one line
     except (OutError, PlayError) as exc:
         if target.is_dir() and not any(target.iterdir()):
@@ -208,7 +226,8 @@ def play(
                 sinks=[progress.on_event, live] if progress else [],
                 on_ask=progress.on_ask if progress else None,
                 health=GameHealth(max_consecutive_failures=max_failures,
-                                  degraded_share=degraded_share))
+                                  degraded_share=degraded_share),
+                resume=again.resume if again else None)
         finally:
             for client in clients.values():
                 await client.aclose()
@@ -220,8 +239,15 @@ def play(
     if not humans and worth_estimating(plans):
         expected = run_job(lambda: count_game_calls(loaded, chosen, plans, seed=seed,
                                                     language=language))
-        console.print(Text(estimate_line(expected, [c.name for c in clients.values()]),
-                           style="dim"))
+        console.print(Text(estimate_line(expected, [c.name for c in clients.values()],
+                                         bar=console.is_terminal), style="dim"))
+    if again is not None:
+        kept = set_aside(target)
+        if again.resume.source == target:
+            again.resume.source = kept
+        console.print(Text(f"resuming: {len(again.resume.records)} call(s) answered from the "
+                           f"log of {again.resume.source}, then live; the interrupted attempt is kept as "
+                           f"{kept}", style="dim"))
     # A human seat's own console shows what that seat sees; the omniscient live transcript
     # and the spinner (which would also overwrite the person's typing) stay off.
     bar = CallBar(console, "playing", expected)
@@ -234,10 +260,11 @@ def play(
         except ModelUnreachable as exc:
             stop_unreachable(errors, exc, f"the game was not played; its partial run is in "
                                           f"{target}")
+        except (ResumeError, ResumeDiverged) as exc:
+            raise fail(str(exc)) from None
         except Interrupted:
-            stop_here(errors, f"the partial run is in {target} (a game cannot be resumed).",
-                      f"jubensha replay {target}   (or play again with --out {target} "
-                      "--overwrite)")
+            stop_here(errors, f"the partial run is in {target}.",
+                      f"jubensha play --resume {target}")
     if humans:
         console.print(Text(render("human", "over", language, folder=target,
                                   transcript=target / "transcript.md"), style="bold"))

@@ -12,7 +12,8 @@ from pathlib import Path
 from jubensha.eval.registry import MetricContext
 from jubensha.eval.vote_metrics import identification_metric
 from jubensha.runlog.folder import EVENTS, META, RESULT, RunError, RunLog, read_run
-from jubensha.runs.batch import degraded_message, read_metrics, spend_of
+from jubensha.runs.attempt import degraded_message, spend_of
+from jubensha.runs.batch import read_metrics
 from jubensha.runs.index import GameRow
 from jubensha.scripts.bundled import find_script
 from jubensha.scripts.io import ScriptError

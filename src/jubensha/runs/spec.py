@@ -154,10 +154,14 @@ class Endpoint(_Strict):
     max_concurrency: int | None = Field(None, ge=1, description="Calls at once; None: any.")
 
 
-class Executor(_Strict):
-    """Where the games play: this process (``local``) or a Ray cluster (``ray``)."""
+ExecutorKind = Literal["local", "processes", "ray"]
 
-    kind: Literal["local", "ray"] = "local"
+
+class Executor(_Strict):
+    """Where the games play: this process (``local``), this machine's processes
+    (``processes``) or a Ray cluster (``ray``)."""
+
+    kind: ExecutorKind = "local"
     address: str | None = Field(None, description=(
         "Ray: 'auto' (the cluster this machine belongs to), 'ray://HOST:10001', or none "
         "to start a local cluster."))
@@ -165,6 +169,8 @@ class Executor(_Strict):
         default_factory=lambda: ["OPENAI_API_KEY", "OPENAI_BASE_URL"], description=(
             "Environment variables copied from the driver to the Ray workers."))
     cpus_per_game: float = Field(1.0, gt=0, description="Ray CPUs one game reserves.")
+    processes: int | None = Field(None, ge=1, description=(
+        "processes: how many processes play the games (default: the CPU count)."))
     retries: int = Field(1, ge=0, description="Ray: re-runs of a game whose worker died.")
 
 

@@ -1,0 +1,73 @@
+"""A batch's games spread over this machine's processes (``executor: {kind: processes}``;
+``pip install 'jubensha[ray]'``).
+
+One event loop drives a game's engine, agents, log and HTTP client: about 4 ms of CPU per
+model call, so one process cannot keep 64 games against a fast server busy. This executor
+starts a local Ray cluster for the batch and one asynchronous Ray actor per process
+(``executor.processes``, default the machine's CPU count); each actor plays several games
+at once in its own event loop, straight into the batch folder, with the same
+``attempt.play_attempt`` as the local executor. A game goes to the actor with the fewest
+games in flight. Per-endpoint limits hold across the actors (the Ray executor's
+``EndpointGate``); the reply cache is one SQLite file every actor opens. A driver that is
+killed takes its cluster and actors with it, and the games they were playing are left in
+the batch folder, counted and resumed like a local game's.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import ray
+
+from jubensha.llm.wrappers import SqliteCache
+from jubensha.runs.attempt import GameJob, game_meter, play_attempt
+from jubensha.runs.ray_executor import RayExecutor, RayLimiter, runtime_env
+from jubensha.runs.spec import BatchSpec
+
+
+@ray.remote
+class GameHost:
+    """One process playing games in its event loop."""
+
+    def __init__(self, cache: str | None) -> None:
+        self.cache = SqliteCache(Path(cache)) if cache else None
+
+    async def play(self, job: GameJob, folder: str, gates: dict[str, Any]) -> None:
+        meter = game_meter(job)
+        await play_attempt(job, Path(folder), cache=self.cache,
+                           meters=[meter] if meter else [],
+                           limiters={s: RayLimiter(a) for s, a in gates.items()})
+
+
+def process_count(spec: BatchSpec) -> int:
+    return spec.executor.processes or os.cpu_count() or 1
+
+
+class ProcessExecutor(RayExecutor):
+    """Games on this machine's processes: a local Ray cluster of async actors."""
+
+    def __init__(self, spec: BatchSpec, root: Path) -> None:
+        super().__init__(spec, root)
+        self.hosts = [GameHost.options(  # type: ignore[attr-defined]
+            num_cpus=0, max_concurrency=10_000, runtime_env=runtime_env(spec) or None,
+        ).remote(spec.wrappers.cache) for _ in range(process_count(spec))]
+        self.load = [0] * len(self.hosts)
+
+    def _start(self, **options: Any) -> None:
+        super()._start(num_cpus=process_count(self.spec))
+
+    async def play(self, job: GameJob, folder: Path) -> bool:
+        host = min(range(len(self.hosts)), key=self.load.__getitem__)
+        self.load[host] += 1
+        try:
+            ref = self.hosts[host].play.remote(job, str(folder.resolve()), self.gates)
+            return await self._outcome(ref, folder)
+        finally:
+            self.load[host] -= 1
+
+    def close(self) -> None:
+        for host in self.hosts:
+            ray.kill(host)
+        super().close()
