@@ -6,6 +6,8 @@ Registered under ``jubensha runs`` (the commands merge into that group).
 from __future__ import annotations
 
 import asyncio
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -22,11 +24,20 @@ from rich.progress import (
 from rich.text import Text
 
 from jubensha.eval.report import print_table
-from jubensha.jobs import Interrupted, run_job, stop_here, stop_unreachable
+from jubensha.jobs import (
+    Interrupted,
+    duration,
+    estimate_line,
+    run_job,
+    stop_here,
+    stop_unreachable,
+    takes_time,
+)
 from jubensha.llm.calls import WATCHERS, CallRecord
 from jubensha.llm.health import ModelUnreachable
 from jubensha.outdir import OutError, prepare_out
 from jubensha.runs.batch import Batch, BatchError, BatchSummary, Update
+from jubensha.runs.estimate import batch_calls, worth_estimating
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow
 from jubensha.runs.loose import find_run_folders, rows_from_runs
 from jubensha.runs.ratings import LeaderboardFormat, leaderboard_table, rate, render_leaderboard
@@ -157,49 +168,91 @@ def play(opened: Batch, concurrency: int | None) -> None:
         raise typer.Exit(1)
 
 
+HEARTBEAT_S = 60.0
+"""Seconds between the progress lines written where no bar is drawn (a log file, CI)."""
+
+
 async def _play_live(opened: Batch, concurrency: int | None) -> BatchSummary:
     rows = await opened.sync()
-    finished = sum(row.status == "finished" for row in rows)
-    failed = 0
-    playing: set[str] = set()
-    calls = 0
+    todo = [g for g, r in zip(opened.games, rows, strict=True) if r.status != "finished"]
+    parallel = concurrency or opened.spec.concurrency
+    if todo and any(worth_estimating(g.plans) for g in todo):
+        expected = await batch_calls(todo)
+        models = sorted({p.model for g in todo for p in g.plans.values() if takes_time(p.model)})
+        console.print(Text(f"{len(todo)} game(s) to play: " + estimate_line(
+            expected, models, bar=console.is_terminal, parallel=parallel), style="dim"),
+            soft_wrap=True)
+    state = _Progress(finished=sum(row.status == "finished" for row in rows), total=len(rows),
+                      todo=len(todo))
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("games"), TimeElapsedColumn(), TextColumn("ETA"),
                TimeRemainingColumn())
     with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task("", total=len(rows), completed=finished)
-
-        def describe() -> str:
-            return (f"{finished} finished · {failed} failed · {len(playing)} playing · "
-                    f"{calls} model calls")
+        task = progress.add_task("", total=len(rows), completed=state.finished)
 
         def on_call(record: CallRecord) -> None:
-            nonlocal calls
-            calls += 1
-            progress.update(task, description=describe())
+            state.calls += 1
+            progress.update(task, description=state.describe())
 
         def on_update(update: Update) -> None:
-            nonlocal finished, failed
             row = update.row
+            state.calls += update.unwatched_calls
             if row.status == "running":
-                playing.add(row.name)
+                state.playing.add(row.name)
             else:
-                playing.discard(row.name)
-                finished += row.status == "finished"
-                failed += row.status == "failed"
+                state.playing.discard(row.name)
+                state.finished += row.status == "finished"
+                state.failed += row.status == "failed"
                 mark = "[green]✓[/]" if row.status == "finished" else "[red]✗[/]"
                 detail = (f"{row.winner} win · {row.usage.calls} calls · "
                           f"{row.duration_s or 0:.1f} s" if row.status == "finished"
                           else row.error or "")
                 progress.console.print(f"{mark} {row.name}: {detail}", soft_wrap=True,
                                        highlight=False)
-            progress.update(task, completed=finished, description=describe())
+            progress.update(task, completed=state.finished, description=state.describe())
 
         WATCHERS.append(on_call)
+        beat = None if console.is_terminal else asyncio.create_task(_heartbeat(state))
         try:
             return await opened.run(concurrency=concurrency, on_update=on_update)
         finally:
             WATCHERS.remove(on_call)
+            if beat is not None:
+                beat.cancel()
+
+
+@dataclass
+class _Progress:
+    """What the bar and the heartbeat lines say."""
+
+    finished: int
+    total: int
+    todo: int
+    failed: int = 0
+    calls: int = 0
+    playing: set[str] = field(default_factory=set)
+    started: float = field(default_factory=time.monotonic)
+
+    def describe(self) -> str:
+        return (f"{self.finished} finished · {self.failed} failed · {len(self.playing)} "
+                f"playing · {self.calls} model calls")
+
+    def line(self) -> str:
+        """One line for a log: games done, calls, and the time left at the pace so far."""
+        done = self.finished + self.failed - (self.total - self.todo)
+        elapsed = time.monotonic() - self.started
+        left = self.todo - done
+        eta = (f"ETA {duration(elapsed / done * left)}" if done and left else
+               "ETA unknown" if left else "ETA 0 s")
+        return (f"{time.strftime('%H:%M:%S')} {self.finished + self.failed}/{self.total} "
+                f"games done ({self.failed} failed, {len(self.playing)} playing) · "
+                f"{self.calls} model calls · {eta}")
+
+
+async def _heartbeat(state: _Progress) -> None:
+    while True:
+        await asyncio.sleep(HEARTBEAT_S)
+        console.print(state.line(), soft_wrap=True, highlight=False)
 
 
 def _summarise(summary: BatchSummary, opened: Batch) -> None:

@@ -56,7 +56,7 @@ class ProcessExecutor(RayExecutor):
         self.load = [0] * len(self.hosts)
 
     def _start(self, **options: Any) -> None:
-        super()._start(num_cpus=process_count(self.spec))
+        super()._start(address="local", num_cpus=process_count(self.spec))  # its own cluster
 
     async def play(self, job: GameJob, folder: Path) -> bool:
         host = min(range(len(self.hosts)), key=self.load.__getitem__)

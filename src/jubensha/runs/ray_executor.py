@@ -172,7 +172,7 @@ class RayExecutor:
             for model, endpoint in spec.endpoints.items() if endpoint.max_concurrency}
 
     def _start(self, **options: Any) -> None:
-        address = self.spec.executor.address if not options else None
+        address = options.pop("address", self.spec.executor.address)
         try:
             ray.init(address=address, namespace=NAMESPACE, log_to_driver=False,
                      include_dashboard=False, configure_logging=False, **options)
