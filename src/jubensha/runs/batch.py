@@ -33,7 +33,7 @@ from jubensha.eval.commands import (
 )
 from jubensha.eval.judge import EVAL_CALLS, EVAL_DIR, open_session
 from jubensha.eval.registry import MetricContext, get_metric, load_metrics
-from jubensha.eval.report import MetricResult
+from jubensha.eval.report import MetricResult, headline
 from jubensha.eval.vote_metrics import identification_metric
 from jubensha.llm.base import Embedder, Model
 from jubensha.llm.calls import CallRecord, read_calls
@@ -71,6 +71,15 @@ class BatchError(Exception):
 
 # --- what the folders say --------------------------------------------------------------------
 
+def side_usage(records: list[CallRecord], murderers: Iterable[str]) -> dict[str, Spend]:
+    """Model use of the civilians' seats and of the murderers' seats (calls of no seat,
+    if any, are the civilians' side's table work and counted nowhere)."""
+    guilty = set(murderers)
+    return {side: spend_of([r for r in records if r.seat is not None
+                            and (r.seat in guilty) == (side == "murderers")])
+            for side in ("civilians", "murderers")}
+
+
 def _calls_of(folder: Path) -> list[CallRecord]:
     if not (folder / CALLS).is_file():
         return []
@@ -78,30 +87,6 @@ def _calls_of(folder: Path) -> list[CallRecord]:
         return read_run(folder).calls
     except RunError:
         return []
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def headline(result: BaseModel, prefix: str = "", depth: int = 3) -> dict[str, float]:
-    """A metric result's numbers: its numeric fields and numeric properties, and those of
-    the models nested in its fields (``score.overall.mean``). Numbers inside dictionaries
-    and lists (per seat, per question) are left to the result file."""
-    numbers: dict[str, float] = {}
-    for name in type(result).model_fields:
-        value = getattr(result, name)
-        if _number(value):
-            numbers[prefix + name] = value
-        elif isinstance(value, BaseModel) and depth > 1:
-            numbers |= headline(value, f"{prefix}{name}.", depth - 1)
-    for cls in type(result).__mro__:
-        if cls in (MetricResult, BaseModel):
-            break
-        for name, attribute in vars(cls).items():
-            if isinstance(attribute, property) and _number(value := getattr(result, name)):
-                numbers[prefix + name] = value
-    return numbers
 
 
 def result_type(name: str) -> type[MetricResult]:
@@ -159,6 +144,7 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
     except RunError:
         run = None
     row.usage = spend_of(run.calls) if run else Spend()
+    row.sides = side_usage(run.calls, game.script.murderers) if run else {}
     row.started = run.meta.started if run and run.meta else None
     if run is None or run.result is None or run.result.degraded:
         error = read_error(folder)

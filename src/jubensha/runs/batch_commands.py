@@ -1,4 +1,5 @@
-"""`jubensha runs batch|resume|reindex|report|leaderboard`: experiments of many games, and their reports.
+"""`jubensha runs batch|resume|reindex|report|compare|leaderboard`: experiments of many
+games, and their reports.
 
 Registered under ``jubensha runs`` (the commands merge into that group).
 """
@@ -23,7 +24,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from jubensha.eval.report import print_table
+from jubensha.eval.report import markdown_table, print_table
 from jubensha.jobs import (
     Interrupted,
     duration,
@@ -37,6 +38,15 @@ from jubensha.llm.calls import WATCHERS, CallRecord
 from jubensha.llm.health import ModelUnreachable
 from jubensha.outdir import OutError, prepare_out
 from jubensha.runs.batch import Batch, BatchError, BatchSummary, Update
+from jubensha.runs.compare import (
+    CompareError,
+    CompareFormat,
+    Comparison,
+    comparison_table,
+    entrant,
+    render_comparison,
+)
+from jubensha.runs.compare import compare as compare_entrants
 from jubensha.runs.estimate import batch_calls, worth_estimating
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow
 from jubensha.runs.loose import find_run_folders, rows_from_runs
@@ -57,6 +67,12 @@ ExecutorOption = Annotated[Literal["local", "processes", "ray"] | None, typer.Op
 AddressOption = Annotated[str | None, typer.Option(
     help="Ray cluster: auto, ray://HOST:10001 (default: the spec's executor.address, else "
          "a local cluster).")]
+
+
+def warn(warning: str | None) -> None:
+    """The fake-model warning, before any table."""
+    if warning:
+        console.print(Text(warning, style="bold yellow"), soft_wrap=True)
 
 
 def fail(message: str) -> typer.Exit:
@@ -160,7 +176,9 @@ def play(opened: Batch, concurrency: int | None) -> None:
         rows = opened.index.rows()
         opened.close()
     _summarise(summary, opened)
-    for table in build_report(rows, batch=opened.spec.name).tables():
+    result = build_report(rows, batch=opened.spec.name)
+    warn(result.warning)
+    for table in result.tables():
         print_table(console, table, "--format md")
     console.print(f"report: jubensha runs report {opened.root} [--format md|csv|json] "
                   f"[--plots DIR]")
@@ -298,14 +316,23 @@ def report(
     out: Annotated[Path | None, typer.Option(help="Write the report to this file.")] = None,
     html: Annotated[Path | None, typer.Option(
         help="Also write the whole report as one self-contained HTML page.")] = None,
+    baseline: Annotated[str | None, typer.Option(
+        help="Also compare every other method with this one (ARCH@MODEL) on paired games "
+             "(table, md and HTML; `runs compare` gives CSV and JSON).")] = None,
 ) -> None:
     """Tables of a batch: win rate and identification with 95% intervals, failures, calls,
-    tokens, cost, duration, and the post-game metrics."""
+    tokens, cost, duration, and the post-game metrics with 95% bootstrap intervals."""
     rows = index_rows(batch_dir, loose=True)
     result = build_report(rows, by_script=by_script, batch=batch_dir.name)
+    against = against_baseline(rows, baseline) if baseline else []
+    tables = [*result.tables(), *(comparison_table(c) for c in against)]
     if fmt == "table":
-        for table in result.tables():
+        warn(result.warning)
+        for table in tables:
             print_table(console, table, "--format md")
+    elif fmt == "md":
+        typer.echo(render(result, fmt) + "".join(
+            "\n" + markdown_table(comparison_table(c)) for c in against), nl=False)
     else:
         typer.echo(render(result, fmt), nl=False)
     if out is not None:
@@ -318,7 +345,16 @@ def report(
     if html is not None:
         from jubensha.runs.html import write_html
 
-        console.print(f"wrote {write_html(batch_dir, rows, html)}")
+        console.print(f"wrote {write_html(batch_dir, rows, html, against)}")
+
+
+def against_baseline(rows: list[GameRow], baseline: str) -> list[Comparison]:
+    """Every other method against ``baseline`` on their paired games (one line on error)."""
+    methods = [m for m in dict.fromkeys(entrant(r) for r in rows) if m != baseline]
+    try:
+        return [compare_entrants(rows, method, baseline) for method in methods]
+    except CompareError as exc:
+        raise fail(f"--baseline: {exc}") from None
 
 
 def index_rows(batch_dir: Path, loose: bool = False) -> list[GameRow]:
@@ -336,6 +372,32 @@ def index_rows(batch_dir: Path, loose: bool = False) -> list[GameRow]:
 
 
 @app.command()
+def compare(
+    batch_dir: Annotated[Path, typer.Argument(help="A batch folder.")],
+    a: Annotated[str, typer.Argument(help="Entrant A: the civilians' ARCH@MODEL, as the "
+                                          "report's rows name it.")],
+    b: Annotated[str, typer.Argument(help="Entrant B, e.g. a baseline.")],
+    metric: Annotated[list[str] | None, typer.Option(
+        "--metric", help="Only metrics whose name starts with this (repeatable), e.g. "
+        "'civilian win', identification, similarity.tfidf.")] = None,
+    fmt: Annotated[CompareFormat, typer.Option(
+        "--format", help="table (terminal), md, csv or json.")] = "table",
+) -> None:
+    """A against B on the games both played with the same script, procedure and seed:
+    the mean paired difference of the civilian win, identification and every post-game
+    metric, its 95% bootstrap interval, and a paired permutation test's p-value."""
+    try:
+        result = compare_entrants(index_rows(batch_dir, loose=True), a, b, metric)
+    except CompareError as exc:
+        raise fail(str(exc)) from None
+    if fmt == "table":
+        warn(result.warning)
+        print_table(console, comparison_table(result), "--format md")
+    else:
+        typer.echo(render_comparison(result, fmt), nl=False)
+
+
+@app.command()
 def leaderboard(
     batch_dir: Annotated[Path, typer.Argument(help="A batch folder.")],
     fmt: Annotated[LeaderboardFormat, typer.Option(
@@ -348,6 +410,7 @@ def leaderboard(
     combined, recomputed from the batch index's finished games (docs/experiments.md)."""
     board = rate(index_rows(batch_dir), batch=batch_dir.name)
     if fmt == "table":
+        warn(board.warning)
         print_table(console, leaderboard_table(board), "--format md")
     else:
         typer.echo(render_leaderboard(board, fmt), nl=False)

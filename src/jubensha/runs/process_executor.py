@@ -34,6 +34,9 @@ class GameHost:
     def __init__(self, cache: str | None) -> None:
         self.cache = SqliteCache(Path(cache)) if cache else None
 
+    def ready(self) -> bool:
+        return True
+
     async def play(self, job: GameJob, folder: str, gates: dict[str, Any]) -> None:
         meter = game_meter(job)
         await play_attempt(job, Path(folder), cache=self.cache,
@@ -54,6 +57,8 @@ class ProcessExecutor(RayExecutor):
             num_cpus=0, max_concurrency=10_000, runtime_env=runtime_env(spec) or None,
         ).remote(spec.wrappers.cache) for _ in range(process_count(spec))]
         self.load = [0] * len(self.hosts)
+        # started before the first game, so that no game's time includes a process start
+        ray.get([host.ready.remote() for host in self.hosts])
 
     def _start(self, **options: Any) -> None:
         super()._start(address="local", num_cpus=process_count(self.spec))  # its own cluster

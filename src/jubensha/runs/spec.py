@@ -30,7 +30,12 @@ from pydantic import (
 )
 
 from jubensha.agents.human import is_human
-from jubensha.agents.registry import AgentSpecError, architectures, check_agent_spec
+from jubensha.agents.registry import (
+    AgentSpecError,
+    architectures,
+    check_agent_spec,
+    model_free,
+)
 from jubensha.engine.procedure import Procedure, ProcedureError, find_procedure
 from jubensha.eval.registry import UnknownMetric, get_metric, options_problems
 from jubensha.llm.embeddings import EmbedderSpecError, parse_embedder_spec
@@ -305,9 +310,16 @@ class PlannedGame:
 
 
 def folder_name(settings: GameSettings, game_id: str) -> str:
-    """``<script>.<procedure>.<architecture>.<model>.s<seed>.<id prefix>``, filesystem-safe."""
+    """``<script>.<procedure>.<architecture>.<model>.s<seed>.<id prefix>``, filesystem-safe;
+    where the murderers' entrant is not the civilians' (an arena, a fixed murderer) it
+    follows the civilians': ``...<architecture>.<model>.vs.<its architecture>.<its
+    model>.s<seed>...``."""
+    murderers = []
+    if settings.murderer_architecture or settings.murderer_model:
+        murderers = ["vs", settings.murderer_architecture or settings.architecture,
+                     settings.murderer_model or settings.model]
     parts = [settings.script_id, settings.procedure, settings.architecture, settings.model,
-             f"s{settings.seed}", game_id[:6]]
+             *murderers, f"s{settings.seed}", game_id[:6]]
     return ".".join(re.sub(r"[^\w+-]+", "-", p).strip("-") or "x" for p in parts)
 
 
@@ -543,7 +555,21 @@ def _pairings(spec: BatchSpec, script_position: int) -> list[Pairing]:
     return [Pairing(seed=seed, civilians=Entrant(architecture=arch, model=model),
                     murderers=Entrant(architecture=murderer.architecture or arch,
                                       model=murderer.model or model))
-            for arch, model, seed in product(spec.architectures, spec.models, spec.seeds)]
+            for arch in spec.architectures for model, seed in product(
+                spec.models[:1] if _model_free(arch, murderer) else spec.models, spec.seeds)]
+
+
+def _model_free(architecture: str, murderer: Murderer) -> bool:
+    """Whether the games of ``architecture`` do not depend on the spec's model (nor do the
+    murderers'): a spec plays it with its first model only, not the same games once per
+    model."""
+    sides = [architecture]
+    if murderer.architecture and murderer.model is None:  # the murderers take the model
+        sides.append(murderer.architecture)
+    try:
+        return all(model_free(side) for side in sides)
+    except AgentSpecError:
+        return False
 
 
 def _settings(spec: BatchSpec, where: str, fmt: str | None, script: Script, procedure: str,
