@@ -157,6 +157,8 @@ class GameJob:
     budget_per_game: Budget | None
     resume: Resume | None = None
     """An earlier attempt whose calls are answered again before the game goes live."""
+    preset: dict[str, Any] | None = None
+    """The paper preset the game plays (meta.json says it)."""
 
 
 def game_meter(job: GameJob) -> Meter | None:
@@ -225,7 +227,8 @@ async def _play(job: GameJob, folder: Path, models: dict[str, Model],
             return await play_game(
                 job.script, job.procedure, job.plans, out=folder, seed=job.seed,
                 language=job.language, model_options=options, embedder=job.embedder,
-                script_source=job.script_source, models=models, resume=resume)
+                script_source=job.script_source, models=models, resume=resume,
+                preset=job.preset)
         except ResumeError:
             if resume is None:
                 raise

@@ -192,7 +192,8 @@ def game_job(game: PlannedGame, spec: BatchSpec, prices: PriceTable | None,
         script_source=settings.script, model_options=dict(spec.model_options),
         endpoints=dict(spec.endpoints), timeout_s=spec.timeout_s,
         retries=spec.wrappers.retries, prices=prices,
-        budget_per_game=spec.wrappers.budget_per_game, resume=resume)
+        budget_per_game=spec.wrappers.budget_per_game, resume=resume,
+        preset=settings.preset.model_dump() if settings.preset else None)
 
 
 # --- the batch -------------------------------------------------------------------------------

@@ -50,6 +50,15 @@ from jubensha.runs.play import (
     plan_seats,
     play_game,
 )
+from jubensha.runs.presets import (
+    Applied,
+    PaperPreset,
+    PresetError,
+    find_preset,
+    paper_presets,
+    preset_overrides,
+    seat_specs,
+)
 from jubensha.runs.transcript import LiveTranscript
 from jubensha.scripts.bundled import DEFAULT_SCRIPT, find_script
 from jubensha.scripts.io import ScriptError
@@ -88,6 +97,15 @@ def play_inputs(script: str | None, record: Path | None,
     return found
 
 
+def with_preset(paper: PaperPreset, plans: dict[str, SeatPlan], procedure: str | None
+                ) -> tuple[dict[str, SeatPlan], Applied]:
+    """The seats with the paper's agent settings, and what the command line overrode."""
+    specs, overridden = seat_specs(paper, {n: p.architecture for n, p in plans.items()})
+    plans = {n: p.model_copy(update={"architecture": specs[n]}) for n, p in plans.items()}
+    return plans, Applied(name=paper.name,
+                          overridden={**preset_overrides(paper, procedure, None), **overridden})
+
+
 def fail(message: str) -> typer.Exit:
     errors.print(Text("error: ", style="bold red") + Text(message), soft_wrap=True)
     return typer.Exit(2)
@@ -116,9 +134,13 @@ class Progress:
 def play(
     script: Annotated[str | None, typer.Argument(
         help=f"Bundled script id or script file/folder (default: {DEFAULT_SCRIPT})")] = None,
-    procedure: Annotated[str, typer.Option(
-        "--procedure", "-p", help=f"Preset ({', '.join(presets())}) or procedure YAML.")
-    ] = "demo",
+    procedure: Annotated[str | None, typer.Option(
+        "--procedure", "-p", help=f"Preset ({', '.join(presets())}) or procedure YAML "
+        "(default: demo, or the --preset paper's).")] = None,
+    preset: Annotated[str | None, typer.Option(
+        "--preset", help="A paper's settings: procedure and the agents' budgets "
+        f"({', '.join(paper_presets())}; docs/presets.md). Options given by hand win.")
+    ] = None,
     agents: Annotated[str, typer.Option(
         "--agents", "-a", help="Default architecture of every seat, e.g. naive.")] = "naive",
     model: Annotated[str, typer.Option(
@@ -180,6 +202,7 @@ def play(
     """Play a murder mystery with LLM agents (and you: --seat "NAME=human") and write its
     run folder."""
     again: Continuation | None = None
+    applied: Applied | None = None
     try:
         if resume is not None:
             if script is not None:
@@ -189,12 +212,16 @@ def play(
             seed, lang, embedder = again.seed, again.language, again.embedder
             script, out = again.script_source, resume
         else:
+            paper = find_preset(preset) if preset else None
             loaded = find_script(script or DEFAULT_SCRIPT)
-            chosen = find_procedure(procedure).with_options(rounds=rounds, questions=questions)
+            named = procedure or (paper.procedure.value if paper else "demo")
+            chosen = find_procedure(named).with_options(rounds=rounds, questions=questions)
             plans = plan_seats(loaded, agents, model, seat or [],
                                murderer_architecture=murderer_agents,
                                murderer_model=murderer_model, hot_seat=hot_seat)
-    except (ScriptError, ProcedureError, PlayError) as exc:
+            if paper is not None:
+                plans, applied = with_preset(paper, plans, procedure)
+    except (ScriptError, ProcedureError, PlayError, PresetError) as exc:
         raise fail(str(exc)) from None
     humans = [name for name, plan in plans.items() if is_human(plan.architecture)]
     if humans and verbose:
@@ -227,7 +254,8 @@ def play(
                 on_ask=progress.on_ask if progress else None,
                 health=GameHealth(max_consecutive_failures=max_failures,
                                   degraded_share=degraded_share),
-                resume=again.resume if again else None)
+                resume=again.resume if again else None,
+                preset=applied.model_dump() if applied else None)
         finally:
             for client in clients.values():
                 await client.aclose()

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -209,7 +210,8 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
                     models: dict[str, Model] | None = None,
                     agents: Mapping[str, Agent] | None = None,
                     health: GameHealth | None = None,
-                    resume: Resume | None = None) -> RunResult:
+                    resume: Resume | None = None,
+                    preset: Mapping[str, Any] | None = None) -> RunResult:
     """Play one game and write its run folder at ``out``.
 
     ``embedder`` names the seats' shared embedder (``llm.embeddings``); ``record`` appends
@@ -218,7 +220,8 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
     ``agents`` (seat → agent) seats agents made elsewhere, e.g. a person's web page.
     ``resume`` answers the calls an earlier attempt at this game logged before the game
     goes on live (``runlog.resume``); a log of another game is refused (``ResumeError``)
-    before anything is written.
+    before anything is written. ``preset`` (``runs.presets.Applied``) is recorded in
+    meta.json: which paper's settings the game used and what was overridden.
     """
     options = model_options or ModelOptions()
     language = language or script.language
@@ -227,7 +230,8 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
                    seats={n: SeatInfo(architecture=p.architecture, model=p.model)
                           for n, p in plans.items()},
                    seed=seed, versions=versions(),
-                   options={"embedder": embedder, "record": str(record) if record else None})
+                   options={"embedder": embedder, "record": str(record) if record else None,
+                            **({"preset": dict(preset)} if preset else {})})
     if resume is not None:
         resume.check(meta)
         meta.options["resumed_calls"] = len(resume.records)

@@ -155,6 +155,8 @@ class BatchReport(BaseModel):
     failed: list[FailedGame] = Field(default_factory=list)
     matrix: list[MatrixCell] = Field(default_factory=list, description=(
         "Wins of each murderers' entrant against each civilians' entrant (arenas)."))
+    presets: list[str] = Field(default_factory=list, description=(
+        "The paper presets the games played, each with what was overridden."))
 
     @property
     def against(self) -> bool:
@@ -179,7 +181,7 @@ class BatchReport(BaseModel):
                    number(g.fallbacks_per_game, 2), number(g.calls_per_game, 1),
                    number(g.tokens_per_game, 0), number(g.cost_usd, 4),
                    number(g.mean_duration_s, 2)] for g in self.groups],
-            notes=[RATE_NOTE])
+            notes=[RATE_NOTE, *self.presets])
         tables = [main]
         metric_rows = [[*self._keys(g), metric, name, mean.render(), str(mean.n)]
                        for g in self.groups for metric, numbers in g.metrics.items()
@@ -298,6 +300,19 @@ def matrix(rows: list[GameRow]) -> list[MatrixCell]:
     return list(cells.values())
 
 
+def presets_of(rows: list[GameRow]) -> list[str]:
+    """'Preset paper:player (docs/presets.md); overridden: ...' per distinct use."""
+    found: dict[str, None] = {}
+    for row in rows:
+        preset = row.settings.get("preset") if isinstance(row.settings, dict) else None
+        if isinstance(preset, dict) and preset.get("name"):
+            changed = preset.get("overridden") or {}
+            found[f"Preset {preset['name']} (the paper's settings, docs/presets.md)" + (
+                "; overridden: " + ", ".join(f"{k} = {v}" for k, v in changed.items())
+                if changed else "")] = None
+    return list(found)
+
+
 def group_stats(rows: list[GameRow], architecture: str, model: str,
                 script: str | None = None, murderers: str | None = None) -> GroupStats:
     """The numbers of one group of games."""
@@ -346,6 +361,7 @@ def build_report(rows: list[GameRow], *, by_script: bool = False,
     cells = matrix(rows) if any(g.murderers for g in stats) else []
     return BatchReport(batch=batch, games=len(rows), by_script=by_script,
                        warning=fake_warning(rows), groups=stats, matrix=cells,
+                       presets=presets_of(rows),
                        failed=[FailedGame(name=r.name, attempts=r.attempts, error=r.error or "")
                                for r in rows if r.status == "failed"])
 

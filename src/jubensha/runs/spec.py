@@ -43,6 +43,7 @@ from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_s
 from jubensha.llm.wrappers import Budget
 from jubensha.runs.arena import Arena, Entrant, Pairing, pairings
 from jubensha.runs.play import PlayError, SeatPlan, parse_seat, plan_seats
+from jubensha.runs.presets import Applied, find_preset, preset_overrides, seat_specs
 from jubensha.safeload import DocumentError, is_path, read_document
 from jubensha.scripts.bundled import bundled_scripts, find_script, script_location
 from jubensha.scripts.importers import IMPORTERS, discover, import_script
@@ -217,6 +218,8 @@ class BatchSpec(_Strict):
         "Model spec → where it is served and its concurrency limit."))
     arena: Arena | None = Field(None, description="Entrants paired by seed (runs.arena); "
                                 "replaces architectures, models, murderer and seeds.")
+    preset: str | None = Field(None, description="A paper's settings (runs.presets): the "
+                               "procedure, the agents' budgets and the metrics, unless given.")
     _source: str = PrivateAttr("spec")
     """The file the spec was read from, named by the errors of ``expand``."""
 
@@ -251,6 +254,11 @@ class BatchSpec(_Strict):
                              f"{', '.join(k for k in ModelOptions.model_fields if k != 'api_key')}")
         ModelOptions.model_validate(value)
         return value
+
+    @field_validator("preset")
+    @classmethod
+    def _preset(cls, value: str | None) -> str | None:
+        return None if value is None else find_preset(value).name
 
     @model_validator(mode="after")
     def _arena_alone(self) -> BatchSpec:
@@ -288,9 +296,12 @@ class GameSettings(BaseModel):
     murderers: list[str] = Field(default_factory=list, description=(
         "The script's murderers (the seats of the murderers' side, which the ratings read); "
         "derived from the script, so not part of the id."))
+    preset: Applied | None = Field(None, description=(
+        "The paper preset whose settings the seats play with, and what was overridden; "
+        "its settings are in the seats' architectures, so it is not part of the id."))
 
     def game_id(self) -> str:
-        settings = self.model_dump(mode="json", exclude={"murderers"})
+        settings = self.model_dump(mode="json", exclude={"murderers", "preset"})
         canonical = json.dumps(settings, sort_keys=True,
                                ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:ID_LENGTH]
@@ -336,6 +347,8 @@ def load_spec(path: str | Path) -> BatchSpec:
     if not isinstance(data, dict):
         raise SpecError(file, [("(top level)", "expected a mapping with at least `scripts`")])
     spec, problems = _validate(data)
+    if spec is not None and spec.preset is not None:
+        spec = with_preset(spec)
     if spec is not None:
         spec = resolve_paths(spec, file.parent)
         problems += check_names(spec, skip={field.split(".")[0] for field, _ in problems})
@@ -344,6 +357,19 @@ def load_spec(path: str | Path) -> BatchSpec:
     spec = spec.model_copy(update={"name": spec.name or file.stem})
     spec._source = str(file)
     return spec
+
+
+def with_preset(spec: BatchSpec) -> BatchSpec:
+    """The spec with its preset's procedure and metrics where it names none."""
+    assert spec.preset is not None
+    paper = find_preset(spec.preset)
+    given = spec.model_fields_set
+    update: dict[str, Any] = {}
+    if "procedures" not in given:
+        update["procedures"] = [paper.procedure.value]
+    if "metrics" not in given:
+        update["metrics"] = list(paper.metrics.value)
+    return spec.model_copy(update=update)
 
 
 def _validate(data: dict[str, Any]) -> tuple[BatchSpec | None, list[tuple[str, str]]]:
@@ -589,13 +615,20 @@ def _settings(spec: BatchSpec, where: str, fmt: str | None, script: Script, proc
     people = [name for name, plan in plans.items() if is_human(plan.architecture)]
     if people:
         raise SpecError.one(spec._source, "seats", f"{', '.join(people)} {UNATTENDED}")
+    applied = None
+    if spec.preset is not None:
+        paper = find_preset(spec.preset)
+        specs, overridden = seat_specs(paper, {n: p.architecture for n, p in plans.items()})
+        plans = {n: p.model_copy(update={"architecture": specs[n]}) for n, p in plans.items()}
+        applied = Applied(name=paper.name, overridden={
+            **preset_overrides(paper, procedure, spec.metrics), **overridden})
     return GameSettings(
         script=where, script_id=script.id, format=fmt, procedure=procedure,
         rounds=spec.rounds, questions=spec.questions, architecture=civilians.architecture,
         model=civilians.model, murderer_architecture=fixed_arch, murderer_model=fixed_model,
         seats=plans, seed=pairing.seed, language=spec.language or script.language,
         embedder=spec.embedder, model_options=spec.model_options,
-        murderers=list(script.murderers))
+        murderers=list(script.murderers), preset=applied)
 
 
 def _overrides(spec: BatchSpec, scripts: list[tuple[str, str | None, Script]],
