@@ -72,8 +72,8 @@ class BatchError(Exception):
 # --- what the folders say --------------------------------------------------------------------
 
 def side_usage(records: list[CallRecord], murderers: Iterable[str]) -> dict[str, Spend]:
-    """Model use of the civilians' seats and of the murderers' seats (calls of no seat,
-    if any, are the civilians' side's table work and counted nowhere)."""
+    """Model use of the civilians' seats and of the murderers' seats (a call made for no
+    seat counts on neither side)."""
     guilty = set(murderers)
     return {side: spend_of([r for r in records if r.seat is not None
                             and (r.seat in guilty) == (side == "murderers")])
