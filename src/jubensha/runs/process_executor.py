@@ -21,6 +21,7 @@ from typing import Any
 
 import ray
 
+from jubensha.agents.registry import make_agent
 from jubensha.llm.wrappers import SqliteCache
 from jubensha.runs.attempt import GameJob, game_meter, play_attempt
 from jubensha.runs.ray_executor import RayExecutor, RayLimiter, runtime_env
@@ -31,8 +32,10 @@ from jubensha.runs.spec import BatchSpec
 class GameHost:
     """One process playing games in its event loop."""
 
-    def __init__(self, cache: str | None) -> None:
+    def __init__(self, cache: str | None, architectures: list[str]) -> None:
         self.cache = SqliteCache(Path(cache)) if cache else None
+        for spec in architectures:  # import them now, not in the first game's time
+            make_agent(spec)
 
     def ready(self) -> bool:
         return True
@@ -44,6 +47,17 @@ class GameHost:
                            limiters={s: RayLimiter(a) for s, a in gates.items()})
 
 
+def architectures_of(spec: BatchSpec) -> list[str]:
+    """The architectures the spec seats (overrides aside), warmed up in each process."""
+    named = list(spec.architectures)
+    if spec.arena is not None:
+        fixed = [spec.arena.murderer] if spec.arena.murderer else []
+        named = [e.architecture for e in [*spec.arena.entrants, *fixed]]
+    if spec.murderer and spec.murderer.architecture:
+        named.append(spec.murderer.architecture)
+    return list(dict.fromkeys(named))
+
+
 def process_count(spec: BatchSpec) -> int:
     return spec.executor.processes or os.cpu_count() or 1
 
@@ -53,9 +67,10 @@ class ProcessExecutor(RayExecutor):
 
     def __init__(self, spec: BatchSpec, root: Path) -> None:
         super().__init__(spec, root)
-        self.hosts = [GameHost.options(  # type: ignore[attr-defined]
-            num_cpus=0, max_concurrency=10_000, runtime_env=runtime_env(spec) or None,
-        ).remote(spec.wrappers.cache) for _ in range(process_count(spec))]
+        options = {"num_cpus": 0, "max_concurrency": 10_000,
+                   "runtime_env": runtime_env(spec) or None}
+        self.hosts = [GameHost.options(**options).remote(  # type: ignore[attr-defined]
+            spec.wrappers.cache, architectures_of(spec)) for _ in range(process_count(spec))]
         self.load = [0] * len(self.hosts)
         # started before the first game, so that no game's time includes a process start
         ray.get([host.ready.remote() for host in self.hosts])
