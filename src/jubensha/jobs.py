@@ -170,20 +170,23 @@ def keep_speed(live: dict[str, int], elapsed_s: float) -> None:
         pass
 
 
-def estimate_line(calls: int, models: list[str]) -> str:
+def estimate_line(calls: int, models: list[str], *, bar: bool = True,
+                  parallel: int = 1) -> str:
     """'about N model calls' and, when every model's speed was measured here before, the
-    time they take at that speed."""
+    time they take at that speed, ``parallel`` jobs at once (else, where a progress ``bar``
+    is drawn, that it will show the time left)."""
     text = f"about {calls:,} model call{'s' if calls != 1 else ''}"
     speeds = [measured_speed(model) for model in models]
     known = [speed for speed in speeds if speed is not None]
     if not models or len(known) < len(speeds):
-        return text + " (the bar shows the time left once calls are measured)"
+        return text + (" (the bar shows the time left once calls are measured)" if bar else "")
     slowest = max(known)
-    return (text + f"; at {slowest:.1f} s a call (measured here before) about "
-            f"{_duration(calls * slowest)}")
+    at_once = f", {parallel} at once" if parallel > 1 else ""
+    return (text + f"; at {slowest:.1f} s a call (measured here before{at_once}) about "
+            f"{duration(calls * slowest / parallel)}")
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
@@ -252,8 +255,8 @@ def model_job(job: Callable[[], Coroutine[Any, Any, T]], *, title: str,
     say first how many and how long at the ``models``' measured speed."""
     errors = Console(stderr=True)
     if expected:
-        errors.print(Text(f"{title}: {estimate_line(expected, models or [])}", style="dim"),
-                     soft_wrap=True)
+        line = estimate_line(expected, models or [], bar=errors.is_terminal)
+        errors.print(Text(f"{title}: {line}", style="dim"), soft_wrap=True)
     try:
         with CallBar(errors, title, expected).shown():
             return run_job(job)

@@ -154,3 +154,20 @@ def test_a_judge_that_cannot_answer_stops_the_evaluation_with_exit_3(
     failed = read_calls(run_dir / "eval" / "calls.jsonl")
     # It stopped with the calls already in flight (a few dozen of hundreds), all failed.
     assert 0 < len(failed) < 50 and all(record.error for record in failed)
+
+
+def test_several_runs_end_with_one_table_across_them(finished: Path, tmp_path: Path) -> None:
+    runs = []
+    for name in ("first", "second"):
+        shutil.copytree(finished, tmp_path / name)
+        runs.append(str(tmp_path / name))
+    result = CliRunner().invoke(app, ["eval", "all", *runs, "--metric", "similarity",
+                                      "--metric", "culprit-rank", "--embedder", "none",
+                                      "--format", "markdown"])
+    assert result.exit_code == 0, result.output
+    across = result.output[result.output.rindex("Across 2 runs"):]
+    header = next(line for line in across.splitlines() if line.startswith("| run |"))
+    assert header == ("| run | similarity.tfidf | similarity.ngram | similarity.chat_tokens "
+                      "| culprit-rank.reciprocal_rank |")  # settings (n, script tokens) left out
+    rows = [line for line in across.splitlines() if line.startswith(("| first", "| second"))]
+    assert len(rows) == 2 and rows[0].split("|")[2:] == rows[1].split("|")[2:]

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from jubensha.llm.base import Message, Model, ModelError, Request, Response, Usage
-from jubensha.runs.batch import Batch, clients_for, game_job
+from jubensha.runs.attempt import clients_for
+from jubensha.runs.batch import Batch, game_job
 from jubensha.runs.limits import Gate, LimitedModel, rate_limited
 from jubensha.runs.spec import SpecError, expand, load_spec
 
@@ -130,7 +131,7 @@ endpoints: {{scripted: {{max_concurrency: 1}}}}
 
 
 @pytest.mark.parametrize(("extra", "field", "words"), [
-    ("executor: {kind: spark}\n", "executor.kind", "'local' or 'ray'"),
+    ("executor: {kind: spark}\n", "executor.kind", "'local', 'processes' or 'ray'"),
     ("executor: {kind: ray, cpus_per_game: 0}\n", "executor.cpus_per_game", "greater than 0"),
     ("executor: {kind: ray, env: [\"sk-123\"]}\n", "executor.env.0", "pattern"),
     ("endpoints: {\"wizard:x\": {max_concurrency: 2}}\n", "endpoints.wizard:x", "unknown model"),

@@ -384,6 +384,7 @@ class Evidence:
 
 class ExtractiveAgent(Agent):
     architecture = "extractive"
+    uses_model = False
 
     def __init__(self, config: ExtractiveConfig | None = None):
         self.config = config or ExtractiveConfig()

@@ -30,7 +30,9 @@ from jubensha.eval.report import (
     Format,
     MetricResult,
     ResultTable,
+    headline,
     markdown_table,
+    number,
     print_table,
 )
 from jubensha.jobs import model_job, takes_time
@@ -488,6 +490,7 @@ def evaluate_all(
         judge_model = parse_model_spec(judge) if judge else None
         answerer = parse_model_spec(seat_model) if seat_model else None
         embed = build_embedder(embedder)
+        scored: dict[Path, list[MetricResult]] = {}
         for path in runs:
             expected, models = estimate(specs, [path], script, judge, seat_model,
                                         embed is not None, samples, settings)
@@ -496,6 +499,7 @@ def evaluate_all(
                                    embed, samples, settings, answerer),
                 title=f"eval all {path}", expected=expected,
                 models=models)
+            scored[path] = results
             if fmt == "json":
                 typer.echo(json.dumps({"run": str(path), "summary": summary.model_dump(),
                                        "results": {r.metric: r.model_dump() for r in results}},
@@ -506,6 +510,21 @@ def evaluate_all(
             show(summary.tables(), fmt)
     except (RunError, ScriptError, ModelSpecError, EmbedderSpecError) as exc:
         raise fail(str(exc)) from None
+    if len(scored) > 1 and fmt != "json":
+        show([across_runs(scored)], fmt)
+
+
+def across_runs(scored: dict[Path, list[MetricResult]]) -> ResultTable:
+    """One table over every run scored: a row per run, a column per metric number."""
+    numbers = {path: {f"{r.metric}.{name}": value for r in results
+                      for name, value in headline(r).items()}
+               for path, results in scored.items()}
+    columns = list(dict.fromkeys(name for found in numbers.values() for name in found))
+    return ResultTable(
+        title=f"Across {len(scored)} runs", columns=["run", *columns],
+        rows=[[path.name, *(number(found.get(name)) for name in columns)]
+              for path, found in numbers.items()],
+        notes=["– : the metric was skipped or failed on that run (see its table above)."])
 
 
 for _spec in load_metrics().values():

@@ -109,8 +109,9 @@ class Response(BaseModel):
     model: str
     usage: Usage = Field(default_factory=Usage)
     finish_reason: str | None = None
-    origin: Literal["live", "cache", "replay"] = Field(
-        "live", description="Where the reply came from: the model, a cache, or a cassette."
+    origin: Literal["live", "cache", "replay", "resumed"] = Field(
+        "live", description="Where the reply came from: the model, a cache, a cassette, or the "
+        "log of an earlier attempt at the same game (resumed: spent there)."
     )
     notes: list[str] = Field(
         default_factory=list,

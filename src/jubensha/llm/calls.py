@@ -91,7 +91,7 @@ class CallRecord(BaseModel):
     parse_error: str | None = None
     attempt: int | None = Field(None, description="1-based attempt of a structured call.")
     usage: Usage = Field(default_factory=Usage)
-    origin: Literal["live", "cache", "replay"] = "live"
+    origin: Literal["live", "cache", "replay", "resumed"] = "live"
     finish_reason: str | None = None
     notes: list[str] = Field(default_factory=list)
     error: str | None = None

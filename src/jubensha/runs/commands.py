@@ -32,19 +32,32 @@ from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
 from jubensha.llm.registry import MODEL_ENV, ModelOptions
 from jubensha.outdir import OutError, prepare_out
 from jubensha.prompts import render
+from jubensha.runlog.attempts import set_aside
 from jubensha.runlog.folder import EVENTS, META, RunError, RunResult, read_run
-from jubensha.runs.batch import ERROR_FILE
+from jubensha.runlog.resume import ResumeDiverged, ResumeError
+from jubensha.runs.attempt import ERROR_FILE
 from jubensha.runs.batch_commands import app as batch_app
 from jubensha.runs.estimate import count_game_calls, worth_estimating
 from jubensha.runs.importers.commands import import_app
 from jubensha.runs.play import (
+    Continuation,
     GameHealth,
     PlayError,
     SeatPlan,
     build_models,
+    continuation,
     default_out,
     plan_seats,
     play_game,
+)
+from jubensha.runs.presets import (
+    Applied,
+    PaperPreset,
+    PresetError,
+    find_preset,
+    paper_presets,
+    preset_overrides,
+    seat_specs,
 )
 from jubensha.runs.transcript import LiveTranscript
 from jubensha.scripts.bundled import DEFAULT_SCRIPT, find_script
@@ -84,6 +97,15 @@ def play_inputs(script: str | None, record: Path | None,
     return found
 
 
+def with_preset(paper: PaperPreset, plans: dict[str, SeatPlan], procedure: str | None
+                ) -> tuple[dict[str, SeatPlan], Applied]:
+    """The seats with the paper's agent settings, and what the command line overrode."""
+    specs, overridden = seat_specs(paper, {n: p.architecture for n, p in plans.items()})
+    plans = {n: p.model_copy(update={"architecture": specs[n]}) for n, p in plans.items()}
+    return plans, Applied(name=paper.name,
+                          overridden={**preset_overrides(paper, procedure, None), **overridden})
+
+
 def fail(message: str) -> typer.Exit:
     errors.print(Text("error: ", style="bold red") + Text(message), soft_wrap=True)
     return typer.Exit(2)
@@ -112,9 +134,13 @@ class Progress:
 def play(
     script: Annotated[str | None, typer.Argument(
         help=f"Bundled script id or script file/folder (default: {DEFAULT_SCRIPT})")] = None,
-    procedure: Annotated[str, typer.Option(
-        "--procedure", "-p", help=f"Preset ({', '.join(presets())}) or procedure YAML.")
-    ] = "demo",
+    procedure: Annotated[str | None, typer.Option(
+        "--procedure", "-p", help=f"Preset ({', '.join(presets())}) or procedure YAML "
+        "(default: demo, or the --preset paper's).")] = None,
+    preset: Annotated[str | None, typer.Option(
+        "--preset", help="A paper's settings: procedure and the agents' budgets "
+        f"({', '.join(paper_presets())}; docs/presets.md). Options given by hand win.")
+    ] = None,
     agents: Annotated[str, typer.Option(
         "--agents", "-a", help="Default architecture of every seat, e.g. naive.")] = "naive",
     model: Annotated[str, typer.Option(
@@ -168,16 +194,34 @@ def play(
     degraded_share: Annotated[float, typer.Option(
         min=0, max=1, help="A game in which more than this share of decisions fell back to "
         "the table's defaults is degraded: no result (exit code 4).")] = DEGRADED_SHARE,
+    resume: Annotated[Path | None, typer.Option(
+        "--resume", help="Continue the interrupted game in this run folder: the calls its "
+        "log holds are answered from it, then the game goes on live. Its script, procedure, "
+        "seats, seed, language and embedder are the run's (meta.json).")] = None,
 ) -> None:
     """Play a murder mystery with LLM agents (and you: --seat "NAME=human") and write its
     run folder."""
+    again: Continuation | None = None
+    applied: Applied | None = None
     try:
-        loaded = find_script(script or DEFAULT_SCRIPT)
-        chosen = find_procedure(procedure).with_options(rounds=rounds, questions=questions)
-        plans = plan_seats(loaded, agents, model, seat or [],
-                           murderer_architecture=murderer_agents, murderer_model=murderer_model,
-                           hot_seat=hot_seat)
-    except (ScriptError, ProcedureError, PlayError) as exc:
+        if resume is not None:
+            if script is not None:
+                raise PlayError("--resume continues the run's own game; give no script")
+            again = continuation(resume)
+            loaded, chosen, plans = again.script, again.procedure, again.plans
+            seed, lang, embedder = again.seed, again.language, again.embedder
+            script, out = again.script_source, resume
+        else:
+            paper = find_preset(preset) if preset else None
+            loaded = find_script(script or DEFAULT_SCRIPT)
+            named = procedure or (paper.procedure.value if paper else "demo")
+            chosen = find_procedure(named).with_options(rounds=rounds, questions=questions)
+            plans = plan_seats(loaded, agents, model, seat or [],
+                               murderer_architecture=murderer_agents,
+                               murderer_model=murderer_model, hot_seat=hot_seat)
+            if paper is not None:
+                plans, applied = with_preset(paper, plans, procedure)
+    except (ScriptError, ProcedureError, PlayError, PresetError) as exc:
         raise fail(str(exc)) from None
     humans = [name for name, plan in plans.items() if is_human(plan.architecture)]
     if humans and verbose:
@@ -191,8 +235,9 @@ def play(
     options = ModelOptions(**{key: value for key, value in given.items() if value is not None})
     target = out or default_out(loaded)
     try:
-        prepare_out(target, overwrite=overwrite, markers=RUN_MARKERS,
-                    inputs=play_inputs(script, record, plans))
+        if again is None:
+            prepare_out(target, overwrite=overwrite, markers=RUN_MARKERS,
+                        inputs=play_inputs(script, record, plans))
         clients = build_models(plans, options)  # before the header: a bad model is one line
     except (OutError, PlayError) as exc:
         if target.is_dir() and not any(target.iterdir()):
@@ -208,7 +253,9 @@ def play(
                 sinks=[progress.on_event, live] if progress else [],
                 on_ask=progress.on_ask if progress else None,
                 health=GameHealth(max_consecutive_failures=max_failures,
-                                  degraded_share=degraded_share))
+                                  degraded_share=degraded_share),
+                resume=again.resume if again else None,
+                preset=applied.model_dump() if applied else None)
         finally:
             for client in clients.values():
                 await client.aclose()
@@ -220,8 +267,15 @@ def play(
     if not humans and worth_estimating(plans):
         expected = run_job(lambda: count_game_calls(loaded, chosen, plans, seed=seed,
                                                     language=language))
-        console.print(Text(estimate_line(expected, [c.name for c in clients.values()]),
-                           style="dim"))
+        console.print(Text(estimate_line(expected, [c.name for c in clients.values()],
+                                         bar=console.is_terminal), style="dim"))
+    if again is not None:
+        kept = set_aside(target)
+        if again.resume.source == target:
+            again.resume.source = kept
+        console.print(Text(f"resuming: {len(again.resume.records)} call(s) answered from the "
+                           f"log of {again.resume.source}, then live; the interrupted attempt is kept as "
+                           f"{kept}", style="dim"))
     # A human seat's own console shows what that seat sees; the omniscient live transcript
     # and the spinner (which would also overwrite the person's typing) stay off.
     bar = CallBar(console, "playing", expected)
@@ -234,10 +288,11 @@ def play(
         except ModelUnreachable as exc:
             stop_unreachable(errors, exc, f"the game was not played; its partial run is in "
                                           f"{target}")
+        except (ResumeError, ResumeDiverged) as exc:
+            raise fail(str(exc)) from None
         except Interrupted:
-            stop_here(errors, f"the partial run is in {target} (a game cannot be resumed).",
-                      f"jubensha replay {target}   (or play again with --out {target} "
-                      "--overwrite)")
+            stop_here(errors, f"the partial run is in {target}.",
+                      f"jubensha play --resume {target}")
     if humans:
         console.print(Text(render("human", "over", language, folder=target,
                                   transcript=target / "transcript.md"), style="bold"))

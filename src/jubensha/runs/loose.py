@@ -11,8 +11,11 @@ from pathlib import Path
 
 from jubensha.eval.registry import MetricContext
 from jubensha.eval.vote_metrics import identification_metric
+from jubensha.runlog.attempts import is_earlier_attempt
 from jubensha.runlog.folder import EVENTS, META, RESULT, RunError, RunLog, read_run
-from jubensha.runs.batch import degraded_message, read_metrics, spend_of
+from jubensha.runlog.resume import spent
+from jubensha.runs.attempt import degraded_message, spend_of
+from jubensha.runs.batch import read_metrics
 from jubensha.runs.index import GameRow
 from jubensha.scripts.bundled import find_script
 from jubensha.scripts.io import ScriptError
@@ -23,7 +26,9 @@ MAX_RUNS = 5000
 
 
 def is_run_folder(folder: Path) -> bool:
-    return (folder / META).is_file() or (folder / EVENTS).is_file()
+    """A run folder, not an attempt set aside beside the game it was resumed into."""
+    return ((folder / META).is_file() or (folder / EVENTS).is_file()) and not (
+        is_earlier_attempt(folder))
 
 
 def find_run_folders(root: Path) -> list[Path]:
@@ -104,7 +109,7 @@ def _row(folder: Path, root: Path, position: int, run: RunLog | None,
         seed=meta.seed if meta else 0, settings={}, status="failed" if error else "pending",
         attempts=1, started=meta.started if meta else None, error=error)
     if run is not None:
-        row.usage = row.spent = spend_of(run.calls)
+        row.usage, row.spent = spend_of(run.calls), spend_of(spent(run.calls))
     return row
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -19,7 +21,7 @@ from jubensha.agents.registry import AgentSpecError, check_agent_spec, make_agen
 from jubensha.engine.agent import Agent
 from jubensha.engine.events import Event
 from jubensha.engine.game import DEGRADED_SHARE, Game, Seat
-from jubensha.engine.procedure import Procedure
+from jubensha.engine.procedure import Procedure, ProcedureError, parse_procedure
 from jubensha.engine.table import AskHook, EventSink
 from jubensha.llm.base import Embedder, Model, ModelError
 from jubensha.llm.calls import CallLog
@@ -32,8 +34,21 @@ from jubensha.llm.registry import (
     validate_model_spec,
 )
 from jubensha.llm.replay import RecordingModel
-from jubensha.runlog.folder import RunFolder, RunMeta, RunResult, SeatInfo, read_run, versions
+from jubensha.runlog.attempts import earlier_attempts
+from jubensha.runlog.folder import (
+    META,
+    RESULT,
+    RunFolder,
+    RunMeta,
+    RunResult,
+    SeatInfo,
+    read_run,
+    versions,
+)
+from jubensha.runlog.resume import Resume, ResumingModel
 from jubensha.runs.transcript import render_markdown
+from jubensha.scripts.bundled import find_script
+from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language, Script
 
 NO_MODEL = "none"
@@ -194,30 +209,43 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
                     sinks: Sequence[EventSink] = (), on_ask: AskHook | None = None,
                     models: dict[str, Model] | None = None,
                     agents: Mapping[str, Agent] | None = None,
-                    health: GameHealth | None = None) -> RunResult:
+                    health: GameHealth | None = None,
+                    resume: Resume | None = None,
+                    preset: Mapping[str, Any] | None = None) -> RunResult:
     """Play one game and write its run folder at ``out``.
 
     ``embedder`` names the seats' shared embedder (``llm.embeddings``); ``record`` appends
     every model call to a cassette that ``--model replay:<file>`` plays back; ``models``
     (spec → client) replaces building clients from the specs (tests pass fakes this way);
     ``agents`` (seat → agent) seats agents made elsewhere, e.g. a person's web page.
+    ``resume`` answers the calls an earlier attempt at this game logged before the game
+    goes on live (``runlog.resume``); a log of another game is refused (``ResumeError``)
+    before anything is written. ``preset`` (``runs.presets.Applied``) is recorded in
+    meta.json: which paper's settings the game used and what was overridden.
     """
     options = model_options or ModelOptions()
-    built = models is None
-    clients = build_models(plans, options) if built else dict(models)
-    vectors = build_embedder(embedder, options)
     language = language or script.language
     meta = RunMeta(script_id=script.id, script_title=script.title, script_source=script_source,
                    language=language, procedure=procedure.model_dump(mode="json"),
                    seats={n: SeatInfo(architecture=p.architecture, model=p.model)
                           for n, p in plans.items()},
                    seed=seed, versions=versions(),
-                   options={"embedder": embedder, "record": str(record) if record else None})
+                   options={"embedder": embedder, "record": str(record) if record else None,
+                            **({"preset": dict(preset)} if preset else {})})
+    if resume is not None:
+        resume.check(meta)
+        meta.options["resumed_calls"] = len(resume.records)
+    built = models is None
+    clients = build_models(plans, options) if built else dict(models)
+    vectors = build_embedder(embedder, options)
     folder = RunFolder(out, meta)
     rules = health or GameHealth()
     log = CallLog(folder, Health(rules.max_consecutive_failures))
-    bound = {spec: RecordingModel(client, record) if record else client
-             for spec, client in clients.items()}
+    bound: dict[str, Model] = {spec: RecordingModel(client, record) if record else client
+                               for spec, client in clients.items()}
+    if resume is not None:
+        answers = resume.answers()
+        bound = {spec: ResumingModel(client, answers) for spec, client in bound.items()}
     given = agents or {}
     seats = {name: Seat(agent=given.get(name) or make_agent(plan.architecture),
                         embedder=vectors,
@@ -238,6 +266,49 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
         if built:
             for client in clients.values():
                 await client.aclose()
+
+
+@dataclass
+class Continuation:
+    """An interrupted game, as its log tells it: what ``play --resume`` plays again."""
+
+    resume: Resume
+    script: Script
+    procedure: Procedure
+    plans: dict[str, SeatPlan]
+    seed: int
+    language: Language
+    embedder: str
+    script_source: str
+
+
+def continuation(folder: Path) -> Continuation:
+    """The game of the run folder ``folder`` and the longest log of its attempts (the folder
+    and those set aside as ``<folder>.partial-<n>``); ``PlayError`` when it cannot go on."""
+    if not folder.is_dir():
+        raise PlayError(f"--resume {folder}: no such run folder")
+    if (folder / RESULT).is_file():
+        raise PlayError(f"--resume {folder}: the game finished; there is nothing to resume")
+    found = Resume.longest([folder, *earlier_attempts(folder)])
+    if found is None:
+        raise PlayError(f"--resume {folder}: not a run folder (no readable meta.json)")
+    meta = found.meta
+    people = [name for name, seat in meta.seats.items() if is_human(seat.architecture)]
+    if people:
+        raise PlayError(f"--resume {folder}: {', '.join(people)} played in person, and a "
+                        "person's moves are not in the model-call log")
+    source = meta.script_source or meta.script_id
+    try:
+        script = find_script(source)
+        procedure = parse_procedure(meta.procedure, f"{folder / META}: procedure")
+    except (ScriptError, ProcedureError) as exc:
+        raise PlayError(f"--resume {folder}: {exc}") from None
+    plans = {name: SeatPlan(name=name, architecture=seat.architecture, model=seat.model)
+             for name, seat in meta.seats.items()}
+    return Continuation(resume=found, script=script, procedure=procedure, plans=plans,
+                        seed=meta.seed, language=meta.language,  # type: ignore[arg-type]
+                        embedder=str(meta.options.get("embedder") or "none"),
+                        script_source=source)
 
 
 def replay_transcript(path: Path) -> str:
