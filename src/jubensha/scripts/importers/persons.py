@@ -53,7 +53,7 @@ _ZH_COMMON_TAGS = ("n", "v", "a", "d", "r", "m", "q", "t", "s", "f", "p", "c", "
 _ZH_NAME_TAGS = ("nr", "nz")
 _ZH_DEATH = re.compile(r"[死杀害尸凶的了着他她它你我您]")
 _NAMED_BY = r"(?:候选人|名叫|叫做|代号|化名|外号|绰号|人称|名为)"
-_STOP = re.compile(r"[的了着是在被将把和与及或而就也都又还才已曾从向对给让使地得之]")
+_STOP = re.compile(r"[的了着是在被将把和与及或而就也都又还才已曾从向对给让使地得之一]")
 
 
 @lru_cache(maxsize=1)
@@ -180,12 +180,11 @@ class Corpus:
     def chinese(self, name: str, *, strong: bool, before: str = "", after: str = "") -> float:
         """How surely ``name`` (with the text ``before`` and ``after`` it) is a person:
         0 for a pronoun, a count (三名), a role word (死者), a place (…馆), an organisation
-        (“…”负责人), a word of killing or death, a phrase (…的…, …她), or a description
-        ending in a common noun
-        (女编剧); 1 for a known name, a word jieba tags as a name or, where only a person
-        fits (``strong``), a place-like foreign name (卡门); 0 for another word of jieba's
-        dictionary; for a word jieba does not know, 1 when it starts with a surname or the
-        texts put a title after it (马尔普女士), else 0.6."""
+        (“…”负责人), a word of killing or death, or a phrase (…的…, …她); 1 for a known
+        name, a word jieba tags as a name or, where only a person fits (``strong``), a
+        place-like foreign name (卡门); 0 for another word of jieba's dictionary or one
+        ending in such a word (女编剧); for a word jieba does not know, 1 when it starts
+        with a surname or the texts put a title after it (马尔普女士), else 0.6."""
         if (not 2 <= len(name) <= 8 or not CJK.match(name) or _ZH_NOT_PERSON.match(name)
                 or _ZH_DEATH.search(name) or _ZH_PLACE_END.search(name)
                 or _ZH_ORG_AFTER.match(after)):
@@ -197,7 +196,8 @@ class Corpus:
         if tag is not None:
             return 1.0 if tag.startswith(_ZH_NAME_TAGS) or (
                 strong and tag.startswith("ns")) else 0.0
-        last, last_tag = words(name)[-1]
+        last = words(name)[-1][0]
+        last_tag = tags.get(last, "")
         if len(last) >= 2 and last_tag.startswith(_ZH_COMMON_TAGS) \
                 and not last_tag.startswith(_ZH_NAME_TAGS):
             return 0.0
@@ -205,6 +205,17 @@ class Corpus:
 
     def _titled(self, name: str) -> bool:
         return bool(re.search(re.escape(name) + _ZH_TITLE_AFTER.pattern, self.text))
+
+
+def untitled(name: str) -> str | None:
+    """An English name without the titles before it (``Mr Zhao Wanlei`` → ``Zhao
+    Wanlei``), when it had any and something of two words or more is left."""
+    names = name.split()
+    roles = _english_words()["roles"]
+    rest = names
+    while rest and rest[0].lower().rstrip(".") in roles:
+        rest = rest[1:]
+    return " ".join(rest) if rest != names and len(rest) >= 2 else None
 
 
 def _surname(name: str) -> bool:

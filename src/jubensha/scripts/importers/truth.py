@@ -31,7 +31,7 @@ from typing import Any, Literal
 import yaml
 
 from jubensha.scripts.importers.common import CJK, name_key
-from jubensha.scripts.importers.persons import EN_NAME, Corpus
+from jubensha.scripts.importers.persons import EN_NAME, Corpus, untitled
 from jubensha.scripts.model import Candidate, Character, Derivation, Evidence
 
 Kind = Literal["truth", "character", "clue", "question"]
@@ -39,9 +39,11 @@ Fact = Literal["murderers", "victims"]
 
 MARGIN = 0.5
 """The confidence below which nothing is derived."""
-SHARE = 0.5
+SHARE = {"murderers": 0.5, "victims": 0.6}
 """A name's score must be at least this share of the best to be derived beside it (and
-beat "nobody" by one temperature step on its own)."""
+beat "nobody" by one temperature step on its own). A murderer's evidence grows with the
+victims it killed, so a second murderer may have half the first's; the victims of one
+case are told of about as often."""
 TEMPERATURE = 1.5
 """Score points per e-fold of odds: a name's confidence is its share of
 exp(score / TEMPERATURE) among the candidates and "nobody"."""
@@ -51,6 +53,7 @@ a passing mention (1) does not."""
 _KIND_WEIGHT = {"truth": 1.0, "character": 0.8, "clue": 0.8, "question": 1.0}
 _SUPPOSED = 0.3
 _APPEARS = 0.1
+_LONG_AGO = 0.5
 _QUOTED = 0.5
 _SHOWN = 5
 _INTENDED = re.compile(r"[^。，,]{0,12}?的(?:想法|念头|计划|打算|主意|意图|阴谋)")
@@ -92,6 +95,8 @@ class Finding:
     """Every name weighed, with its score (the candidates are the best few)."""
     evidence: dict[str, list[Evidence]] = field(default_factory=dict)
     aliases: dict[str, list[str]] = field(default_factory=dict)
+    told: dict[str, set[Kind]] = field(default_factory=dict)
+    """The kinds of text that name each one (the truth prose, a character's...)."""
 
     @property
     def undecided(self) -> bool:
@@ -187,7 +192,7 @@ def _moods() -> dict[str, re.Pattern[str]]:
     words = _table()["words"]
     return {key: re.compile(words[key]) for key in
             ("unfinished_en", "unfinished_zh", "intent_en", "intent_zh", "asks", "supposes",
-             "appears", "the_victim")}
+             "appears", "long_ago", "the_victim")}
 
 
 # --- sentences -------------------------------------------------------------------------
@@ -229,6 +234,8 @@ def _sentences(passages: Iterable[Passage]) -> Iterator[_Sentence]:
                     continue
                 if moods["supposes"].search(sentence):
                     factor = {fact: f * _SUPPOSED for fact, f in factor.items()}
+                if moods["long_ago"].search(sentence):
+                    factor["victims"] *= _LONG_AGO
                 if moods["appears"].search(sentence):
                     factor["murderers"] *= _APPEARS
             inside = tuple((max(a, offset) - offset, min(b, offset + len(sentence)) - offset)
@@ -246,6 +253,7 @@ class _Found:
     rule: str
     sentence: str
     source: str
+    kind: Kind = "truth"
 
 
 class _People:
@@ -299,7 +307,8 @@ def _victim_evidence(sentences: list[_Sentence], corpus: Corpus, people: _People
                 for name, likeness in _victim_names(rule, match, sentence.text, corpus):
                     if people.character(name) is None:
                         yield _Found("victims", name, weight * likeness, rule.rule,
-                                     sentence.text, sentence.passage.source)
+                                     sentence.text, sentence.passage.source,
+                                     sentence.passage.kind)
 
 
 def _victim_names(rule: _Rule, match: re.Match[str], text: str,
@@ -348,7 +357,7 @@ def _murderer_evidence(sentences: list[_Sentence], people: _People, victims: lis
                 elif rule.object_before:
                     weight *= 1.5 if the_victim.search(sentence.text[:match.start()]) else 0.5
                 yield _Found("murderers", who, weight, rule.rule, sentence.text,
-                             sentence.passage.source)
+                             sentence.passage.source, sentence.passage.kind)
 
 
 def _aliases(sentences: list[_Sentence], corpus: Corpus, language: str
@@ -385,22 +394,27 @@ def _answers(questions: Iterable[Asked], fact: Fact, language: str, corpus: Corp
                 moods[m].search(asked.question) for m in ("supposes", "appears")):
             continue
         for answer in asked.answers:
-            name = _answer_name(answer.strip(" .。"), fact, corpus, people)
-            if name:
+            for name in _answer_names(answer.strip(" .。"), fact, corpus, people):
                 yield _Found(fact, name, spec["weight"] * asked.weight,
                              f"the answer to “{asked.question}”",
-                             f"{asked.question} — {answer}", asked.source)
+                             f"{asked.question} — {answer}", asked.source, "question")
 
 
-def _answer_name(answer: str, fact: Fact, corpus: Corpus, people: _People) -> str | None:
+def _answer_names(answer: str, fact: Fact, corpus: Corpus, people: _People) -> list[str]:
+    """Who an answer names: for murderers the characters in it (``Guo Wangshan instructed
+    Qi Yue`` names two), for victims the answer when it is a person's name."""
     character = people.character(answer)
     if fact == "murderers":
-        return character
+        if character is not None:
+            return [character]
+        return list(dict.fromkeys(people.character(m.group()) or m.group()
+                                  for m in re.finditer(people.pattern(), answer)))
     if character is not None:
-        return None
+        return []
     if CJK.search(answer):
-        return answer if corpus.chinese(answer, strong=True) > 0 else None
-    return corpus.english(answer) if re.fullmatch(EN_NAME, answer) else None
+        return [answer] if corpus.chinese(answer.strip("【】"), strong=True) > 0 else []
+    name = corpus.english(answer) if re.fullmatch(EN_NAME, answer) else None
+    return [name] if name else []
 
 
 # --- weighing --------------------------------------------------------------------------
@@ -409,7 +423,7 @@ def _weigh(fact: Fact, found: Iterable[_Found], margin: float,
            aliases: Iterable[tuple[str, str]] = ()) -> Finding:
     """Score every name (two names of one person as one), then decide."""
     found = list(found)
-    one = _one_person({f.name for f in found}, aliases)
+    one = _one_person(found, aliases)
     seen: set[tuple[str, str, str]] = set()
     groups: dict[str, dict[tuple[str, str], list[_Found]]] = defaultdict(
         lambda: defaultdict(list))
@@ -424,21 +438,26 @@ def _weigh(fact: Fact, found: Iterable[_Found], margin: float,
     for name, person in sorted(one.items()):
         if name != person:
             also[person].append(name)
+    told = {n: {f.kind for fs in g.values() for f in fs} for n, g in groups.items()}
     return decide(fact, {n: _score(g) for n, g in groups.items()},
-                  {n: _strongest(g) for n, g in groups.items()}, dict(also), margin)
+                  {n: _strongest(g) for n, g in groups.items()}, dict(also), told, margin)
 
 
 def decide(fact: Fact, scores: dict[str, float], evidence: dict[str, list[Evidence]],
-           aliases: dict[str, list[str]], margin: float = MARGIN) -> Finding:
+           aliases: dict[str, list[str]], told: dict[str, set[Kind]],
+           margin: float = MARGIN) -> Finding:
     """The names the scores single out. The best is chosen, and beside it any name with
-    at least ``SHARE`` of its score that beats "nobody" by a temperature step; their
-    confidence is their share of exp(score / TEMPERATURE) among every name and
+    at least ``SHARE`` of its score that beats "nobody" by a temperature step and, for a
+    victim, is told of outside the truth prose (which tells the backstory's deaths too);
+    their confidence is their share of exp(score / TEMPERATURE) among every name and
     "nobody" (``NOBODY``). Below ``margin``, no name is derived."""
     ranked = sorted((n for n in scores if scores[n] > 0), key=lambda n: (-scores[n], n))
     if not ranked:
-        return Finding(fact, [], 0.0, scores=scores, evidence=evidence, aliases=aliases)
-    chosen = ranked[:1] + [n for n in ranked[1:] if scores[n] >= SHARE * scores[ranked[0]]
-                           and scores[n] >= NOBODY + TEMPERATURE]
+        return Finding(fact, [], 0.0, scores=scores, evidence=evidence, aliases=aliases,
+                       told=told)
+    chosen = ranked[:1] + [n for n in ranked[1:] if scores[n] >= SHARE[fact] * scores[ranked[0]]
+                           and scores[n] >= NOBODY + TEMPERATURE
+                           and (fact == "murderers" or told.get(n, set()) - {"truth"})]
     odds = {n: math.exp(min(scores[n], 300.0) / TEMPERATURE) for n in ranked}
     total = math.exp(NOBODY / TEMPERATURE) + sum(odds.values())
     sure = sum(odds[n] for n in chosen) / total
@@ -447,7 +466,7 @@ def decide(fact: Fact, scores: dict[str, float], evidence: dict[str, list[Eviden
                             confidence=round(odds[n] / total, 2),
                             aliases=aliases.get(n, []), evidence=evidence.get(n, [])[:3])
                   for n in ranked[:_SHOWN]]
-    return Finding(fact, names, sure, candidates, scores, evidence, aliases)
+    return Finding(fact, names, sure, candidates, scores, evidence, aliases, told)
 
 
 def pool(here: Finding, there: Finding, same: dict[str, str], where: str) -> Finding:
@@ -456,33 +475,50 @@ def pool(here: Finding, there: Finding, same: dict[str, str], where: str) -> Fin
     of one person add up, and the other version's sentences join the evidence."""
     scores = dict(here.scores)
     evidence = {n: list(e) for n, e in here.evidence.items()}
+    told = {n: set(k) for n, k in here.told.items()}
+    person = {a: n for n, names in here.aliases.items() for a in names}
     for name, score in there.scores.items():
-        mine = same.get(name)
+        spellings = [name, *there.aliases.get(name, [])]
+        mine = next((same[s] for s in spellings if s in same), None)
         if mine is None:
             continue
+        mine = person.get(mine, mine)
         scores[mine] = scores.get(mine, 0.0) + score
+        told.setdefault(mine, set()).update(there.told.get(name, set()))
         evidence.setdefault(mine, []).extend(
             e.model_copy(update={"source": f"{where}: {e.source}"})
             for e in there.evidence.get(name, []))
     for items in evidence.values():
         items.sort(key=lambda e: -e.weight)
-    return decide(here.fact, scores, evidence, here.aliases)
+    return decide(here.fact, scores, evidence, here.aliases, told)
 
 
-def _one_person(names: set[str], aliases: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """Each name to the name its person goes by: of names linked as aliases, the one the
-    evidence names most often."""
-    parent = {name: name for name in names}
+def _one_person(found: list[_Found], aliases: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Each name to the name its person goes by: names linked as aliases, or one that is
+    the other with a title before it (``Mr Zhao Wanlei``), are one person, called by the
+    name its plainest sentence uses (``Xu Boqing: Deceased`` over ``killed Yao
+    Mengren``), then the one without a title, then the one used most."""
+    uses: dict[str, int] = defaultdict(int)
+    plainest: dict[str, float] = defaultdict(float)
+    for item in found:
+        uses[item.name] += 1
+        plainest[item.name] = max(plainest[item.name], item.weight)
+    parent = {name: name for name in uses}
 
     def root(name: str) -> str:
         while parent[name] != name:
             name = parent[name]
         return name
 
-    for a, b in aliases:
+    def rank(name: str) -> tuple[float, bool, int, str]:
+        return -plainest[name], untitled(name) is not None, -uses[name], name
+
+    titled = [(name, untitled(name)) for name in uses]
+    for a, b in [*aliases, *((n, u) for n, u in titled if u)]:
         if a in parent and b in parent and root(a) != root(b):
-            parent[root(b)] = root(a)
-    return {name: root(name) for name in names}
+            first, second = sorted((root(a), root(b)), key=rank)
+            parent[second] = first
+    return {name: root(name) for name in uses}
 
 
 def _score(by_rule: dict[tuple[str, str], list[_Found]]) -> float:
