@@ -488,6 +488,6 @@ def cross_check(title: str, language: str, names: Names, murderers: list[str],
                      f"the culprit where the truth text names {', '.join(murderers) or 'no one'}"
                      "; the truth text's answer is kept (MIRAGE metrics take --culprits "
                      "release to score against the release's)")
-    return [Derivation(fact="culprits_release", value=culprits,
+    return [Derivation(fact="culprits_release", value=culprits, origin="release",
                        source=f"ScriptEnvs/{kind}.py of the MIRAGE release",
                        method="the culprit list the release's code hard-codes")]

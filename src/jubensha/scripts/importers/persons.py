@@ -52,7 +52,7 @@ _ZH_TITLE_AFTER = re.compile(r"(?:先生|女士|小姐|太太|夫人|博士|教�
 _ZH_COMMON_TAGS = ("n", "v", "a", "d", "r", "m", "q", "t", "s", "f", "p", "c", "u")
 _ZH_NAME_TAGS = ("nr", "nz")
 _ZH_DEATH = re.compile(r"[死杀害尸凶的了着他她它你我您]")
-_NAMED_BY = r"(?:候选人|名叫|叫做|代号|化名|外号|绰号|人称|名为)"
+_NAMED_BY = r"(?:候选人|名叫|叫做|叫|代号|化名|外号|绰号|人称|名为)"
 _STOP = re.compile(r"[的了着是在被将把和与及或而就也都又还才已曾从向对给让使地得之一]")
 
 
@@ -219,5 +219,9 @@ def untitled(name: str) -> str | None:
 
 
 def _surname(name: str) -> bool:
+    """Whether a Chinese name starts with a surname (夏以月), or is a familiar form of
+    one (小王, 老李, 阿明)."""
     surnames = _english_words()["surnames_zh"]
+    if name[:1] in "小老阿" and len(name) >= 2:
+        return True
     return name[:1] in surnames or name[:2] in surnames

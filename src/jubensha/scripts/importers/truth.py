@@ -495,9 +495,9 @@ def pool(here: Finding, there: Finding, same: dict[str, str], where: str) -> Fin
 
 def _one_person(found: list[_Found], aliases: Iterable[tuple[str, str]]) -> dict[str, str]:
     """Each name to the name its person goes by: names linked as aliases, or one that is
-    the other with a title before it (``Mr Zhao Wanlei``), are one person, called by the
-    name its plainest sentence uses (``Xu Boqing: Deceased`` over ``killed Yao
-    Mengren``), then the one without a title, then the one used most."""
+    the other with a title before it (``Mr Zhao Wanlei``), are one person, called by a
+    name without a title, then the one its plainest sentence uses (``Xu Boqing:
+    Deceased`` over ``killed Yao Mengren``), then the one used most."""
     uses: dict[str, int] = defaultdict(int)
     plainest: dict[str, float] = defaultdict(float)
     for item in found:
@@ -510,8 +510,8 @@ def _one_person(found: list[_Found], aliases: Iterable[tuple[str, str]]) -> dict
             name = parent[name]
         return name
 
-    def rank(name: str) -> tuple[float, bool, int, str]:
-        return -plainest[name], untitled(name) is not None, -uses[name], name
+    def rank(name: str) -> tuple[bool, float, int, str]:
+        return untitled(name) is not None, -plainest[name], -uses[name], name
 
     titled = [(name, untitled(name)) for name in uses]
     for a, b in [*aliases, *((n, u) for n, u in titled if u)]:
