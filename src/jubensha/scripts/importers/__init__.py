@@ -81,7 +81,8 @@ def import_script(name: str, src: Path, truth: Path | None = None) -> Script:
             for err in exc.errors()]) from None
     if supplied is None:
         return script
-    return apply_truth(script, supplied, str(truth) if truth else beside.name)
+    path = truth or beside
+    return apply_truth(script, supplied, str(truth) if truth else path.name, path=str(path))
 
 
 def discover(name: str, root: Path) -> list[Path]:

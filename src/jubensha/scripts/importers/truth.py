@@ -150,7 +150,7 @@ def _table() -> dict[str, Any]:
 
 
 def _expand(pattern: str) -> str:
-    for key in ("KILL_ZH", "KILL", "WHEN"):
+    for key in ("KILL_ZH", "KILL", "WHEN", "KIN"):
         pattern = pattern.replace("{" + key + "}", _table()["words"][key])
     return pattern
 

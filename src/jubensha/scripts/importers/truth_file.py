@@ -87,10 +87,13 @@ def read_truth_file(path: Path, *, inside: bool = False) -> TruthFile:
         raise ScriptError(str(path), problems) from None
 
 
-def apply_truth(script: Script, truth: TruthFile, source: str) -> Script:
-    """``script`` with the truth of ``truth`` (read from ``source``) in place of the
-    derived one: murderers, sides, victims, kills, and a ``file`` derivation for each
-    fact it states (the derived ones are kept, marked as overridden)."""
+def apply_truth(script: Script, truth: TruthFile, source: str, *,
+                path: str | None = None) -> Script:
+    """``script`` with the truth of ``truth`` (recorded as read from ``source``; a
+    problem names ``path``, by default the same) in place of the derived one: murderers,
+    sides, victims, kills, and a ``file`` derivation for each fact it states (the derived
+    ones are kept, marked as overridden)."""
+    recorded, source = source, path or source
     names = Names(script.names)
     for character in script.characters:
         for alias in character.aliases:
@@ -113,7 +116,7 @@ def apply_truth(script: Script, truth: TruthFile, source: str) -> Script:
     script.truth = old.model_copy(update={"murderers": murderers, "kills": kills,
                                           "killed_offstage": offstage})
     script.metadata.has_truth = bool(murderers)
-    _record(script, truth, murderers, victims, source)
+    _record(script, truth, murderers, victims, recorded)
     return script
 
 
