@@ -117,7 +117,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", type=Path, default=ROOT.parent / "shared" / "datasets")
     parser.add_argument("--split", type=Path, default=ROOT / "bench" / "truth_derivation.yaml")
-    parser.add_argument("--part", choices=("fit", "held_out"), action="append")
+    parser.add_argument("--part", choices=("fit", "held_out", "upstream"), action="append",
+                        help="Which part of the split (default: fit and held_out).")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
     split = yaml.safe_load(args.split.read_text(encoding="utf-8"))
