@@ -147,3 +147,15 @@ def test_a_missing_truth_file_is_one_line(tmp_path) -> None:
                  tmp_path / "nope.yaml")
     assert result.exit_code == 2
     assert f"{tmp_path / 'nope.yaml'}: (file): cannot read" in result.output
+
+
+def test_an_undecided_fact_is_said_at_import_with_its_candidates(tmp_path) -> None:
+    folder = mirage(tmp_path, "Ann shot Vera Moss. Bob shot Vera Moss.")
+    result = run("import", "mirage", folder, tmp_path / "out")
+    assert result.exit_code == 0
+    line = next(x for x in result.output.splitlines() if "murderers: none derived" in x)
+    assert line.startswith(str(folder)) and "Ann (" in line and "Bob (" in line
+    assert "a truth.yaml beside the source (or --truth FILE) can say who" in line
+    (folder / "truth.yaml").write_text("murderers: [Ann]\n", encoding="utf-8")
+    result = run("import", "mirage", folder, tmp_path / "out", "--overwrite")
+    assert "none derived" not in result.output

@@ -115,6 +115,18 @@ def derivation_lines(found: Derivation) -> list[str]:
     return lines
 
 
+def undecided_lines(script: Script) -> list[str]:
+    """A line for each fact of the truth the texts name candidates for but do not settle:
+    nothing was derived, and a truth file can say who."""
+    return [f"{found.fact}: none derived, the texts do not make it clear (confidence "
+            f"{found.confidence or 0:.2f}); candidates: "
+            + ", ".join(f"{c.name} ({c.score:g})" for c in found.candidates)
+            + "; a truth.yaml beside the source (or --truth FILE) can say who"
+            for found in script.metadata.derivations
+            if found.origin == "text" and not found.value and found.candidates
+            and not found.overridden_by]
+
+
 def _cast_table(script: Script, truth: bool) -> Table:
     columns = ["character", *(["side"] if truth else []), "also called", "relationships",
                "acts"]
@@ -242,6 +254,8 @@ def import_command(
             failures += 1
             typer.echo(f"{source}: (write): {exc}", err=True)
             continue
+        for line in undecided_lines(script):
+            typer.echo(f"{source}: {line}", err=True)
         report = validate(script)
         _problem_lines(str(written), report.errors, err=True)
         failures += bool(report.errors)

@@ -211,7 +211,10 @@ class _Sentence:
 
 
 _ABBREVIATIONS = re.compile(r"\b(Dr|Mr|Mrs|Ms|St|Mt)\.")
-_SPLIT = re.compile(r"(?<=[。！？!?\n])|(?<=[.;])\s+(?=[A-Z*【\['\"“‘(])|(?<=\.)(?=[\u4e00-\u9fff])")
+_SPLIT = re.compile(r"(?<=[。！？!?])|(?<![:：—\-是为])(?<! is)(?<! was)(?<! by)(?<! are)(?<! were)\n"
+                    r"|(?<=[.;])\s+(?=[A-Z*【\['\"“‘(])|(?<=\.)(?=[\u4e00-\u9fff])")
+"""Sentence ends: 。！？!?, a full stop before a capital, and a line break, except one
+after a word that needs its complement (``the real murderer is`` / ``【Security Wei】``)."""
 _DIALOGUE = re.compile(r"“[^”]{4,}(?:”|$)|「[^」]{4,}(?:」|$)|\"[^\"\n]{4,}(?:\"|$)")
 
 
