@@ -51,7 +51,7 @@ _ZH_TITLE_AFTER = re.compile(r"(?:先生|女士|小姐|太太|夫人|博士|教�
                              r"|学长|学姐|学妹|学弟|大哥|大姐|阿姨|叔叔|伯伯|爷爷|奶奶)")
 _ZH_COMMON_TAGS = ("n", "v", "a", "d", "r", "m", "q", "t", "s", "f", "p", "c", "u")
 _ZH_NAME_TAGS = ("nr", "nz")
-_ZH_DEATH = re.compile(r"[死杀害尸凶的了着他她它你我您]")
+_ZH_DEATH = re.compile(r"[死杀害尸凶毒亡的了着他她它你我您]")
 _NAMED_BY = r"(?:候选人|名叫|叫做|叫|代号|化名|外号|绰号|人称|名为)"
 _STOP = re.compile(r"[的了着是在被将把和与及或而就也都又还才已曾从向对给让使地得之一]")
 

@@ -148,30 +148,31 @@ _DIALOGUE = re.compile(r"“[^”]{4,}(?:”|$)|「[^」]{4,}(?:」|$)|\"[^\"\n]
 
 
 def sentences(passages: Iterable[Passage]) -> Iterator[Sentence]:
+    """Each passage's sentences with the weight their kind of text and mood give them; a
+    question of the question sets asks by nature, so only texts' questions count nothing."""
     moods = _moods()
     for passage in passages:
         text = " ".join(_ABBREVIATIONS.sub(r"\1", passage.text).split(" "))
         spoken = [m.span() for m in _DIALOGUE.finditer(text)]
         at = 0
         for piece in _SPLIT.split(text):
-            start, at = at, at + len(piece)
             sentence = piece.strip()
             if len(sentence) < 3:
                 continue
-            offset = start + piece.index(sentence[0])
+            offset = text.index(sentence, at)
+            at = offset + len(sentence)
+            if passage.kind != "question" and moods["asks"].search(sentence):
+                continue
             base = _KIND_WEIGHT[passage.kind] * passage.weight
             factor: dict[Fact, float] = {"victims": base, "murderers": base}
-            if passage.kind != "question":
-                if moods["asks"].search(sentence):
-                    continue
-                if moods["supposes"].search(sentence):
-                    factor = {fact: f * _SUPPOSED for fact, f in factor.items()}
-                if moods["long_ago"].search(sentence):
-                    factor["victims"] *= _LONG_AGO
-                if moods["appears"].search(sentence):
-                    factor["murderers"] *= _APPEARS
-            inside = tuple((max(a, offset) - offset, min(b, offset + len(sentence)) - offset)
-                           for a, b in spoken if a < offset + len(sentence) and b > offset)
+            if moods["supposes"].search(sentence):
+                factor = {fact: f * _SUPPOSED for fact, f in factor.items()}
+            if moods["long_ago"].search(sentence):
+                factor["victims"] *= _LONG_AGO
+            if moods["appears"].search(sentence):
+                factor["murderers"] *= _APPEARS
+            inside = tuple((max(a, offset) - offset, min(b, at) - offset)
+                           for a, b in spoken if a < at and b > offset)
             yield Sentence(sentence[:3000], passage, factor, inside)
 
 
