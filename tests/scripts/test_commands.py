@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from jubensha.cli import app
 from jubensha.scripts import bundled_scripts, load_script
 from jubensha.scripts.io import save_script
-from jubensha.scripts.model import Derivation
+from jubensha.scripts.model import Candidate, Derivation
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 MALFORMED = FIXTURES / "malformed"
@@ -41,14 +41,21 @@ def test_show_a_bundled_script() -> None:
 def test_show_reveals_the_solution_and_its_derivation_only_with_truth(tmp_path) -> None:
     script = load_script(bundled_scripts()["lighthouse-keeper"])
     script.metadata.derivations.append(Derivation(
-        fact="murderers", value=script.murderers, source="Truth.json",
-        evidence="She struck him on the landing.", method="a kill sentence"))
+        fact="murderers", value=script.murderers, source="Truth.json", confidence=0.91,
+        evidence="She struck him on the landing.", method="a kill sentence",
+        candidates=[Candidate(name=script.murderers[0], score=6.5, confidence=0.91,
+                              derived=True)]))
     save_script(script, tmp_path / "s")
     hidden = run("show", tmp_path / "s")
     assert script.murderers[0] not in hidden.output.split("victims:")[1]
+    assert "confidence" not in hidden.output
     shown = run("show", tmp_path / "s", "--truth")
     assert f"murderers: {', '.join(script.murderers)}" in shown.output
-    assert "derived murderers:" in shown.output and "She struck him on the landing." in shown.output
+    assert (f"murderers: {script.murderers[0]} (derived from the texts, Truth.json, "
+            "confidence 0.91)") in shown.output
+    assert "She struck him on the landing." in shown.output
+    assert f"candidate {script.murderers[0]}: score 6.5, confidence 0.91 (derived)" in \
+        shown.output
 
 
 def test_show_prints_markup_in_a_script_as_text(tmp_path) -> None:

@@ -28,7 +28,7 @@ from jubensha.scripts.io import (
     load_script,
     save_script,
 )
-from jubensha.scripts.model import PUBLIC, Script
+from jubensha.scripts.model import PUBLIC, Derivation, Script
 from jubensha.scripts.validation import Problem, validate
 
 app = typer.Typer(help="List, show, validate and import mystery scripts.", no_args_is_help=True)
@@ -87,12 +87,44 @@ def show(name: Annotated[str, typer.Argument(help="A bundled script id, or a scr
         for note in script.metadata.notes:
             say(f"note: {note}")
         for found in script.metadata.derivations:
-            say(f"derived {found.fact}: {', '.join(found.value) or '-'} (from {found.source}"
-                f"{', ' + found.method if found.method else ''}): {found.evidence}")
+            for line in derivation_lines(found):
+                say(line)
     else:
         say("(the solution is hidden; --truth shows it)")
     if full:
         _print_texts(script, truth)
+
+
+_ORIGINS = {"text": "derived from the texts", "field": "stated by a field of the source",
+            "file": "from a truth file the user supplied", "release": "the release's own code"}
+
+
+def derivation_lines(found: Derivation) -> list[str]:
+    """Where one fact of the truth came from: a truth file, a field of the source, the
+    release's code, or the texts (with the confidence and the candidates weighed)."""
+    sure = f", confidence {found.confidence:.2f}" if found.confidence is not None else ""
+    used = f" — overridden by {found.overridden_by}" if found.overridden_by else ""
+    head = f"{found.fact}: {', '.join(found.value) or 'none'}"
+    lines = [f"{head} ({_ORIGINS[found.origin]}, {found.source}{sure}){used}"]
+    if found.evidence:
+        lines.append(f"  evidence ({found.method}): {found.evidence}")
+    lines += [f"  candidate {c.name}: score {c.score:g}, confidence {c.confidence:.2f}"
+              + (" (derived)" if c.derived else "")
+              + (f"; also called {', '.join(c.aliases)}" if c.aliases else "")
+              for c in found.candidates]
+    return lines
+
+
+def undecided_lines(script: Script) -> list[str]:
+    """A line for each fact of the truth the texts name candidates for but do not settle:
+    nothing was derived, and a truth file can say who."""
+    return [f"{found.fact}: none derived, the texts do not make it clear (confidence "
+            f"{found.confidence or 0:.2f}); candidates: "
+            + ", ".join(f"{c.name} ({c.score:g})" for c in found.candidates)
+            + "; a truth.yaml beside the source (or --truth FILE) can say who"
+            for found in script.metadata.derivations
+            if found.origin == "text" and not found.value and found.candidates
+            and not found.overridden_by]
 
 
 def _cast_table(script: Script, truth: bool) -> Table:
@@ -181,9 +213,17 @@ def import_command(
                                        "one folder per script in DEST.")] = False,
     overwrite: Annotated[bool, typer.Option(
         "--overwrite", help="Empty a destination folder that holds a script first.")] = False,
+    truth: Annotated[Path | None, typer.Option(
+        "--truth", metavar="FILE", help="A truth file (murderers, victims...) that overrides "
+        "what the importer derives; without it, a truth.yaml beside the source is used. "
+        "See docs/script-format.md.")] = None,
 ) -> None:
     """Convert scripts of a public dataset format to the native YAML. Problems go to stderr
     as ``file: field: problem`` lines; exit 2 when nothing could be imported."""
+    if truth is not None and all_:
+        typer.echo(f"{truth}: (option): --truth names the truth of one script; with --all, "
+                   "put a truth.yaml beside each script instead", err=True)
+        raise typer.Exit(code=2)
     try:
         sources = discover(fmt, src) if all_ else [src]
     except ScriptError as exc:
@@ -196,7 +236,7 @@ def import_command(
     failures = 0
     for source in sources:
         try:
-            script = import_script(fmt, source)
+            script = import_script(fmt, source, truth)
             target = dest / script.id if all_ else dest
             prepare_out(target, overwrite=overwrite, markers=SCRIPT_FILENAMES,
                         inputs=[source], option="destination")
@@ -214,6 +254,8 @@ def import_command(
             failures += 1
             typer.echo(f"{source}: (write): {exc}", err=True)
             continue
+        for line in undecided_lines(script):
+            typer.echo(f"{source}: {line}", err=True)
         report = validate(script)
         _problem_lines(str(written), report.errors, err=True)
         failures += bool(report.errors)

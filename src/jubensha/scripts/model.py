@@ -222,6 +222,31 @@ class QuestionSets(_Model):
     open: list[OpenQuestion] = Field(default_factory=list)
 
 
+class Evidence(_Model):
+    """One sentence the truth derivation read, and what it added to a name's score."""
+
+    rule: str = Field(description="The pattern that matched, e.g. 'named as the dead'.")
+    source: str = Field("", description="Where the sentence was read.")
+    text: str = Field("", description="The sentence (at most 400 characters).")
+    weight: float = 0.0
+
+
+class Candidate(_Model):
+    """A person the truth derivation weighed for a fact, with its score and evidence."""
+
+    name: str
+    score: float
+    confidence: float = Field(0.0, description="How clearly the evidence singles it out, 0-1.")
+    derived: bool = False
+    aliases: list[str] = Field(default_factory=list,
+                               description="Other names the texts give the same person.")
+    evidence: list[Evidence] = Field(default_factory=list,
+                                     description="The strongest sentences, one per pattern.")
+
+
+DerivationOrigin = Literal["text", "field", "file", "release"]
+
+
 class Derivation(_Model):
     """Where an importer found a fact of the truth, so a reader can check it."""
 
@@ -230,6 +255,15 @@ class Derivation(_Model):
     source: str = Field("", description="The file it was read from, relative to the import.")
     evidence: str = Field("", description="The sentence it was read from (at most 400 chars).")
     method: str = Field("", description="How it was read, e.g. which phrasing matched.")
+    origin: DerivationOrigin = Field(
+        "text", description="text: weighed from the texts; field: a field of the source that "
+        "states it; file: a truth file the user supplied; release: the release's own code.")
+    confidence: float | None = Field(
+        None, description="For a fact weighed from the texts: how clearly, 0-1.")
+    candidates: list[Candidate] = Field(
+        default_factory=list, description="The persons weighed, best first (text origin).")
+    overridden_by: str = Field(
+        "", description="The truth file whose answer replaced this one, if any.")
 
 
 class Metadata(_Model):

@@ -376,36 +376,3 @@ def answer_letters(answer: Any) -> list[str]:
     if not re.fullmatch(r"[\sa-e,，、;；/&+和及.]*", text):
         return []
     return list(dict.fromkeys(re.findall(r"[a-e]", text)))
-
-
-_CRIME_WORDS = re.compile(r"murder|culprit|killer|kill|death|died|dead|shot|poison|curse|"
-                          r"motive|凶手|真凶|杀|死|害|毙|诅咒|动机", re.IGNORECASE)
-
-
-def evidence_sentence(texts: Iterable[str], names: Iterable[str]) -> str:
-    """The first sentence of ``texts`` naming one of ``names`` with a word of the crime
-    (else the first naming them at all), at most 400 characters: what a derived fact was
-    read from."""
-    wanted = [name for name in names if name]
-    sentences = [" ".join(s.split()) for text in texts
-                 for s in re.split(r"(?<=[.!?。！？\n])", text or "")]
-    naming = [s for s in sentences if any(name in s for name in wanted)]
-    best = next((s for s in naming if _CRIME_WORDS.search(s)), naming[0] if naming else "")
-    return best if len(best) <= 400 else best[:399] + "…"
-
-
-_KILLED_CJK = re.compile(r"(?:杀害|杀死|枪杀)了?([\u4e00-\u9fff]{2,4}?)(?=[的。，,！？、\s]|$)")
-"""A Chinese name right after a verb of killing (李天船 in 杀害李天船。): Chinese names
-have no capitals to find them by."""
-
-
-def killed_names(texts: Iterable[str]) -> set[str]:
-    """Chinese words right after a verb of killing that jieba tags as a person's name
-    (``nr``): 李天船 in 杀害李天船, not 落单 in 杀死落单的人."""
-    import jieba.posseg
-
-    found = {m for t in texts for m in _KILLED_CJK.findall(t)}
-    flags = {word: [part.flag for part in jieba.posseg.cut(word)] for word in found}
-    return {word for word, tags in flags.items()
-            if any(tag.startswith("nr") for tag in tags)
-            and all(tag.startswith(("nr", "n")) for tag in tags)}
