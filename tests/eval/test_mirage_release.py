@@ -25,6 +25,7 @@ from jubensha.eval.votes import culprit_rank
 from jubensha.llm.base import Request
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runlog.folder import RunLog
+from jubensha.scripts.importers import import_script
 from jubensha.scripts.importers.mirage import import_mirage
 from jubensha.scripts.importers.mirage_release import RELEASE_PART_KEY
 from jubensha.scripts.model import Script
@@ -157,7 +158,8 @@ SEED_7 = ["stage", ("玛丽", 1, 0), ("约翰", 1, 2), ("保罗", 0, 0), ("玛�
 
 @pytest.fixture(scope="module")
 def two_stage() -> Script:
-    return import_mirage(FIXTURES / "Zh" / "海上余生")
+    # Its truth.yaml names the culprit: the one-line truth text is too thin to derive it.
+    return import_script("mirage", FIXTURES / "Zh" / "海上余生")
 
 
 def indices(script: Script, run: RunLog, **kwargs: Any) -> Any:
