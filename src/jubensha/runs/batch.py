@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import glob
-import os
 import re
 import traceback
 import typing
@@ -40,6 +39,7 @@ from jubensha.eval.vote_metrics import identification_metric
 from jubensha.llm.base import Embedder, Model, Request, Response
 from jubensha.llm.calls import CallRecord, read_calls
 from jubensha.llm.health import ModelUnreachable
+from jubensha.llm.keys import Server, UnconfiguredServer, default_server, server_for
 from jubensha.llm.registry import ModelOptions, parse_model_spec
 from jubensha.llm.wrappers import Budget, ModelWrapper, PriceTable, SqliteCache, stack
 from jubensha.outdir import write_whole
@@ -50,7 +50,6 @@ from jubensha.runs.play import SeatPlan, build_models, play_game
 from jubensha.runs.spec import (
     SPEC_FILE,
     BatchSpec,
-    Endpoint,
     PlannedGame,
     dump_spec,
     expand,
@@ -311,8 +310,9 @@ class MeteredModel(ModelWrapper):
 @dataclass
 class GameJob:
     """Everything one attempt at a game needs, apart from the batch folder: what a Ray
-    worker receives. It carries no key: clients read theirs from the environment where
-    the game plays (``ModelOptions``; ``Endpoint.api_key_env``)."""
+    worker receives. It carries no key: ``servers`` (model spec → ``llm.keys.Server``;
+    ``""``: the batch's default) say where each model is served and which variable of the
+    environment where the game plays holds its key, both as the user's settings pair them."""
 
     name: str
     script: Script
@@ -323,20 +323,46 @@ class GameJob:
     embedder: str
     script_source: str
     model_options: dict[str, Any]
-    endpoints: dict[str, Endpoint]
+    servers: dict[str, Server]
     timeout_s: float | None
     retries: int
     prices: PriceTable | None
     budget_per_game: Budget | None
 
 
-def game_job(game: PlannedGame, spec: BatchSpec, prices: PriceTable | None) -> GameJob:
+def batch_servers(spec: BatchSpec, games: Iterable[PlannedGame]) -> dict[str, Server]:
+    """Where each OpenAI-compatible model of the batch (and, as ``""``, the batch's
+    ``model_options``) is served, with the variable holding its key, by the user's
+    settings: a ``BatchError`` saying what to configure for a server the spec names and
+    the settings do not list, before anything is sent."""
+    fallback = spec.model_options.get("base_url")
+    models = {plan.model for game in games for plan in game.plans.values()} | {
+        spec.judge or ""}
+    named: dict[str, str | None] = {"": fallback} | {
+        model: (spec.endpoints[model].base_url if model in spec.endpoints else None)
+        or fallback for model in sorted(models) if model.startswith("openai:")}
+    try:
+        return {model: server_for(url, model or "model_options") if url else default_server()
+                for model, url in named.items()}
+    except UnconfiguredServer as exc:
+        raise BatchError(str(exc)) from None
+
+
+def options_for(options: ModelOptions, server: Server | None) -> ModelOptions:
+    """``options`` pointed at ``server`` with the key the user gave it (none: unchanged)."""
+    if server is None:
+        return options
+    return options.model_copy(update={"base_url": server.base_url, "api_key": server.key()})
+
+
+def game_job(game: PlannedGame, spec: BatchSpec, prices: PriceTable | None,
+             servers: dict[str, Server]) -> GameJob:
     settings = game.settings
     return GameJob(
         name=game.name, script=game.script, procedure=game.procedure, plans=game.plans,
         seed=settings.seed, language=settings.language, embedder=settings.embedder,
         script_source=settings.script, model_options=dict(spec.model_options),
-        endpoints=dict(spec.endpoints), timeout_s=spec.timeout_s,
+        servers=servers, timeout_s=spec.timeout_s,
         retries=spec.wrappers.retries, prices=prices,
         budget_per_game=spec.wrappers.budget_per_game)
 
@@ -346,17 +372,11 @@ def game_meter(job: GameJob) -> Meter | None:
 
 
 def clients_for(job: GameJob, options: ModelOptions) -> dict[str, Model]:
-    """One raw client per model spec, built with its endpoint's address and key."""
+    """One raw client per model spec, built with its server's address and key."""
     clients: dict[str, Model] = {}
     for spec in dict.fromkeys(plan.model for plan in job.plans.values()):
-        endpoint = job.endpoints.get(spec)
-        own = options
-        if endpoint is not None:
-            key = os.environ.get(endpoint.api_key_env) if endpoint.api_key_env else None
-            own = options.model_copy(update={"base_url": endpoint.base_url or options.base_url,
-                                             "api_key": key or options.api_key})
         seats = {name: plan for name, plan in job.plans.items() if plan.model == spec}
-        clients |= build_models(seats, own)
+        clients |= build_models(seats, options_for(options, job.servers.get(spec)))
     return clients
 
 
@@ -364,7 +384,7 @@ async def play_attempt(job: GameJob, folder: Path, *, cache: SqliteCache | None,
                        meters: list[Meter], limiters: Mapping[str, Limiter]) -> bool:
     """Play one attempt into ``folder``; False (and ``error.json``) when it ends without a
     result. The same function plays a game in the batch's process and on a Ray worker."""
-    options = ModelOptions.model_validate(job.model_options)
+    options = options_for(ModelOptions.model_validate(job.model_options), job.servers.get(""))
     clients: dict[str, Model] = {}
     try:
         clients = clients_for(job, options)
@@ -457,10 +477,13 @@ def _write_spec(path: Path, text: str) -> None:
 class Batch:
     """A batch folder and the games its spec expands to."""
 
-    def __init__(self, root: Path, spec: BatchSpec, games: list[PlannedGame]) -> None:
+    def __init__(self, root: Path, spec: BatchSpec, games: list[PlannedGame],
+                 servers: dict[str, Server] | None = None) -> None:
         self.root = root
         self.spec = spec
         self.games = games
+        self.servers = servers or {}
+        """Where the models are served (``batch_servers``); empty for a batch only read."""
         self.index = BatchIndex.of(root)
 
     @classmethod
@@ -468,8 +491,9 @@ class Batch:
         """Expand ``spec`` into ``root``: a new batch, or the same game list as the one the
         folder holds (``extend`` also accepts a list that only adds games)."""
         games = expand(spec)
+        servers = batch_servers(spec, games)
         root.mkdir(parents=True, exist_ok=True)
-        batch = cls(root, spec, games)
+        batch = cls(root, spec, games, servers)
         old = batch.index.rows()
         added, removed = explain_change(old, games)
         if old and (removed or (added and not extend)):
@@ -557,7 +581,8 @@ class _Runner:
         self.spec = batch.spec
         self.concurrency = concurrency
         self.on_update = on_update or (lambda update: None)
-        self.options = self.spec.options()
+        self.servers = batch.servers
+        self.options = options_for(self.spec.options(), self.servers.get(""))
         wrappers = self.spec.wrappers
         self.cache = SqliteCache(Path(wrappers.cache)) if wrappers.cache else None
         self.prices = PriceTable.load(Path(wrappers.prices)) if wrappers.prices else None
@@ -568,7 +593,7 @@ class _Runner:
         if self.spec.executor.kind == "ray":
             from jubensha.runs.ray_executor import RayExecutor
 
-            self.executor = RayExecutor(self.spec)
+            self.executor = RayExecutor(self.spec, self.servers)
         self.batch_meter = (Meter(wrappers.budget_per_batch, "batch")
                             if wrappers.budget_per_batch else None)
         self.played = self.skipped = 0
@@ -633,7 +658,7 @@ class _Runner:
     async def _attempt(self, game: PlannedGame) -> bool:
         """Play one attempt into the game's folder, here or on the executor."""
         folder = self.batch.root / game.name
-        job = game_job(game, self.spec, self.prices)
+        job = game_job(game, self.spec, self.prices, self.servers)
         if self.executor is not None:
             done = await self.executor.play(job, folder)
             if self.batch_meter is not None:  # workers meter their game, the driver the batch
@@ -696,7 +721,8 @@ class _Runner:
         """The judge model, built on first use (with the batch's retries and prices; the
         run's evaluation session caches and logs its calls)."""
         if self.spec.judge is not None and self.judge is None:
-            self.judge_client = parse_model_spec(self.spec.judge, self.options)
+            self.judge_client = parse_model_spec(
+                self.spec.judge, options_for(self.options, self.servers.get(self.spec.judge)))
             self.judge = stack(self.judge_client, retries=self.spec.wrappers.retries,
                                prices=self.prices).model
         return self.judge

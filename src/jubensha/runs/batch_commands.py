@@ -117,11 +117,22 @@ def prepare_root(root: Path, spec: Path, resolved: str, overwrite: bool) -> None
         prepare_out(root, overwrite=overwrite, markers=(INDEX_FILE,), inputs=[spec])
 
 
+LOCAL_CLUSTERS = (None, "auto", "local")
+"""Ray addresses that stay on this machine or its own cluster."""
+
+
 def place(opened: Batch, kind: str | None, address: str | None) -> Batch:
-    """The batch with the command line's executor (which is not part of any game)."""
+    """The batch with the command line's executor (which is not part of any game). Keys
+    go to a remote cluster only when the user names it: a spec's ``executor.address``
+    that leaves this machine must be given again as ``--address``."""
     chosen = opened.spec.executor.model_copy(update={
         "kind": kind or opened.spec.executor.kind,
         "address": address or opened.spec.executor.address})
+    if chosen.kind == "ray" and address is None and chosen.address not in LOCAL_CLUSTERS:
+        opened.close()
+        raise fail(f"executor.address {chosen.address} comes from the spec, and a spec does "
+                   "not choose where your keys are sent: if you trust that cluster, pass "
+                   f"--address {chosen.address}")
     if chosen.kind == "ray":
         try:
             import ray  # noqa: F401
