@@ -163,7 +163,8 @@ def test_the_command_exits_1_on_a_leak_and_writes_json_and_markdown(
     assert json.loads(clean.output)["flagged"] == 0
     leaky = tmp_path / "leaky"
     leaky.mkdir()
-    for name in ("meta.json", "events.jsonl", "calls.jsonl", "result.json"):
+    for name in ("meta.json", "script.played.yaml", "events.jsonl", "calls.jsonl",
+                 "result.json"):
         (leaky / name).write_bytes((tiny_run / name).read_bytes())
     planted = call("Dan", gossip(load_script(TINY)), seen=3)
     with (leaky / "calls.jsonl").open("a", encoding="utf-8") as handle:

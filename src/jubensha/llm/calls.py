@@ -31,6 +31,7 @@ from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Reques
 from jubensha.llm.health import Health
 from jubensha.llm.structured import ParseFailure, current_attempt
 from jubensha.llm.wrappers import ModelWrapper
+from jubensha.safeload import MAX_LOG_BYTES, DocumentError, read_bounded
 
 Access = Literal["seat", "scripts", "truth"]
 ACCESS_LEVELS: tuple[Access, ...] = ("seat", "scripts", "truth")
@@ -152,8 +153,14 @@ def drop_torn_tail(path: Path, chunk: int = 65_536) -> None:
 
 def read_calls(path: Path) -> list[CallRecord]:
     """The records of a ``calls.jsonl``; a bad line is an error naming the file and line,
-    except a last line cut off while it was written (even inside a character), skipped."""
-    lines = [line for line in Path(path).read_bytes().split(b"\n") if line.strip()]
+    except a last line cut off while it was written (even inside a character), skipped.
+    Only a regular file of at most ``MAX_LOG_BYTES`` is read, never a link (a log may
+    come in a folder someone shared)."""
+    try:
+        data = read_bounded(Path(path), MAX_LOG_BYTES, links=False)
+    except DocumentError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    lines = [line for line in data.split(b"\n") if line.strip()]
     records = []
     for number, line in enumerate(lines, 1):
         try:

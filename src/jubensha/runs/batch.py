@@ -43,7 +43,8 @@ from jubensha.llm.keys import Server, UnconfiguredServer, default_server, server
 from jubensha.llm.registry import ModelOptions, parse_model_spec
 from jubensha.llm.wrappers import Budget, ModelWrapper, PriceTable, SqliteCache, stack
 from jubensha.outdir import write_whole
-from jubensha.runlog.folder import CALLS, RESULT, RunError, read_run
+from jubensha.safeload import MAX_BYTES
+from jubensha.runlog.folder import CALLS, RESULT, RunError, read_own, read_run
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow, Spend, now
 from jubensha.runs.limits import Gate, LimitedModel, Limiter
 from jubensha.runs.play import SeatPlan, build_models, play_game
@@ -97,8 +98,8 @@ def set_aside(root: Path, game: PlannedGame) -> Path:
 
 def read_error(folder: Path) -> GameError | None:
     try:
-        return GameError.model_validate_json((folder / ERROR_FILE).read_bytes())
-    except (OSError, ValueError):
+        return GameError.model_validate_json(read_own(folder / ERROR_FILE, MAX_BYTES))
+    except (RunError, ValueError):
         return None
 
 
@@ -165,8 +166,8 @@ def result_type(name: str) -> type[MetricResult]:
 def read_metric(name: str, path: Path) -> dict[str, Any]:
     """The numbers of ``eval/<name>.json``, read as its metric's result class."""
     try:
-        result = result_type(name).model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        result = result_type(name).model_validate_json(read_own(path, MAX_BYTES))
+    except (RunError, ValueError) as exc:
         return {"error": f"{path.name}: {str(exc).splitlines()[0]}"}
     return headline(result)
 
@@ -236,9 +237,9 @@ def _statuses(folder: Path, names: Iterable[str] = ()) -> dict[str, MetricStatus
     is not (a batch killed between writing a result and writing the summary)."""
     path = folder / f"{SUMMARY}.json"
     try:
-        summary = EvalSummary.model_validate_json(path.read_text(encoding="utf-8"))
+        summary = EvalSummary.model_validate_json(read_own(path, MAX_BYTES))
         found = {status.metric: status for status in summary.statuses}
-    except (OSError, ValidationError):
+    except (RunError, ValidationError):
         found = {}
     for name in names:
         if name not in found and (folder / f"{name}.json").is_file():

@@ -213,7 +213,7 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
                           for n, p in plans.items()},
                    seed=seed, versions=versions(),
                    options={"embedder": embedder, "record": str(record) if record else None})
-    folder = RunFolder(out, meta)
+    folder = RunFolder(out, meta, script)
     rules = health or GameHealth()
     log = CallLog(folder, Health(rules.max_consecutive_failures))
     bound = {spec: RecordingModel(client, record) if record else client
@@ -227,7 +227,7 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
     game = Game(script, procedure, seats, seed=seed, language=language,
                 sinks=[folder.write_event, track_seen(log, list(plans)), *sinks],
                 on_ask=on_ask, degraded_share=rules.degraded_share)
-    folder.write_meta(meta.model_copy(update={"order": game.table.seats}))
+    folder.write_meta(folder.meta.model_copy(update={"order": game.table.seats}))
     try:
         result = await game.run()
         return folder.finish(result, render_markdown(game.table.events, folder.meta))
