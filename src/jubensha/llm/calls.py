@@ -20,6 +20,7 @@ only what that seat itself was shown.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -273,14 +274,15 @@ class SeatModel(ModelWrapper):
     async def generate(self, request: Request) -> Response:
         request = self.tag(request)
         record = self._record(request)
+        started = time.perf_counter()
         try:
             response = await self.inner.generate(request)
         except ModelError as error:
-            self._failed(record, error)
+            self._failed(record, error, time.perf_counter() - started)
             raise
         except Exception as error:  # a client's bug is a failed call too
             failure = ModelError(f"{type(error).__name__}: {error}")
-            self._failed(record, failure)
+            self._failed(record, failure, time.perf_counter() - started)
             raise failure from error
         if self.log.health is not None:
             self.log.health.succeeded(record.seat or record.subject)
@@ -294,9 +296,11 @@ class SeatModel(ModelWrapper):
         self.log.append(record)
         return response
 
-    def _failed(self, record: CallRecord, error: ModelError) -> None:
-        """Log the failed call, then let the run's health decide whether the game goes on."""
+    def _failed(self, record: CallRecord, error: ModelError, seconds: float) -> None:
+        """Log the failed call with the time it took (retries and waits included), then let
+        the run's health decide whether the game goes on."""
         record.error = f"{type(error).__name__}: {error}"
+        record.usage = Usage(latency_s=seconds)
         self.log.append(record)
         if self.log.health is not None:
             self.log.health.failed(record.seat or record.subject, record.model, error)
