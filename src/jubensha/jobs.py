@@ -40,6 +40,7 @@ from rich.text import Text
 
 from jubensha.llm.calls import WATCHERS, CallRecord
 from jubensha.llm.health import ModelUnreachable
+from jubensha.terminal import Terminal
 from jubensha.userdirs import cache_dir
 
 T = TypeVar("T")
@@ -250,7 +251,7 @@ def model_job(job: Callable[[], Coroutine[Any, Any, T]], *, title: str,
     the command to continue (by default the same command line), a model that cannot be
     reached (``ModelUnreachable``) with one line and exit 3. With ``expected`` calls,
     say first how many and how long at the ``models``' measured speed."""
-    errors = Console(stderr=True)
+    errors = Terminal(stderr=True)
     if expected:
         errors.print(Text(f"{title}: {estimate_line(expected, models or [])}", style="dim"),
                      soft_wrap=True)

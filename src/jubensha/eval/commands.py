@@ -18,7 +18,6 @@ from typing import Annotated, Any, Literal
 
 import typer
 from pydantic import BaseModel, Field
-from rich.console import Console
 from rich.text import Text
 
 from jubensha.eval.judge import EVAL_CALLS, EvalError, open_session
@@ -48,11 +47,12 @@ from jubensha.scripts.bundled import find_script
 from jubensha.scripts.importers.wellplay import import_wellplay
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Script
+from jubensha.terminal import Terminal
 
 app = typer.Typer(help="Score games: the metrics of the four papers, and the PLAYER* logs.",
                   no_args_is_help=True)
-console = Console()
-errors = Console(stderr=True)
+console = Terminal()
+errors = Terminal(stderr=True)
 
 FormatOption = Annotated[Format, typer.Option("--format", help="table, markdown or json.")]
 OutOption = Annotated[Path | None, typer.Option("--out", help="Also write the JSON here.")]

@@ -15,8 +15,8 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 from functools import cache
-from io import BytesIO
 from importlib import resources
+from io import BytesIO
 from pathlib import Path
 from typing import Any, Literal
 

@@ -8,7 +8,6 @@ from typing import Annotated, Literal
 
 import typer
 from pydantic import ValidationError
-from rich.console import Console
 from rich.text import Text
 
 from jubensha.eval.audit import AuditOptions, RunAudit, audit_run
@@ -22,9 +21,10 @@ from jubensha.runs.loose import find_run_folders
 from jubensha.scripts.importers import IMPORTERS, import_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Script
+from jubensha.terminal import Terminal
 
-console = Console()
-errors = Console(stderr=True)
+console = Terminal()
+errors = Terminal(stderr=True)
 
 
 class AuditInputError(ValueError):

@@ -43,7 +43,6 @@ from jubensha.llm.keys import Server, UnconfiguredServer, default_server, server
 from jubensha.llm.registry import ModelOptions, parse_model_spec
 from jubensha.llm.wrappers import Budget, ModelWrapper, PriceTable, SqliteCache, stack
 from jubensha.outdir import write_whole
-from jubensha.safeload import MAX_BYTES
 from jubensha.runlog.folder import CALLS, RESULT, RunError, read_own, read_run
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow, Spend, now
 from jubensha.runs.limits import Gate, LimitedModel, Limiter
@@ -56,6 +55,7 @@ from jubensha.runs.spec import (
     expand,
     load_spec,
 )
+from jubensha.safeload import MAX_BYTES
 from jubensha.scripts.model import Language, Script
 
 ERROR_FILE = "error.json"

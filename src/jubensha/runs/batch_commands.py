@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -32,10 +31,11 @@ from jubensha.runs.loose import find_run_folders, rows_from_runs
 from jubensha.runs.ratings import LeaderboardFormat, leaderboard_table, rate, render_leaderboard
 from jubensha.runs.report import ReportFormat, build_report, render
 from jubensha.runs.spec import SPEC_FILE, SpecError, dump_spec, load_spec
+from jubensha.terminal import Terminal
 
 app = typer.Typer()
-console = Console()
-errors = Console(stderr=True)
+console = Terminal()
+errors = Terminal(stderr=True)
 
 ConcurrencyOption = Annotated[int | None, typer.Option(
     min=1, help="Games played at once (default: the spec's concurrency).")]

@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_spec
+from jubensha.terminal import Terminal
 from jubensha.web.app import Settings, create_app
 from jubensha.web.tables import TableHost
 
 PASSWORD_ENV = "JUBENSHA_HOST_PASSWORD"
-errors = Console(stderr=True)
+errors = Terminal(stderr=True)
 
 
 def serve(
