@@ -27,6 +27,9 @@ MAX_LOG_BYTES = 1_000_000_000
 is tens of MB."""
 MAX_DEPTH = 100
 MAX_NODES = 2_000_000
+MAX_EXPANDED_CHARS = MAX_BYTES
+"""Characters of text a document may hold once its aliases are followed: what a file of
+``MAX_BYTES`` holds without aliases."""
 MAX_SHOWN = 80
 """Characters of an offending value an error message may quote."""
 
@@ -149,11 +152,13 @@ def flow_depth(text: str) -> int:
 
 
 def check_data(data: Any) -> None:
-    """Walk the parsed data once, without recursion: nodes as expanded (shared nodes, i.e.
-    YAML aliases, counted each time they are reached), depth, and strings that cannot be
-    encoded (lone surrogates)."""
-    sizes: dict[int, int] = {}
+    """Walk the parsed data once, without recursion: nodes and characters as expanded
+    (shared nodes, i.e. YAML aliases, counted each time they are reached: one 5 MB string
+    referenced 400 times is 2 GB of text to whatever reads it), depth, and strings that
+    cannot be encoded (lone surrogates)."""
+    sizes: dict[int, tuple[int, int]] = {}
     stack: list[tuple[Any, int, bool]] = [(data, 0, False)]
+    _expanded(_weight(data, sizes))
     while stack:
         node, depth, done = stack.pop()
         if not isinstance(node, dict | list):
@@ -164,15 +169,31 @@ def check_data(data: Any) -> None:
             raise DocumentError(f"nested more than {MAX_DEPTH} levels deep")
         children = list(node.keys()) + list(node.values()) if isinstance(node, dict) else node
         if done:
-            sizes[id(node)] = 1 + sum(sizes.get(id(c), 1) for c in children)
-            if sizes[id(node)] > MAX_NODES:
-                raise DocumentError(f"the document expands to more than {MAX_NODES:,} "
-                                    "values (aliases repeated too often)")
+            weights = [_weight(child, sizes) for child in children]
+            sizes[id(node)] = (1 + sum(n for n, _ in weights), sum(c for _, c in weights))
+            _expanded(sizes[id(node)])
             continue
         if id(node) in sizes:
             continue
         stack.append((node, depth, True))
         stack.extend((child, depth + 1, False) for child in children)
+
+
+def _weight(node: Any, sizes: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    """(values, characters) of ``node`` as expanded; a container's once it is walked."""
+    if isinstance(node, dict | list):
+        return sizes.get(id(node), (1, 0))
+    return 1, len(node) if isinstance(node, str) else 0
+
+
+def _expanded(weight: tuple[int, int]) -> None:
+    values, characters = weight
+    if values > MAX_NODES:
+        raise DocumentError(f"the document expands to more than {MAX_NODES:,} values "
+                            "(aliases repeated too often)")
+    if characters > MAX_EXPANDED_CHARS:
+        raise DocumentError(f"the document expands to more than {MAX_EXPANDED_CHARS:,} "
+                            "characters of text (aliases repeated too often)")
 
 
 def _check_text(text: str) -> None:

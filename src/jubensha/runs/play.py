@@ -34,7 +34,7 @@ from jubensha.llm.registry import (
 from jubensha.llm.replay import RecordingModel
 from jubensha.runlog.folder import RunFolder, RunMeta, RunResult, SeatInfo, read_run, versions
 from jubensha.runs.transcript import render_markdown
-from jubensha.scripts.model import Language, Script
+from jubensha.scripts.model import Language, Script, name_key
 
 NO_MODEL = "none"
 """The model of a seat that plays without one (a person at the terminal)."""
@@ -64,10 +64,11 @@ class SeatPlan(BaseModel):
 
 
 def resolve_seat_name(name: str, script: Script) -> str:
-    """A character's main name from its name or alias, ignoring case."""
-    wanted = name.strip().casefold()
+    """A character's main name from its name or alias, compared as ``name_key`` compares
+    (case, spaces and invisible characters aside; a valid script has no two such)."""
+    wanted = name_key(name)
     for character in script.characters:
-        if wanted in (n.casefold() for n in character.all_names):
+        if wanted and wanted in (name_key(n) for n in character.all_names):
             return character.name
     raise PlayError(f"--seat {name!r}: no such character in {script.id!r} "
                     f"(characters: {', '.join(script.names)})")
@@ -120,8 +121,12 @@ def plan_seats(script: Script, architecture: str, model: str,
                                           else architecture),
                             model=fixed_model if name in murderers and fixed_model else model)
              for name in script.names}
+    given: dict[str, str] = {}
     for text in seat_texts:
         name, arch, spec = parse_seat(text, script)
+        if given.setdefault(name, text) != text:
+            raise PlayError(f"--seat {given[name]!r} and --seat {text!r} both name {name!r}; "
+                            "give each character one --seat")
         plans[name] = SeatPlan(name=name, architecture=arch or plans[name].architecture,
                                model=spec or plans[name].model)
     return seat_humans(plans, hot_seat)
