@@ -250,7 +250,7 @@ def _cut_off(line: str) -> bool:
         json.loads(line)
     except json.JSONDecodeError:
         return True
-    except RecursionError:  # whole, but nested too deeply to be a record
+    except (RecursionError, ValueError):  # whole, but too deep or a number too long
         return False
     return False
 
