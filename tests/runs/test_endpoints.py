@@ -143,6 +143,24 @@ model_options: {{base_url: "{server.base_url}", max_retries: 0}}
     assert server.authorizations == ["Bearer sk-lab"]
 
 
+@pytest.mark.parametrize(("text", "words"), [
+    ("endpoints: {\"http://a/v1\": {api_key: sk-x}}\n", "endpoints.http://a/v1.api_key: "),
+    ("endpoints: {\"http://a/v1\": {api_key_env: \"sk-123\"}}\n", "pattern"),
+    ("endpoints: [\n", "invalid YAML")])
+def test_a_bad_settings_file_is_one_line_naming_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, words: str) -> None:
+    settings(tmp_path, monkeypatch, text)
+    spec = load_spec(write(tmp_path, f"scripts: [{TINY}]\nmodels: [\"openai:x\"]\n"
+                                     "embedder: none\nmodel_options: {base_url: \"http://a/v1\"}\n"))
+    from jubensha.runs.batch import BatchError
+
+    with pytest.raises(BatchError) as error:
+        Batch.open(spec, tmp_path / "batch")
+    message = str(error.value)
+    assert message.startswith(str(tmp_path / "config" / "settings.yaml")) and words in message
+    assert "\n" not in message
+
+
 def test_a_spec_cannot_ship_a_variable_of_its_choice_to_ray_workers(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("ray", reason="the ray executor needs Ray: pip install -e '.[ray]'")

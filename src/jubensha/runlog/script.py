@@ -13,10 +13,9 @@ from __future__ import annotations
 import hashlib
 
 from jubensha.runlog.folder import SCRIPT, RunError, RunLog, present, read_own
-from jubensha.safeload import DocumentError, parse_document
+from jubensha.safeload import MAX_BYTES, DocumentError, parse_document
 from jubensha.scripts.io import ScriptError, parse_script
 from jubensha.scripts.model import Script
-from jubensha.scripts.validation import validate
 
 NO_COPY = ("holds no copy of the script it was played with (made before run folders kept "
            "one, or imported without its script); pass --script with that script to name "
@@ -29,8 +28,9 @@ class NoScriptCopy(RunError):
 
 def played_script(run: RunLog) -> Script:
     """The script ``run`` was played with, from its folder's copy; ``NoScriptCopy`` when
-    the folder has none, ``RunError`` when the copy is not the one meta.json hashed or is
-    no valid script."""
+    the folder has none, ``RunError`` when the copy is not the one meta.json hashed or
+    does not read as a script (within the format's bounds). Its cross-references are not
+    checked again: it is the script as played, imported scripts' quirks included."""
     expected = run.meta.script_sha256 if run.meta else ""
     path = run.path / SCRIPT
     if not expected:
@@ -38,17 +38,13 @@ def played_script(run: RunLog) -> Script:
     if not present(path):
         raise NoScriptCopy(f"{path}: missing, though meta.json holds its hash; pass --script "
                            "with the script the game was played with to name it yourself")
-    data = read_own(path)
+    data = read_own(path, MAX_BYTES)
     if hashlib.sha256(data).hexdigest() != expected:
         raise RunError(f"{path}: does not match the hash in meta.json (changed after the "
                        "game); pass --script to name the script yourself")
     try:
-        script = parse_script(parse_document(data.decode("utf-8")), str(path))
+        return parse_script(parse_document(data.decode("utf-8")), str(path))
     except (DocumentError, UnicodeDecodeError) as exc:
         raise RunError(f"{path}: {exc}") from None
     except ScriptError as exc:
         raise RunError(str(exc).splitlines()[0]) from None
-    errors = validate(script).errors
-    if errors:
-        raise RunError(errors[0].render(str(path)))
-    return script

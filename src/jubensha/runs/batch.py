@@ -39,7 +39,13 @@ from jubensha.eval.vote_metrics import identification_metric
 from jubensha.llm.base import Embedder, Model, Request, Response
 from jubensha.llm.calls import CallRecord, read_calls
 from jubensha.llm.health import ModelUnreachable
-from jubensha.llm.keys import Server, UnconfiguredServer, default_server, server_for
+from jubensha.llm.keys import (
+    Server,
+    SettingsError,
+    UnconfiguredServer,
+    default_server,
+    server_for,
+)
 from jubensha.llm.registry import ModelOptions, parse_model_spec
 from jubensha.llm.wrappers import Budget, ModelWrapper, PriceTable, SqliteCache, stack
 from jubensha.outdir import write_whole
@@ -345,7 +351,7 @@ def batch_servers(spec: BatchSpec, games: Iterable[PlannedGame]) -> dict[str, Se
     try:
         return {model: server_for(url, model or "model_options") if url else default_server()
                 for model, url in named.items()}
-    except UnconfiguredServer as exc:
+    except (UnconfiguredServer, SettingsError) as exc:
         raise BatchError(str(exc)) from None
 
 

@@ -28,7 +28,7 @@ from typing import Any
 import ray
 from ray.exceptions import RayError, RayTaskError, TaskCancelledError
 
-from jubensha.llm.keys import Server, allowed_env, settings_path
+from jubensha.llm.keys import Server, SettingsError, allowed_env, settings_path
 from jubensha.llm.wrappers import SqliteCache
 from jubensha.runlog.folder import RESULT
 from jubensha.runs.batch import BatchError, GameJob, game_meter, play_attempt, write_error
@@ -118,7 +118,10 @@ def runtime_env(spec: BatchSpec, servers: dict[str, Server]) -> dict[str, Any]:
     """The variables the workers need, taken from this (the driver's) environment: the
     servers' key variables and ``executor.env``, which may name only variables the user's
     settings let leave this machine (a spec must not ship any secret it likes)."""
-    allowed = allowed_env(list(servers.values()))
+    try:
+        allowed = allowed_env(list(servers.values()))
+    except SettingsError as exc:
+        raise BatchError(str(exc)) from None
     refused = [name for name in spec.executor.env if name not in allowed]
     if refused:
         raise BatchError(f"executor.env names {', '.join(refused)}, which your settings do "
