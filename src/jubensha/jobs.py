@@ -40,6 +40,7 @@ from rich.text import Text
 
 from jubensha.llm.calls import WATCHERS, CallRecord
 from jubensha.llm.health import ModelUnreachable
+from jubensha.terminal import Terminal
 from jubensha.userdirs import cache_dir
 
 T = TypeVar("T")
@@ -253,7 +254,7 @@ def model_job(job: Callable[[], Coroutine[Any, Any, T]], *, title: str,
     the command to continue (by default the same command line), a model that cannot be
     reached (``ModelUnreachable``) with one line and exit 3. With ``expected`` calls,
     say first how many and how long at the ``models``' measured speed."""
-    errors = Console(stderr=True)
+    errors = Terminal(stderr=True)
     if expected:
         line = estimate_line(expected, models or [], bar=errors.is_terminal)
         errors.print(Text(f"{title}: {line}", style="dim"), soft_wrap=True)

@@ -45,15 +45,18 @@ def embeddings(vectors: list[list[float]]) -> Reply:
 
 
 class FakeOpenAIServer:
-    """Serves scripted replies in order; ``requests`` holds every (path, JSON body)."""
+    """Serves scripted replies in order; ``requests`` holds every (path, JSON body) and
+    ``authorizations`` every request's ``Authorization`` header (None when absent)."""
 
     def __init__(self) -> None:
         self.replies: deque[Reply] = deque()
         self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.authorizations: list[str | None] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
+                server.authorizations.append(self.headers.get("Authorization"))
                 length = int(self.headers.get("Content-Length", 0))
                 server.requests.append((self.path, json.loads(self.rfile.read(length))))
                 reply = server.replies.popleft() if server.replies else error(500, "no reply")

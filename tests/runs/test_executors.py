@@ -39,7 +39,7 @@ def play(tmp_path: Path, name: str, extra: str = "") -> tuple[Any, list[Update]]
 
 def test_the_local_executor_is_the_default(tmp_path: Path) -> None:
     (tmp_path / "spec.yaml").write_text(SPEC, encoding="utf-8")
-    executor = open_executor(load_spec(tmp_path / "spec.yaml"), tmp_path, None)
+    executor = open_executor(load_spec(tmp_path / "spec.yaml"), tmp_path, None, {})
     assert isinstance(executor, LocalExecutor) and executor.watched
 
 

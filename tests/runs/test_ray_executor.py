@@ -166,9 +166,15 @@ if target and marker:
 def test_a_dead_worker_fails_one_game_which_is_retried_per_policy(
         cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, retries: int) -> None:
     """The worker playing one game dies (its process exits) the first time; the variables
-    named in executor.env reach the workers, and a sitecustomize there does the killing."""
+    named in executor.env (which the user's settings allow) reach the workers, and a
+    sitecustomize there does the killing."""
     hook = tmp_path / "hook"
     hook.mkdir()
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "settings.yaml").write_text(
+        "worker_env: [PYTHONPATH, JUBENSHA_TEST_DIE_ON, JUBENSHA_TEST_MARKER]\n",
+        encoding="utf-8")
+    monkeypatch.setenv("JUBENSHA_CONFIG", str(tmp_path / "config"))
     (hook / "sitecustomize.py").write_text(DYING, encoding="utf-8")
     spec_path = tmp_path / "spec.yaml"
     spec_path.write_text(SPEC + f"executor: {{kind: ray, retries: {retries}, env: "

@@ -49,6 +49,7 @@ from jubensha.engine.narration import describe, rich_line
 from jubensha.engine.voting import NOBODY
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet
+from jubensha.terminal import Terminal
 
 Reader = Callable[[str], str]
 """Shows a prompt and reads one line (``input``); raises EOFError when the input ended."""
@@ -246,7 +247,7 @@ class ConsoleIO(HumanIO):
 
     def __init__(self, console: Console | None = None, read: Reader = input, *,
                  history: int = 20, handover: bool = False):
-        self.console = console or Console(highlight=False)
+        self.console = console or Terminal(highlight=False)
         self.read = read
         self.history = history
         self.handover = handover

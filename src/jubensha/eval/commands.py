@@ -18,7 +18,6 @@ from typing import Annotated, Any, Literal
 
 import typer
 from pydantic import BaseModel, Field
-from rich.console import Console
 from rich.text import Text
 
 from jubensha.eval.judge import EVAL_CALLS, EvalError, open_session
@@ -44,17 +43,18 @@ from jubensha.llm.registry import ModelSpecError, parse_model_spec
 from jubensha.memory.dense import EmbeddingCache
 from jubensha.outdir import write_whole
 from jubensha.runlog.folder import RunError, RunLog, read_run
+from jubensha.runlog.script import played_script
 from jubensha.safeload import DocumentError, one_line, read_document
 from jubensha.scripts.bundled import find_script
 from jubensha.scripts.importers.wellplay import import_wellplay
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Script
-from jubensha.scripts.validation import Problem
+from jubensha.terminal import Terminal
 
 app = typer.Typer(help="Score games: the metrics of the four papers, and the PLAYER* logs.",
                   no_args_is_help=True)
-console = Console()
-errors = Console(stderr=True)
+console = Terminal()
+errors = Terminal(stderr=True)
 
 FormatOption = Annotated[Format, typer.Option("--format", help="table, markdown or json.")]
 OutOption = Annotated[Path | None, typer.Option("--out", help="Also write the JSON here.")]
@@ -191,11 +191,9 @@ def build_embedder(spec: str) -> Embedder | None:
 
 
 def _script_for(run: RunLog, given: str | None) -> Script:
-    source = given or (run.meta.script_source or run.meta.script_id if run.meta else None)
-    if not source:
-        raise ScriptError(str(run.path), [Problem(
-            severity="error", field="meta.json", message="names no script; pass --script")])
-    return load_reference_script(source)
+    """The script the person names with ``--script``, else the run folder's own copy
+    (``runlog.script``: nothing the folder names outside itself is opened)."""
+    return load_reference_script(given) if given else played_script(run)
 
 
 def merge(results: list[MetricResult]) -> list[ResultTable]:
@@ -442,7 +440,7 @@ async def count_eval_calls(specs: list[MetricSpec], path: Path, script: str | No
     fake = ScriptedModel()
     with tempfile.TemporaryDirectory(prefix="jubensha-estimate-") as folder:
         copy = Path(folder) / path.name
-        shutil.copytree(path, copy)
+        shutil.copytree(path, copy, symlinks=True)  # a link stays one, refused by read_run
         _, summary = await _score_all(specs, copy, script, fake if judge else None,
                                       HashingEmbedder() if embedder else None, samples,
                                       options, fake)
@@ -508,7 +506,7 @@ def evaluate_all(
             for result in results:
                 show(result.tables(), fmt)
             show(summary.tables(), fmt)
-    except (RunError, ScriptError, ModelSpecError, EmbedderSpecError) as exc:
+    except (RunError, ScriptError, ModelSpecError, EmbedderSpecError, EvalError) as exc:
         raise fail(str(exc)) from None
     if len(scored) > 1 and fmt != "json":
         show([across_runs(scored)], fmt)

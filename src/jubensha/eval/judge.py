@@ -13,6 +13,7 @@ an exception.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -24,11 +25,12 @@ from jubensha.eval.registry import MetricContext
 from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request
 from jubensha.llm.calls import CallLog, JsonlSink, SeatModel, drop_torn_tail
 from jubensha.llm.health import Health
-from jubensha.llm.registry import parse_model_spec
+from jubensha.llm.registry import named_file, parse_model_spec
 from jubensha.llm.structured import generate_object
 from jubensha.llm.wrappers import CachedModel, SqliteCache
 from jubensha.memory.text import chunk, count_tokens
 from jubensha.prompts import render
+from jubensha.safeload import MAX_LOG_BYTES, DocumentError, one_line, read_bounded
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -123,7 +125,12 @@ def seat_model(context: MetricContext, seat: str) -> Model:
     meta = context.run.meta
     if meta is None or seat not in meta.seats:
         raise EvalError(f"{context.run.path}: meta.json names no model for seat {seat!r}")
-    return recorded(_client(meta.seats[seat].model), context, seat)
+    spec = meta.seats[seat].model
+    if named_file(spec) is not None:
+        raise EvalError(f"seat {seat!r} played with {one_line(spec, 120)}, a file the run "
+                        "folder names; models are chosen by you, not by a folder: pass "
+                        "--seat-model MODEL")
+    return recorded(_client(spec), context, seat)
 
 
 def clip(text: str, max_tokens: int) -> str:
@@ -162,11 +169,28 @@ def open_session(run_path: Path) -> EvalSession:
     """Create ``RUN_DIR/eval/`` with its call log (numbering continues after earlier
     evaluations) and reply cache."""
     folder = Path(run_path) / EVAL_DIR
+    _own_files(folder)
     folder.mkdir(parents=True, exist_ok=True)
     log_path = folder / EVAL_CALLS
     calls = CallLog(JsonlSink(log_path), Health())  # a dead judge stops the evaluation
     drop_torn_tail(log_path)  # a killed evaluation's half record (maybe mid-character)
     if log_path.is_file():
-        with log_path.open("rb") as handle:
-            calls.count = sum(1 for line in handle if line.strip())
+        try:
+            data = read_bounded(log_path, MAX_LOG_BYTES, links=False)
+        except DocumentError as exc:
+            raise EvalError(f"{log_path}: {exc}") from None
+        calls.count = sum(1 for line in data.split(b"\n") if line.strip())
     return EvalSession(folder, calls, SqliteCache(folder / EVAL_CACHE))
+
+
+def _own_files(folder: Path) -> None:
+    """The evaluation writes only into the run folder's own files: an ``eval`` folder, log
+    or cache that is a link (or a FIFO...) from a shared folder is refused, never followed
+    (appending to a linked log would write, and cut, a file elsewhere)."""
+    for path in (folder, folder / EVAL_CALLS, folder / EVAL_CACHE):
+        if path.is_symlink():
+            raise EvalError(f"{path}: a symbolic link; an evaluation writes only into the "
+                            "run folder's own files")
+        kind_ok = path.is_dir() if path == folder else path.is_file()
+        if os.path.lexists(path) and not kind_ok:
+            raise EvalError(f"{path}: not a regular {'folder' if path == folder else 'file'}")

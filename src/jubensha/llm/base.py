@@ -129,6 +129,15 @@ class ModelError(Exception):
         self.fatal = fatal
 
 
+class ModelExhausted(ModelError):
+    """The endpoint refuses for longer than a call may wait (HTTP 429 with a
+    ``Retry-After`` past the call's deadline: a spent quota). Every call would wait as long,
+    so the job stops at once, however many calls were answered before."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args, fatal=True)
+
+
 @runtime_checkable
 class Embedder(Protocol):
     """Anything that turns texts into vectors (memory retrieval and similarity metrics)."""

@@ -8,13 +8,13 @@ import json
 from typing import Annotated, Literal
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from jubensha.llm.catalog import KNOWN, cache_folder, status
 from jubensha.llm.registry import MODEL_ENV, default_model_spec
+from jubensha.terminal import Terminal
 
-console = Console()
+console = Terminal()
 
 
 def models(

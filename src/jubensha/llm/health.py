@@ -4,7 +4,8 @@ at once instead of playing to the end on fallbacks.
 ``Health`` watches every call record of a run (the ``CallLog`` reports each call to it).
 It stops the game (``ModelUnreachable``) when a call fails with an error that no retry can
 fix (connection refused, key rejected, no such model, a cassette that does not hold the
-call) before any call of the game was answered, or when one seat's calls fail
+call) before any call of the game was answered, when the endpoint asks to wait longer
+than a call may (``ModelExhausted``: a spent quota), or when one seat's calls fail
 ``max_consecutive`` times in a row.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from jubensha.llm.base import ModelError
+from jubensha.llm.base import ModelError, ModelExhausted
 
 DEFAULT_MAX_CONSECUTIVE = 5
 
@@ -38,6 +39,8 @@ class Health:
         """Count a failed call; raise ``ModelUnreachable`` when the game cannot go on."""
         key = seat or "-"
         self.failures[key] = self.failures.get(key, 0) + 1
+        if isinstance(error, ModelExhausted):
+            raise ModelUnreachable(f"the model {model!r} cannot answer now: {error}")
         if is_fatal(error) and not self.answered:
             raise ModelUnreachable(f"the model {model!r} cannot be reached: {error}")
         if self.max_consecutive and self.failures[key] >= self.max_consecutive:

@@ -3,19 +3,25 @@ server, DeepSeek, Qwen (DashScope)...
 
 Transient failures (rate limits, 5xx, timeouts, dropped connections) are retried with
 exponential backoff, honouring ``Retry-After``; other 4xx errors are not, since asking
-again cannot help. Schemas go out as ``response_format: json_schema``; servers that reject
+again cannot help, and neither is a 429 whose ``Retry-After`` is longer than the call's
+deadline (a spent quota: ``ModelExhausted`` stops the job at once). Each request ends at
+its timeout by the wall clock, however slowly a server drips its reply. Schemas go out as ``response_format: json_schema``; servers that reject
 it are asked for ``json_object`` and then plain text with the schema spelled out in the
 prompt, and the client remembers what worked. Local image paths are sent as data URLs.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import mimetypes
 import re
 import ssl
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from functools import cache, partial
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -31,6 +37,7 @@ from jubensha.llm.base import (
     Message,
     Model,
     ModelError,
+    ModelExhausted,
     Request,
     Response,
     TextPart,
@@ -60,12 +67,20 @@ class OpenAIError(ModelError):
 
 
 def _retry_after(error: BaseException | None) -> float | None:
+    """The server's ``Retry-After`` in seconds: a number, or an HTTP date."""
     response = getattr(error, "response", None)
     value = response.headers.get("retry-after") if response is not None else None
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
+    if value is None:
         return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (when - datetime.now(when.tzinfo or UTC)).total_seconds())
 
 
 class _Wait(wait_exponential_jitter):
@@ -80,7 +95,8 @@ class _Wait(wait_exponential_jitter):
 async def with_retries(call: Callable[[], Awaitable[T]], max_retries: int, backoff_s: float,
                        backoff_max_s: float, deadline_s: float | None = None) -> T:
     """Run ``call``, retrying transient errors up to ``max_retries`` times, and starting no
-    new attempt once ``deadline_s`` has passed."""
+    new attempt once ``deadline_s`` has passed. A rate limit asking to wait longer than
+    ``deadline_s`` is ``ModelExhausted`` at once: no wait, no retry."""
     stop = stop_after_attempt(max_retries + 1)
     if deadline_s is not None:
         stop = stop | stop_after_delay(deadline_s)
@@ -90,8 +106,21 @@ async def with_retries(call: Callable[[], Awaitable[T]], max_retries: int, backo
                              retry=retry_if_exception_type(TRANSIENT), reraise=True)
     async for attempt in retrying:
         with attempt:
-            result = await call()
+            result = await _unless_exhausted(call, deadline_s)
     return result
+
+
+async def _unless_exhausted(call: Callable[[], Awaitable[T]], deadline_s: float | None) -> T:
+    try:
+        return await call()
+    except openai.RateLimitError as error:
+        wait = _retry_after(error)
+        if wait is not None and deadline_s is not None and wait > deadline_s:
+            raise ModelExhausted(
+                f"rate limited: the server asks to wait {wait:,.0f} s (Retry-After), longer "
+                f"than a call's deadline of {deadline_s:,.0f} s; its quota is probably spent "
+                "(try again later, or raise deadline_s)") from None
+        raise
 
 
 def image_url(part: ImagePart) -> str:
@@ -136,6 +165,7 @@ class OpenAIModel(Model):
                                   http_client=openai.DefaultAsyncHttpxClient(
                                       verify=_ssl_context(), timeout=timeout_s))
         self.max_retries = max_retries
+        self.timeout_s = timeout_s
         self.temperature = temperature
         self.embedding_model = embedding_model
         self.vision = vision
@@ -153,6 +183,8 @@ class OpenAIModel(Model):
             try:
                 completion = await self._retrying(create)
                 break
+            except ModelExhausted as error:
+                raise ModelExhausted(f"{self.name}: {error}") from None
             except REJECTED as error:
                 if request.json_schema is None or mode == "plain":
                     raise OpenAIError(f"{self.name} rejected the request: {error}") from None
@@ -177,9 +209,22 @@ class OpenAIModel(Model):
         walks every argument against its TypedDicts and builds a model of the reply, ~2 ms
         of CPU a call that 64 games at once wait on. A body that is not a completion is a
         ``ValueError``, retried like a garbled reply."""
-        response = await self.client.post("/chat/completions", cast_to=httpx2.Response,
-                                          body=body)
+        async with self._wall_clock("/chat/completions"):
+            response = await self.client.post("/chat/completions", cast_to=httpx2.Response,
+                                              body=body)
         return read_completion(response.json())
+
+    @asynccontextmanager
+    async def _wall_clock(self, path: str) -> AsyncIterator[None]:
+        """End a request at ``timeout_s`` by the wall clock: the HTTP client's timeout is
+        per read, so a server dripping a byte every few seconds would never meet it. Ends
+        as the client's own timeout does (``APITimeoutError``: retried, then failed)."""
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                yield
+        except TimeoutError:
+            url = f"{str(self.client.base_url).rstrip('/')}{path}"
+            raise openai.APITimeoutError(request=httpx2.Request("POST", url)) from None
 
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
         return await with_retries(call, self.max_retries, *self.backoff, self.deadline_s)
@@ -223,9 +268,12 @@ class OpenAIModel(Model):
                               "(ModelOptions.embedding_model) or use another embedder")
         if not texts:
             return []
+        async def create() -> Any:
+            async with self._wall_clock("/embeddings"):
+                return await self.client.embeddings.create(model=model, input=texts)
+
         try:
-            result = await self._retrying(
-                lambda: self.client.embeddings.create(model=model, input=texts))
+            result = await self._retrying(create)
         except openai.OpenAIError as error:
             raise OpenAIError(f"embeddings {model}: {type(error).__name__}: {error}") from None
         vectors = sorted(result.data, key=lambda item: item.index)

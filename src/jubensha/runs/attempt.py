@@ -8,7 +8,6 @@ worker), so that a game is the same game wherever it is played.
 from __future__ import annotations
 
 import asyncio
-import os
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,14 +20,15 @@ from jubensha.engine.procedure import Procedure
 from jubensha.llm.base import Model, Request, Response
 from jubensha.llm.calls import CallRecord
 from jubensha.llm.health import ModelUnreachable
+from jubensha.llm.keys import Server
 from jubensha.llm.registry import ModelOptions
 from jubensha.llm.wrappers import Budget, ModelWrapper, PriceTable, SqliteCache, stack
-from jubensha.runlog.folder import RunResult
+from jubensha.runlog.folder import RunError, RunResult, read_own
 from jubensha.runlog.resume import Resume, ResumeDiverged, ResumeError
 from jubensha.runs.index import Spend, now
 from jubensha.runs.limits import LimitedModel, Limiter
 from jubensha.runs.play import SeatPlan, build_models, play_game
-from jubensha.runs.spec import Endpoint
+from jubensha.safeload import MAX_BYTES
 from jubensha.scripts.model import Language, Script
 
 ERROR_FILE = "error.json"
@@ -47,8 +47,8 @@ class GameError(BaseModel):
 
 def read_error(folder: Path) -> GameError | None:
     try:
-        return GameError.model_validate_json((folder / ERROR_FILE).read_bytes())
-    except (OSError, ValueError):
+        return GameError.model_validate_json(read_own(folder / ERROR_FILE, MAX_BYTES))
+    except (RunError, ValueError):
         return None
 
 
@@ -138,8 +138,9 @@ class MeteredModel(ModelWrapper):
 @dataclass
 class GameJob:
     """Everything one attempt at a game needs, apart from the batch folder: what a Ray
-    worker receives. It carries no key: clients read theirs from the environment where
-    the game plays (``ModelOptions``; ``Endpoint.api_key_env``)."""
+    worker receives. It carries no key: ``servers`` (model spec → ``llm.keys.Server``;
+    ``""``: the batch's default) say where each model is served and which variable of the
+    environment where the game plays holds its key, both as the user's settings pair them."""
 
     name: str
     script: Script
@@ -150,7 +151,7 @@ class GameJob:
     embedder: str
     script_source: str
     model_options: dict[str, Any]
-    endpoints: dict[str, Endpoint]
+    servers: dict[str, Server]
     timeout_s: float | None
     retries: int
     prices: PriceTable | None
@@ -169,18 +170,19 @@ def game_meter(job: GameJob) -> Meter | None:
     return Meter(job.budget_per_game, "game", earlier)
 
 
+def options_for(options: ModelOptions, server: Server | None) -> ModelOptions:
+    """``options`` pointed at ``server`` with the key the user gave it (none: unchanged)."""
+    if server is None:
+        return options
+    return options.model_copy(update={"base_url": server.base_url, "api_key": server.key()})
+
+
 def clients_for(job: GameJob, options: ModelOptions) -> dict[str, Model]:
-    """One raw client per model spec, built with its endpoint's address and key."""
+    """One raw client per model spec, built with its server's address and key."""
     clients: dict[str, Model] = {}
     for spec in dict.fromkeys(plan.model for plan in job.plans.values()):
-        endpoint = job.endpoints.get(spec)
-        own = options
-        if endpoint is not None:
-            key = os.environ.get(endpoint.api_key_env) if endpoint.api_key_env else None
-            own = options.model_copy(update={"base_url": endpoint.base_url or options.base_url,
-                                             "api_key": key or options.api_key})
         seats = {name: plan for name, plan in job.plans.items() if plan.model == spec}
-        clients |= build_models(seats, own)
+        clients |= build_models(seats, options_for(options, job.servers.get(spec)))
     return clients
 
 
@@ -188,7 +190,7 @@ async def play_attempt(job: GameJob, folder: Path, *, cache: SqliteCache | None,
                        meters: list[Meter], limiters: Mapping[str, Limiter]) -> bool:
     """Play one attempt into ``folder``; False (and ``error.json``) when it ends without a
     result. The same function plays a game in the batch's process and on a Ray worker."""
-    options = ModelOptions.model_validate(job.model_options)
+    options = options_for(ModelOptions.model_validate(job.model_options), job.servers.get(""))
     clients: dict[str, Model] = {}
     try:
         clients = clients_for(job, options)

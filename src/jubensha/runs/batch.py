@@ -38,15 +38,23 @@ from jubensha.eval.vote_metrics import identification_metric
 from jubensha.llm.base import Embedder, Model
 from jubensha.llm.calls import CallRecord, read_calls
 from jubensha.llm.health import ModelUnreachable
+from jubensha.llm.keys import (
+    Server,
+    SettingsError,
+    UnconfiguredServer,
+    default_server,
+    server_for,
+)
 from jubensha.llm.registry import parse_model_spec
 from jubensha.llm.wrappers import PriceTable, stack
 from jubensha.outdir import write_whole
 from jubensha.runlog.attempts import earlier_attempts, set_aside
-from jubensha.runlog.folder import CALLS, RESULT, RunError, read_run
+from jubensha.runlog.folder import CALLS, RESULT, RunError, read_own, read_run
 from jubensha.runlog.resume import Resume, spent
 from jubensha.runs.attempt import (
     GameJob,
     Meter,
+    options_for,
     read_error,
     spend_of,
 )
@@ -60,6 +68,7 @@ from jubensha.runs.spec import (
     expand,
     load_spec,
 )
+from jubensha.safeload import MAX_BYTES
 
 SUMMARY = "all"
 """``eval/all.json``: what happened to each metric (``jubensha eval all`` writes the same)."""
@@ -99,8 +108,8 @@ def result_type(name: str) -> type[MetricResult]:
 def read_metric(name: str, path: Path) -> dict[str, Any]:
     """The numbers of ``eval/<name>.json``, read as its metric's result class."""
     try:
-        result = result_type(name).model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        result = result_type(name).model_validate_json(read_own(path, MAX_BYTES))
+    except (RunError, ValueError) as exc:
         return {"error": f"{path.name}: {str(exc).splitlines()[0]}"}
     return headline(result)
 
@@ -171,9 +180,9 @@ def _statuses(folder: Path, names: Iterable[str] = ()) -> dict[str, MetricStatus
     is not (a batch killed between writing a result and writing the summary)."""
     path = folder / f"{SUMMARY}.json"
     try:
-        summary = EvalSummary.model_validate_json(path.read_text(encoding="utf-8"))
+        summary = EvalSummary.model_validate_json(read_own(path, MAX_BYTES))
         found = {status.metric: status for status in summary.statuses}
-    except (OSError, ValidationError):
+    except (RunError, ValidationError):
         found = {}
     for name in names:
         if name not in found and (folder / f"{name}.json").is_file():
@@ -183,14 +192,32 @@ def _statuses(folder: Path, names: Iterable[str] = ()) -> dict[str, MetricStatus
 
 # --- one attempt at one game ------------------------------------------------------------------
 
+def batch_servers(spec: BatchSpec, games: Iterable[PlannedGame]) -> dict[str, Server]:
+    """Where each OpenAI-compatible model of the batch (and, as ``""``, the batch's
+    ``model_options``) is served, with the variable holding its key, by the user's
+    settings: a ``BatchError`` saying what to configure for a server the spec names and
+    the settings do not list, before anything is sent."""
+    fallback = spec.model_options.get("base_url")
+    models = {plan.model for game in games for plan in game.plans.values()} | {
+        spec.judge or ""}
+    named: dict[str, str | None] = {"": fallback} | {
+        model: (spec.endpoints[model].base_url if model in spec.endpoints else None)
+        or fallback for model in sorted(models) if model.startswith("openai:")}
+    try:
+        return {model: server_for(url, model or "model_options") if url else default_server()
+                for model, url in named.items()}
+    except (UnconfiguredServer, SettingsError) as exc:
+        raise BatchError(str(exc)) from None
+
+
 def game_job(game: PlannedGame, spec: BatchSpec, prices: PriceTable | None,
-             resume: Resume | None = None) -> GameJob:
+             servers: dict[str, Server], resume: Resume | None = None) -> GameJob:
     settings = game.settings
     return GameJob(
         name=game.name, script=game.script, procedure=game.procedure, plans=game.plans,
         seed=settings.seed, language=settings.language, embedder=settings.embedder,
         script_source=settings.script, model_options=dict(spec.model_options),
-        endpoints=dict(spec.endpoints), timeout_s=spec.timeout_s,
+        servers=servers, timeout_s=spec.timeout_s,
         retries=spec.wrappers.retries, prices=prices,
         budget_per_game=spec.wrappers.budget_per_game, resume=resume,
         preset=settings.preset.model_dump() if settings.preset else None)
@@ -244,10 +271,13 @@ def _write_spec(path: Path, text: str) -> None:
 class Batch:
     """A batch folder and the games its spec expands to."""
 
-    def __init__(self, root: Path, spec: BatchSpec, games: list[PlannedGame]) -> None:
+    def __init__(self, root: Path, spec: BatchSpec, games: list[PlannedGame],
+                 servers: dict[str, Server] | None = None) -> None:
         self.root = root
         self.spec = spec
         self.games = games
+        self.servers = servers or {}
+        """Where the models are served (``batch_servers``); empty for a batch only read."""
         self.index = BatchIndex.of(root)
 
     @classmethod
@@ -255,8 +285,9 @@ class Batch:
         """Expand ``spec`` into ``root``: a new batch, or the same game list as the one the
         folder holds (``extend`` also accepts a list that only adds games)."""
         games = expand(spec)
+        servers = batch_servers(spec, games)
         root.mkdir(parents=True, exist_ok=True)
-        batch = cls(root, spec, games)
+        batch = cls(root, spec, games, servers)
         old = batch.index.rows()
         added, removed = explain_change(old, games)
         if old and (removed or (added and not extend)):
@@ -344,13 +375,14 @@ class _Runner:
         self.spec = batch.spec
         self.concurrency = concurrency
         self.on_update = on_update or (lambda update: None)
-        self.options = self.spec.options()
+        self.servers = batch.servers
+        self.options = options_for(self.spec.options(), self.servers.get(""))
         wrappers = self.spec.wrappers
         self.prices = PriceTable.load(Path(wrappers.prices)) if wrappers.prices else None
         self.batch_meter = (Meter(wrappers.budget_per_batch, "batch")
                             if wrappers.budget_per_batch else None)
         try:
-            self.executor = open_executor(self.spec, batch.root, self.batch_meter)
+            self.executor = open_executor(self.spec, batch.root, self.batch_meter, self.servers)
         except ExecutorError as exc:
             raise BatchError(str(exc)) from None
         self.played = self.skipped = 0
@@ -421,7 +453,7 @@ class _Runner:
         earlier = earlier_attempts(folder)
         last = read_error(earlier[-1]) if earlier else None
         resume = None if last and last.kind == "diverged" else Resume.longest(earlier)
-        job = game_job(game, self.spec, self.prices, resume)
+        job = game_job(game, self.spec, self.prices, self.servers, resume)
         done = await self.executor.play(job, folder)
         if self.batch_meter is not None and not self.executor.watched:
             self.batch_meter.spend = self.batch_meter.spend + spend_of(spent(_calls_of(folder)))
@@ -480,7 +512,8 @@ class _Runner:
         """The judge model, built on first use (with the batch's retries and prices; the
         run's evaluation session caches and logs its calls)."""
         if self.spec.judge is not None and self.judge is None:
-            self.judge_client = parse_model_spec(self.spec.judge, self.options)
+            self.judge_client = parse_model_spec(
+                self.spec.judge, options_for(self.options, self.servers.get(self.spec.judge)))
             self.judge = stack(self.judge_client, retries=self.spec.wrappers.retries,
                                prices=self.prices).model
         return self.judge

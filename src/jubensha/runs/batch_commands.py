@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -53,10 +52,11 @@ from jubensha.runs.loose import find_run_folders, rows_from_runs
 from jubensha.runs.ratings import LeaderboardFormat, leaderboard_table, rate, render_leaderboard
 from jubensha.runs.report import ReportFormat, build_report, render
 from jubensha.runs.spec import SPEC_FILE, SpecError, dump_spec, load_spec
+from jubensha.terminal import Terminal
 
 app = typer.Typer()
-console = Console()
-errors = Console(stderr=True)
+console = Terminal()
+errors = Terminal(stderr=True)
 
 ConcurrencyOption = Annotated[int | None, typer.Option(
     min=1, help="Games played at once (default: the spec's concurrency).")]
@@ -145,11 +145,22 @@ def prepare_root(root: Path, spec: Path, resolved: str, overwrite: bool) -> None
         prepare_out(root, overwrite=overwrite, markers=(INDEX_FILE,), inputs=[spec])
 
 
+LOCAL_CLUSTERS = (None, "auto", "local")
+"""Ray addresses that stay on this machine or its own cluster."""
+
+
 def place(opened: Batch, kind: str | None, address: str | None) -> Batch:
-    """The batch with the command line's executor (which is not part of any game)."""
+    """The batch with the command line's executor (which is not part of any game). Keys
+    go to a remote cluster only when the user names it: a spec's ``executor.address``
+    that leaves this machine must be given again as ``--address``."""
     chosen = opened.spec.executor.model_copy(update={
         "kind": kind or opened.spec.executor.kind,
         "address": address or opened.spec.executor.address})
+    if chosen.kind == "ray" and address is None and chosen.address not in LOCAL_CLUSTERS:
+        opened.close()
+        raise fail(f"executor.address {chosen.address} comes from the spec, and a spec does "
+                   "not choose where your keys are sent: if you trust that cluster, pass "
+                   f"--address {chosen.address}")
     if chosen.kind in ("ray", "processes"):
         try:
             import ray  # noqa: F401

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, get_args
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -63,9 +62,10 @@ from jubensha.runs.transcript import LiveTranscript
 from jubensha.scripts.bundled import DEFAULT_SCRIPT, find_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language
+from jubensha.terminal import Terminal
 
-console = Console()
-errors = Console(stderr=True)
+console = Terminal()
+errors = Terminal(stderr=True)
 runs_app = typer.Typer(help="Run folders: batches of games, resume, reports, and games "
                             "imported from elsewhere.", no_args_is_help=True)
 runs_app.add_typer(batch_app)

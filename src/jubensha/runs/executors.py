@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
+from jubensha.llm.keys import Server
 from jubensha.llm.wrappers import SqliteCache
 from jubensha.runs.attempt import GameJob, Meter, game_meter, play_attempt
 from jubensha.runs.limits import Gate, Limiter
@@ -69,15 +70,17 @@ def endpoint_limits(spec: BatchSpec) -> dict[str, int]:
             if endpoint.max_concurrency}
 
 
-def open_executor(spec: BatchSpec, root: Path, batch_meter: Meter | None) -> Executor:
-    """The executor ``spec.executor`` names, for the batch folder ``root``."""
+def open_executor(spec: BatchSpec, root: Path, batch_meter: Meter | None,
+                  servers: dict[str, Server]) -> Executor:
+    """The executor ``spec.executor`` names, for the batch folder ``root`` whose models
+    are served by ``servers`` (``batch.batch_servers``)."""
     kind = spec.executor.kind
     if kind == "ray":
         from jubensha.runs.ray_executor import RayExecutor
 
-        return RayExecutor(spec, root)
+        return RayExecutor(spec, root, servers)
     if kind == "processes":
         from jubensha.runs.process_executor import ProcessExecutor
 
-        return ProcessExecutor(spec, root)
+        return ProcessExecutor(spec, root, servers)
     return LocalExecutor(spec.wrappers.cache, endpoint_limits(spec), batch_meter)

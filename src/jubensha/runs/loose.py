@@ -14,11 +14,10 @@ from jubensha.eval.vote_metrics import identification_metric
 from jubensha.runlog.attempts import is_earlier_attempt
 from jubensha.runlog.folder import EVENTS, META, RESULT, RunError, RunLog, read_run
 from jubensha.runlog.resume import spent
+from jubensha.runlog.script import played_script
 from jubensha.runs.attempt import degraded_message, spend_of
 from jubensha.runs.batch import read_metrics
 from jubensha.runs.index import GameRow
-from jubensha.scripts.bundled import find_script
-from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Script
 
 MAX_DEPTH = 4
@@ -114,9 +113,8 @@ def _row(folder: Path, root: Path, position: int, run: RunLog | None,
 
 
 def _script(run: RunLog) -> Script | None:
-    """The run's script when its source is a bundled id or a script file that still loads."""
-    source = run.meta.script_source if run.meta else ""
+    """The run's script from its folder's own copy (``runlog.script``); None without one."""
     try:
-        return find_script(source) if source else None
-    except (ScriptError, OSError):
+        return played_script(run)
+    except RunError:
         return None

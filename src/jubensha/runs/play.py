@@ -30,6 +30,7 @@ from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, Health
 from jubensha.llm.registry import (
     ModelOptions,
     ModelSpecError,
+    named_file,
     parse_model_spec,
     validate_model_spec,
 )
@@ -38,6 +39,7 @@ from jubensha.runlog.attempts import earlier_attempts
 from jubensha.runlog.folder import (
     META,
     RESULT,
+    RunError,
     RunFolder,
     RunMeta,
     RunResult,
@@ -46,10 +48,10 @@ from jubensha.runlog.folder import (
     versions,
 )
 from jubensha.runlog.resume import Resume, ResumingModel
+from jubensha.runlog.script import played_script
 from jubensha.runs.transcript import render_markdown
-from jubensha.scripts.bundled import find_script
-from jubensha.scripts.io import ScriptError
-from jubensha.scripts.model import Language, Script
+from jubensha.safeload import one_line
+from jubensha.scripts.model import Language, Script, name_key
 
 NO_MODEL = "none"
 """The model of a seat that plays without one (a person at the terminal)."""
@@ -79,10 +81,11 @@ class SeatPlan(BaseModel):
 
 
 def resolve_seat_name(name: str, script: Script) -> str:
-    """A character's main name from its name or alias, ignoring case."""
-    wanted = name.strip().casefold()
+    """A character's main name from its name or alias, compared as ``name_key`` compares
+    (case, spaces and invisible characters aside; a valid script has no two such)."""
+    wanted = name_key(name)
     for character in script.characters:
-        if wanted in (n.casefold() for n in character.all_names):
+        if wanted and wanted in (name_key(n) for n in character.all_names):
             return character.name
     raise PlayError(f"--seat {name!r}: no such character in {script.id!r} "
                     f"(characters: {', '.join(script.names)})")
@@ -135,8 +138,12 @@ def plan_seats(script: Script, architecture: str, model: str,
                                           else architecture),
                             model=fixed_model if name in murderers and fixed_model else model)
              for name in script.names}
+    given: dict[str, str] = {}
     for text in seat_texts:
         name, arch, spec = parse_seat(text, script)
+        if given.setdefault(name, text) != text:
+            raise PlayError(f"--seat {given[name]!r} and --seat {text!r} both name {name!r}; "
+                            "give each character one --seat")
         plans[name] = SeatPlan(name=name, architecture=arch or plans[name].architecture,
                                model=spec or plans[name].model)
     return seat_humans(plans, hot_seat)
@@ -238,7 +245,7 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
     built = models is None
     clients = build_models(plans, options) if built else dict(models)
     vectors = build_embedder(embedder, options)
-    folder = RunFolder(out, meta)
+    folder = RunFolder(out, meta, script)
     rules = health or GameHealth()
     log = CallLog(folder, Health(rules.max_consecutive_failures))
     bound: dict[str, Model] = {spec: RecordingModel(client, record) if record else client
@@ -255,7 +262,7 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
     game = Game(script, procedure, seats, seed=seed, language=language,
                 sinks=[folder.write_event, track_seen(log, list(plans)), *sinks],
                 on_ask=on_ask, degraded_share=rules.degraded_share)
-    folder.write_meta(meta.model_copy(update={"order": game.table.seats}))
+    folder.write_meta(folder.meta.model_copy(update={"order": game.table.seats}))
     try:
         result = await game.run()
         return folder.finish(result, render_markdown(game.table.events, folder.meta))
@@ -297,12 +304,18 @@ def continuation(folder: Path) -> Continuation:
     if people:
         raise PlayError(f"--resume {folder}: {', '.join(people)} played in person, and a "
                         "person's moves are not in the model-call log")
-    source = meta.script_source or meta.script_id
+    files = [f"{name} ({one_line(seat.model, 120)})" for name, seat in meta.seats.items()
+             if named_file(seat.model) is not None]
+    if files:
+        raise PlayError(f"--resume {folder}: {', '.join(files)} played with a model file the "
+                        "run folder names, and a folder does not choose what this machine "
+                        "loads; play the game again instead")
     try:
-        script = find_script(source)
+        script = played_script(read_run(found.source))
         procedure = parse_procedure(meta.procedure, f"{folder / META}: procedure")
-    except (ScriptError, ProcedureError) as exc:
+    except (RunError, ProcedureError) as exc:
         raise PlayError(f"--resume {folder}: {exc}") from None
+    source = meta.script_source or meta.script_id
     plans = {name: SeatPlan(name=name, architecture=seat.architecture, model=seat.model)
              for name, seat in meta.seats.items()}
     return Continuation(resume=found, script=script, procedure=procedure, plans=plans,

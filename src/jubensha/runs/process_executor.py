@@ -22,9 +22,10 @@ from typing import Any
 import ray
 
 from jubensha.agents.registry import make_agent
+from jubensha.llm.keys import Server
 from jubensha.llm.wrappers import SqliteCache
 from jubensha.runs.attempt import GameJob, game_meter, play_attempt
-from jubensha.runs.ray_executor import RayExecutor, RayLimiter, runtime_env
+from jubensha.runs.ray_executor import RayExecutor, RayLimiter
 from jubensha.runs.spec import BatchSpec
 
 
@@ -65,10 +66,9 @@ def process_count(spec: BatchSpec) -> int:
 class ProcessExecutor(RayExecutor):
     """Games on this machine's processes: a local Ray cluster of async actors."""
 
-    def __init__(self, spec: BatchSpec, root: Path) -> None:
-        super().__init__(spec, root)
-        options = {"num_cpus": 0, "max_concurrency": 10_000,
-                   "runtime_env": runtime_env(spec) or None}
+    def __init__(self, spec: BatchSpec, root: Path, servers: dict[str, Server]) -> None:
+        super().__init__(spec, root, servers)
+        options = {"num_cpus": 0, "max_concurrency": 10_000, "runtime_env": self.env or None}
         self.hosts = [GameHost.options(**options).remote(  # type: ignore[attr-defined]
             spec.wrappers.cache, architectures_of(spec)) for _ in range(process_count(spec))]
         self.load = [0] * len(self.hosts)

@@ -10,8 +10,9 @@ Elsewhere it plays into a temporary folder of its own and returns the folder's f
 driver writes them into the batch folder. Either way the runner indexes and scores the
 game exactly as a local one, so resume, reindex and reports do not know where a game was
 played. Keys reach them
-only through the environment: the variables named in ``executor.env`` (and endpoints'
-``api_key_env``) are copied from the driver's environment into the tasks' runtime
+only through the environment: the variables holding the keys of the batch's servers (as the
+user's settings pair them, ``llm.keys``) and those named in ``executor.env`` that the
+settings allow are copied from the driver's environment into the tasks' runtime
 environment, never into the spec, a task's arguments or a run folder.
 
 Per-endpoint limits hold across the cluster: one ``EndpointGate`` actor per limited
@@ -31,6 +32,7 @@ from typing import Any
 import ray
 from ray.exceptions import RayError, RayTaskError, TaskCancelledError
 
+from jubensha.llm.keys import Server, SettingsError, allowed_env, settings_path
 from jubensha.llm.wrappers import SqliteCache
 from jubensha.runlog.folder import RESULT
 from jubensha.runs.attempt import GameJob, game_meter, play_attempt, write_error
@@ -138,10 +140,20 @@ def _play(job: GameJob, folder: Path, cache: str | None, gates: dict[str, Any]) 
             store.close()
 
 
-def runtime_env(spec: BatchSpec) -> dict[str, Any]:
-    """The variables the workers need, taken from this (the driver's) environment."""
-    names = [*spec.executor.env, *(e.api_key_env for e in spec.endpoints.values()
-                                   if e.api_key_env)]
+def runtime_env(spec: BatchSpec, servers: dict[str, Server]) -> dict[str, Any]:
+    """The variables the workers need, taken from this (the driver's) environment: the
+    servers' key variables and ``executor.env``, which may name only variables the user's
+    settings let leave this machine (a spec must not ship any secret it likes)."""
+    try:
+        allowed = allowed_env(list(servers.values()))
+    except SettingsError as exc:
+        raise ExecutorError(str(exc)) from None
+    refused = [name for name in spec.executor.env if name not in allowed]
+    if refused:
+        raise ExecutorError(f"executor.env names {', '.join(refused)}, which your settings do "
+                            f"not let a batch copy to its workers; if it should, list it under "
+                            f"worker_env in {settings_path()}")
+    names = [*spec.executor.env, *(s.key_env for s in servers.values() if s.key_env)]
     values = {name: os.environ[name] for name in dict.fromkeys(names) if name in os.environ}
     return {"env_vars": values} if values else {}
 
@@ -156,15 +168,16 @@ class RayExecutor:
 
     watched = False
 
-    def __init__(self, spec: BatchSpec, root: Path) -> None:
+    def __init__(self, spec: BatchSpec, root: Path, servers: dict[str, Server]) -> None:
         self.spec = spec
+        self.env = runtime_env(spec, servers)
         self.spec_digest = _digest((root / SPEC_FILE).read_bytes())
         self.started = not ray.is_initialized()
         if self.started:
             self._start()
         self.task = ray.remote(play_remote).options(
             num_cpus=spec.executor.cpus_per_game, max_retries=spec.executor.retries,
-            retry_exceptions=False, runtime_env=runtime_env(spec) or None)
+            retry_exceptions=False, runtime_env=self.env or None)
         self.gates = {
             model: EndpointGate.options(  # type: ignore[attr-defined]
                 name=gate_name(spec.name, model), get_if_exists=True).remote(

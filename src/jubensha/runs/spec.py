@@ -39,6 +39,7 @@ from jubensha.agents.registry import (
 from jubensha.engine.procedure import Procedure, ProcedureError, find_procedure
 from jubensha.eval.registry import UnknownMetric, get_metric, options_problems
 from jubensha.llm.embeddings import EmbedderSpecError, parse_embedder_spec
+from jubensha.llm.keys import ENV_NAME, settings_path
 from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_spec
 from jubensha.llm.wrappers import Budget
 from jubensha.runs.arena import Arena, Entrant, Pairing, pairings
@@ -146,18 +147,23 @@ class Wrappers(_Strict):
     budget_per_batch: Limits | None = None
 
 
-ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
-"""The name of an environment variable (a key's *name*, never the key)."""
-
-
 class Endpoint(_Strict):
     """Where one model spec is served, and how many of its calls may run at once across
-    every game of the batch (every worker of a Ray cluster included)."""
+    every game of the batch (every worker of a Ray cluster included). Which key goes to
+    that server is the user's own setting (``llm.keys``), never the spec's."""
 
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint of the model.")
-    api_key_env: str | None = Field(None, pattern=ENV_NAME, description=(
-        "The environment variable holding its key (read where the game plays)."))
     max_concurrency: int | None = Field(None, ge=1, description="Calls at once; None: any.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_key(cls, value: Any) -> Any:
+        if isinstance(value, dict) and "api_key_env" in value:
+            raise ValueError(f"api_key_env: a spec does not choose which key goes to which "
+                             f"server; pair the server with its key's variable in your "
+                             f"settings ({settings_path()}, docs/experiments.md) and remove "
+                             "this line")
+        return value
 
 
 ExecutorKind = Literal["local", "processes", "ray"]

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -30,16 +29,17 @@ from jubensha.scripts.io import (
 )
 from jubensha.scripts.model import PUBLIC, Derivation, Script
 from jubensha.scripts.validation import Problem, validate
+from jubensha.terminal import Terminal, printable
 
 app = typer.Typer(help="List, show, validate and import mystery scripts.", no_args_is_help=True)
-console = Console()
+console = Terminal()
 
 
 def _problem_lines(source: str, problems: list[Problem], err: bool = False) -> None:
     """One plain line per problem (no wrapping or markup, so it can be grepped)."""
     for problem in problems:
         prefix = "warning: " if problem.severity == "warning" else ""
-        typer.echo(f"{source}: {problem.field}: {prefix}{problem.message}", err=err)
+        typer.echo(printable(f"{source}: {problem.field}: {prefix}{problem.message}"), err=err)
 
 
 def _fail(exc: ScriptError) -> typer.Exit:

@@ -9,6 +9,7 @@ model can be built from imperfect real data and then reported on.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -22,8 +23,28 @@ ChoiceCategory = Literal["objective", "reasoning", "relations"]
 CATEGORY_POINTS: dict[str, int] = {"objective": 10, "reasoning": 5, "relations": 2}
 """WellPlay's points per question category (PLAYER* paper, section 3)."""
 
+MAX_CHARACTERS = 50
+MAX_VICTIMS = 50
+MAX_CLUES = 2_000
+MAX_ACTS = 50
+MAX_QUESTIONS = 5_000
+MAX_TEXT_CHARS = 5_000_000
+"""Count limits no real script reaches (the largest of the 160 bundled and public-dataset
+scripts: 13 characters, 5 victims, 45 clues, 7 acts, 488 choice and 72 factual questions,
+347,000 characters of text), checked when a script is read: a script of 10,000 characters validated and then made
+``play`` run out of memory. See docs/script-format.md."""
+
 Aspect = Literal["who", "how", "why", "where", "when", "suspect", "relationship", "other"]
 OpenKind = Literal["motive", "method", "other"]
+
+
+def name_key(name: str) -> str:
+    """A name as names are compared: NFKC-normalised, case-folded, without spaces or
+    invisible characters (zero-width spaces, joiners, direction marks, controls). "TOM
+    HALE", " Tom Hale" and "Tom\u200bHale" are one name; a name whose key is empty is none."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return "".join(char for char in folded
+                   if not char.isspace() and unicodedata.category(char)[0] not in "CZ")
 
 
 class _Model(BaseModel):
@@ -77,7 +98,7 @@ class Character(_Model):
     mission: str = Field("", description="The role's task (角色任务), e.g. 'find the killer'.")
     final_goals: list[str] = Field(default_factory=list)
     story: str = Field("", description="The private script: the character's story.")
-    acts: list[ActSheet] = Field(default_factory=list)
+    acts: list[ActSheet] = Field(default_factory=list, max_length=MAX_ACTS)
     timeline: list[TimelineEntry] = Field(default_factory=list)
     secrets: list[str] = Field(
         default_factory=list, description="Things the character must not volunteer."
@@ -217,9 +238,9 @@ class OpenQuestion(_Model):
 
 
 class QuestionSets(_Model):
-    factual: list[FactualQuestion] = Field(default_factory=list)
-    choice: list[ChoiceQuestion] = Field(default_factory=list)
-    open: list[OpenQuestion] = Field(default_factory=list)
+    factual: list[FactualQuestion] = Field(default_factory=list, max_length=MAX_QUESTIONS)
+    choice: list[ChoiceQuestion] = Field(default_factory=list, max_length=MAX_QUESTIONS)
+    open: list[OpenQuestion] = Field(default_factory=list, max_length=MAX_QUESTIONS)
 
 
 class Evidence(_Model):
@@ -288,10 +309,10 @@ class Script(_Model):
     language: Language
     background: str = Field("", description="The public story every player is told.")
     rules: str = Field("", description="The game-rule text read to every player.")
-    victims: list[Victim] = Field(default_factory=list)
-    characters: list[Character] = Field(min_length=1)
-    clues: list[Clue] = Field(default_factory=list)
-    acts: list[Act] = Field(default_factory=lambda: [Act(number=1)])
+    victims: list[Victim] = Field(default_factory=list, max_length=MAX_VICTIMS)
+    characters: list[Character] = Field(min_length=1, max_length=MAX_CHARACTERS)
+    clues: list[Clue] = Field(default_factory=list, max_length=MAX_CLUES)
+    acts: list[Act] = Field(default_factory=lambda: [Act(number=1)], max_length=MAX_ACTS)
     truth: Truth | None = None
     questions: QuestionSets = Field(default_factory=QuestionSets)
     metadata: Metadata = Field(default_factory=Metadata)

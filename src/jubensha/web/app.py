@@ -37,7 +37,8 @@ from jubensha.agents.registry import architectures
 from jubensha.engine.events import Event, GameEnded
 from jubensha.engine.narration import describe
 from jubensha.engine.procedure import find_procedure, presets
-from jubensha.runlog.folder import RunError, read_run
+from jubensha.runlog.folder import RunError, RunLog, read_run
+from jubensha.runlog.script import played_script
 from jubensha.runs.play import PlayError, SeatPlan, seat_humans
 from jubensha.scripts.model import Script
 from jubensha.web.charts import charts
@@ -185,7 +186,7 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
         if problem is not None:
             raise HTTPException(status_code=422, detail=f"{path}: not shown: {problem}; a "
                                 "run folder is read only from its own files")
-        return _review(page, folder, library)
+        return _review(page, folder)
 
     # -- a seat ----------------------------------------------------------------------------
     @app.get("/seat/{token}", response_class=HTMLResponse)
@@ -250,7 +251,7 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
         table = tables.by_spectator(token) or _missing()
         if not table.ended:
             raise HTTPException(status_code=403, detail="the review opens after the reveal")
-        return _review(page, table.out, library, script=table.script)
+        return _review(page, table.out, script=table.script)
 
     return app
 
@@ -358,14 +359,22 @@ def _stream(tables: TableHost, table: LiveTable) -> StreamingResponse:
                              headers={"Cache-Control": "no-store"})
 
 
-def _review(page: Any, folder: Path, library: ScriptLibrary,
-            script: Script | None = None) -> Response:
+def _played(run: RunLog) -> Script | None:
+    """The run's script from its folder's own copy (``runlog.script``), never a file its
+    meta.json names; None when it has none."""
+    try:
+        return played_script(run)
+    except RunError:
+        return None
+
+
+def _review(page: Any, folder: Path, script: Script | None = None) -> Response:
     try:
         run = read_run(folder)
     except RunError as exc:
         raise HTTPException(status_code=422, detail=str(exc)) from None
     lang = run.meta.language if run.meta else "en"
-    script = script or (library.load(run.meta.script_source) if run.meta else None)
+    script = script or _played(run)
     ended = next((e for e in run.events if isinstance(e, GameEnded)), None)
     seats = sorted({call.seat or "-" for call in run.calls})
     return page("review.html", lang, run=run, script=script, ended=ended,

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_spec
+from jubensha.terminal import Terminal
 from jubensha.web.app import Settings, create_app
 from jubensha.web.tables import MAX_TABLES, TableHost
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 PASSWORD_ENV = "JUBENSHA_HOST_PASSWORD"
 GRACE_S = 3
 """How long a stopping server waits for requests still running before it cuts them."""
-errors = Console(stderr=True)
+errors = Terminal(stderr=True)
 
 
 def serve(

@@ -18,11 +18,14 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from jubensha.safeload import DocumentError, parse_document
+from jubensha.safeload import DocumentError, parse_document, read_bounded
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language, TimelineEntry
 from jubensha.scripts.validation import Problem
 
+MAX_SOURCE_BYTES = 10_000_000
+"""A dataset's source file (a story, a clue table, a script's JSON) at most this large; the
+largest in the public releases is about 0.4 MB."""
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 LATIN = re.compile(r"[A-Za-z]")
 
@@ -62,16 +65,19 @@ def linked_part(path: Path, source: Path | None = None) -> Path | None:
 def read_text(path: Path) -> str:
     """A source file's text; a file reached through a symbolic link is refused (a dataset
     folder must not carry a file from elsewhere on the machine into the script, and on to
-    a model endpoint)."""
+    a model endpoint), and so is one that is no regular file (a FIFO would hang the
+    import) or larger than ``MAX_SOURCE_BYTES``, both seen before a byte is read."""
     link = linked_part(path)
     if link is not None:
         raise fail(path, "(file)", "reached through a symbolic link"
                    + ("" if link == Path(os.path.abspath(path)) else f" ({link.name})")
                    + ": importers read only regular files inside the dataset")
     try:
-        return path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise fail(path, "(file)", f"cannot read: {exc}") from None
+        return read_bounded(path, MAX_SOURCE_BYTES).decode("utf-8-sig")
+    except DocumentError as exc:
+        raise fail(path, "(file)", str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise fail(path, "(file)", f"not UTF-8 text (byte {exc.start})") from None
 
 
 def read_json(path: Path, *, trailing_commas: bool = False) -> tuple[Any, str | None]:
