@@ -30,7 +30,7 @@ from jubensha.runs.batch import Batch, BatchError, BatchSummary, Update
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow
 from jubensha.runs.loose import find_run_folders, rows_from_runs
 from jubensha.runs.ratings import LeaderboardFormat, leaderboard_table, rate, render_leaderboard
-from jubensha.runs.report import ReportFormat, build_report, render
+from jubensha.runs.report import ReportFormat, batch_title, build_report, render
 from jubensha.runs.spec import SPEC_FILE, SpecError, dump_spec, load_spec
 
 app = typer.Typer()
@@ -147,7 +147,7 @@ def play(opened: Batch, concurrency: int | None) -> None:
         rows = opened.index.rows()
         opened.close()
     _summarise(summary, opened)
-    for table in build_report(rows, batch=opened.spec.name).tables():
+    for table in build_report(rows, batch=batch_title(opened.root)).tables():
         print_table(console, table, "--format md")
     console.print(f"report: jubensha runs report {opened.root} [--format md|csv|json] "
                   f"[--plots DIR]")
@@ -247,7 +247,7 @@ def report(
     """Tables of a batch: win rate and identification with 95% intervals, failures, calls,
     tokens, cost, duration, and the post-game metrics."""
     rows = index_rows(batch_dir, loose=True)
-    result = build_report(rows, by_script=by_script, batch=batch_dir.name)
+    result = build_report(rows, by_script=by_script, batch=batch_title(batch_dir))
     if fmt == "table":
         for table in result.tables():
             print_table(console, table, "--format md")
@@ -291,7 +291,7 @@ def leaderboard(
 ) -> None:
     """Ratings of every entrant (architecture @ model) as civilian, as murderer and
     combined, recomputed from the batch index's finished games (docs/experiments.md)."""
-    board = rate(index_rows(batch_dir), batch=batch_dir.name)
+    board = rate(index_rows(batch_dir), batch=batch_title(batch_dir))
     if fmt == "table":
         print_table(console, leaderboard_table(board), "--format md")
     else:

@@ -28,7 +28,7 @@ from jubensha.runs.arena import label
 from jubensha.runs.index import GameRow
 from jubensha.runs.plots import cost_figure, rates_figure, ratings_figure, tokens_figure
 from jubensha.runs.ratings import leaderboard_table, rate
-from jubensha.runs.report import BatchReport, GroupStats, build_report
+from jubensha.runs.report import BatchReport, GroupStats, batch_title, build_report
 
 TEMPLATE = "report.html.j2"
 
@@ -149,8 +149,9 @@ def _environment() -> jinja2.Environment:
 
 def render_html(batch_dir: Path, rows: list[GameRow], page: Path) -> str:
     """The page for the batch in ``batch_dir`` (links are made relative to ``page``)."""
-    report = build_report(rows, batch=batch_dir.name)
-    board = rate(rows, batch=batch_dir.name)
+    title = batch_title(batch_dir)
+    report = build_report(rows, batch=title)
+    board = rate(rows, batch=title)
     axis, points = cost_axis(report)
     front = set(pareto_front([(c, s) for _, c, s in points]))
     on_front = {points[i][0] for i in front}
@@ -160,7 +161,7 @@ def render_html(batch_dir: Path, rows: list[GameRow], page: Path) -> str:
     if board.entrants:
         plots["ratings"] = png(ratings_figure(board))
     return _environment().get_template(TEMPLATE).render(
-        batch=batch_dir.name, generated=datetime.now(UTC).isoformat(timespec="seconds"),
+        batch=title, generated=datetime.now(UTC).isoformat(timespec="seconds"),
         report=report, groups=groups, tables=report.tables(), paper=paper_tables(rows),
         on_front=on_front, axis=axis, leaderboard=leaderboard_table(board), plots=plots,
         games=[(row, transcript_link(batch_dir, page, row))

@@ -16,6 +16,7 @@ import csv
 import io
 import math
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -157,6 +158,12 @@ class BatchReport(BaseModel):
                 record |= {f"{metric}.{name}": mean.mean for name, mean in numbers.items()}
             records.append(record)
         return records
+
+
+def batch_title(folder: Path) -> str:
+    """What every report calls a batch: its folder's name (the spec's name is only the
+    folder's default), so `runs batch`, `runs report` and the HTML page agree."""
+    return folder.resolve().name
 
 
 def _keys(group: GroupStats, by_script: bool) -> list[str]:
