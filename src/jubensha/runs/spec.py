@@ -38,7 +38,7 @@ from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_s
 from jubensha.llm.wrappers import Budget
 from jubensha.runs.arena import Arena, Entrant, Pairing, pairings
 from jubensha.runs.play import PlayError, SeatPlan, parse_seat, plan_seats
-from jubensha.safeload import DocumentError, is_path, read_document
+from jubensha.safeload import DocumentError, is_path, one_line, read_document
 from jubensha.scripts.bundled import bundled_scripts, find_script, script_location
 from jubensha.scripts.importers import IMPORTERS, discover, import_script
 from jubensha.scripts.io import ScriptError
@@ -60,13 +60,20 @@ class SpecError(Exception):
     def __init__(self, source: str | Path, problems: list[tuple[str, str]]):
         self.source = str(source)
         self.problems = problems
-        super().__init__("\n".join(
-            Problem(severity="error", field=field, message=message).render(str(source))
-            for field, message in problems))
+        super().__init__("\n".join(_problem_text(str(source), field, message)
+                                   for field, message in problems))
 
     @classmethod
     def one(cls, source: str | Path, field: str, message: str) -> SpecError:
         return cls(source, [(field, message)])
+
+
+def _problem_text(source: str, field: str, message: str) -> str:
+    """``FILE: FIELD: problem``, and the lines of detail our own messages go on with (the
+    models a spec may name), each line cleaned like the first."""
+    first, *details = message.split("\n")
+    head = Problem(severity="error", field=field, message=first).render(source)
+    return "\n".join([head, *(one_line(line) for line in details)])
 
 
 class _Strict(BaseModel):
