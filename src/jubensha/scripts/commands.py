@@ -143,7 +143,7 @@ def _print_texts(script: Script, truth: bool) -> None:
 def validate_command(names: Annotated[list[str] | None, typer.Argument(
         help="Bundled script ids, script files or folders (a folder of script folders too) "
              "(default: every bundled mystery).")] = None) -> None:
-    """Check native scripts; print every problem as ``file: field: message``."""
+    """Check native scripts; print every problem as a "file: field: message" line."""
     errors = warnings = checked = 0
     try:
         paths = [script_location(name) for name in names] if names else list(
@@ -182,8 +182,9 @@ def import_command(
     overwrite: Annotated[bool, typer.Option(
         "--overwrite", help="Empty a destination folder that holds a script first.")] = False,
 ) -> None:
-    """Convert scripts of a public dataset format to the native YAML. Problems go to stderr
-    as ``file: field: problem`` lines; exit 2 when nothing could be imported."""
+    """Convert scripts of a public dataset format to the native YAML. Problems, and the
+    warnings of each imported script, go to stderr as "file: field: problem" lines; exit 2
+    when nothing could be imported."""
     try:
         sources = discover(fmt, src) if all_ else [src]
     except ScriptError as exc:
@@ -215,7 +216,7 @@ def import_command(
             typer.echo(f"{source}: (write): {exc}", err=True)
             continue
         report = validate(script)
-        _problem_lines(str(written), report.errors, err=True)
+        _problem_lines(str(written), report.problems, err=True)
         failures += bool(report.errors)
         table.add_row(script.id, script.title, str(len(script.characters)),
                       str(len(script.questions.choice)), str(len(report.warnings)))
