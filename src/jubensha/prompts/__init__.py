@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import yaml
 
 PROMPTS_DIR = Path(str(resources.files("jubensha.prompts")))
 
@@ -40,3 +41,20 @@ def render(area: str, name: str, lang: str, **values: Any) -> str:
     except jinja2.TemplateNotFound:
         raise FileNotFoundError(f"prompt template not found: {PROMPTS_DIR / path}") from None
     return template.render(**values).strip()
+
+
+@lru_cache(maxsize=4)
+def messages(lang: str) -> dict[str, str]:
+    """Every word a person reads at the terminal, in transcripts and on the end screen, in
+    ``lang``: ``messages/<lang>.yaml`` (English for a language without its own file). One
+    catalogue per language keeps the two side by side and out of the code."""
+    path = PROMPTS_DIR / "messages" / f"{lang}.yaml"
+    if not path.is_file():
+        path = PROMPTS_DIR / "messages" / "en.yaml"
+    loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return {str(key): str(value) for key, value in loaded.items()}
+
+
+def message(lang: str, key: str, **values: Any) -> str:
+    """One message of the catalogue with its ``{name}`` fields filled in."""
+    return messages(lang)[key].format(**values)
