@@ -29,6 +29,7 @@ def commands() -> Iterator[tuple[list[str], typer.core.TyperCommand]]:
 
 
 COMMANDS = list(commands())
+BY_PATH = {tuple(path): command for path, command in COMMANDS}
 
 
 def written(help_text: str | None) -> str:
@@ -38,7 +39,7 @@ def written(help_text: str | None) -> str:
 
 @pytest.mark.parametrize("path", [p for p, _ in COMMANDS], ids=" ".join)
 def test_every_bracket_of_a_help_text_survives(path: list[str]) -> None:
-    command = dict((tuple(p), c) for p, c in COMMANDS)[tuple(path)]
+    command = BY_PATH[tuple(path)]
     shown = runner.invoke(app, [*path, "--help"], env=WIDE).output
     texts = [written(command.help), *(written(getattr(p, "help", "")) for p in command.params)]
     for text in texts:
@@ -57,7 +58,7 @@ def test_every_extra_named_in_help_is_shown_whole() -> None:
 
 @pytest.mark.parametrize("path", [p for p, _ in COMMANDS], ids=" ".join)
 def test_every_option_says_what_it_does_without_double_backticks(path: list[str]) -> None:
-    command = dict((tuple(p), c) for p, c in COMMANDS)[tuple(path)]
+    command = BY_PATH[tuple(path)]
     assert "``" not in (command.help or "")
     for param in command.params:
         text = getattr(param, "help", None)
