@@ -284,12 +284,14 @@ class LocalModel(Model):
 
 
 def slot_key(request: Request) -> tuple[str | None, str]:
-    """Calls of one seat that open with the same system message (its sheet) share a slot,
-    so each reads only what follows the prefix it shares with the last; calls that open
+    """Calls of one seat whose system message opens alike (its sheet's first paragraph)
+    share a slot, so each reads only what follows the prefix it shares with the last (a
+    system message may end with what was retrieved for the call); calls that open
     otherwise (ThinkThrice's judgements, with no sheet) get a slot per purpose."""
     first = request.messages[0] if request.messages else None
     if first is not None and first.role == "system":
-        return request.seat, "system:" + hashlib.sha256(first.text.encode()).hexdigest()
+        opening = first.text.split("\n\n", 1)[0]
+        return request.seat, "system:" + hashlib.sha256(opening.encode()).hexdigest()
     return request.seat, "purpose:" + request.purpose
 
 
