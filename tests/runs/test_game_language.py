@@ -16,10 +16,11 @@ from typer.testing import CliRunner
 from jubensha import jobs
 from jubensha.cli import app
 from jubensha.engine.decisions import CastVote, Speak
-from jubensha.engine.events import StageStarted
+from jubensha.engine.events import Spoke, StageStarted
 from jubensha.llm.health import ModelUnreachable
 from jubensha.prompts import messages
 from jubensha.runs import commands
+from jubensha.runs.transcript import LiveTranscript
 from jubensha.scripts import find_script
 
 CHINESE = "tingsong-tea-estate"
@@ -104,3 +105,14 @@ def test_chinese_messages_put_no_space_between_chinese_characters() -> None:
     wide = "\u4e00-\u9fff\uff08\uff09\uff0c\u3002\uff1a\uff1b\u3001"
     for key, text in messages("zh").items():
         assert not re.search(f"[{wide}] [{wide}]", text), key
+
+
+def test_a_long_chinese_line_keeps_its_speaker_with_its_words(tmp_path: Path) -> None:
+    """Rich wraps at spaces only: a Chinese speech (no spaces) would leave the speaker's name
+    alone on its line; the terminal wraps it instead."""
+    shown = tmp_path / "shown.txt"
+    with shown.open("w") as file:
+        LiveTranscript(Console(file=file, width=40), "zh")(
+            Spoke(speaker="顾远之", kind="introduction", text="我是上海同裕茶行的少东家。" * 8))
+    [line] = shown.read_text(encoding="utf-8").splitlines()
+    assert line.startswith("顾远之 自我介绍：我是上海")

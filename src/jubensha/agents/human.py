@@ -45,7 +45,7 @@ from jubensha.engine.decisions import (
     Vote,
 )
 from jubensha.engine.events import ActStarted, ClueRevealed, Event, HostSpoke
-from jubensha.engine.narration import describe, rich_line
+from jubensha.engine.narration import describe, print_line
 from jubensha.engine.voting import NOBODY
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet
@@ -288,7 +288,7 @@ class ConsoleIO(HumanIO):
 
     def print_event(self, event: Event) -> None:
         for line in describe(event, self.lang):
-            self.console.print(rich_line(line))
+            print_line(self.console, line, self.lang)
 
     def print_new_events(self) -> None:
         for event in self.view.events[self.shown:]:

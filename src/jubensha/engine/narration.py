@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from rich.console import Console
 from rich.text import Text
 
 from jubensha.engine.events import (
@@ -160,3 +161,9 @@ def rich_line(line: Line) -> Text:
         text.append(line.colon)
     text.append(line.text)
     return text
+
+
+def print_line(console: Console, line: Line, lang: str) -> None:
+    """Print a transcript line. Chinese, written without spaces, is left to the terminal to
+    wrap: rich wraps at spaces only, and would leave a speaker's name alone on its line."""
+    console.print(rich_line(line), soft_wrap=lang.startswith("zh"))

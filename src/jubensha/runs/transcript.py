@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from rich.console import Console
 
 from jubensha.engine.events import Event
-from jubensha.engine.narration import Line, describe, labels, rich_line
+from jubensha.engine.narration import Line, describe, labels, print_line
 from jubensha.runlog.folder import RunMeta
 
 
@@ -58,4 +58,4 @@ class LiveTranscript:
         for line in describe(event, self.lang):
             if line.style == "log" and not self.verbose:
                 continue
-            self.console.print(rich_line(line))
+            print_line(self.console, line, self.lang)
