@@ -16,10 +16,15 @@ from typer.testing import CliRunner
 from jubensha import jobs
 from jubensha.cli import app
 from jubensha.engine.decisions import CastVote, Speak
-from jubensha.engine.events import Spoke, StageStarted
+from jubensha.engine.events import Failure, Spoke, StageStarted
+from jubensha.engine.narration import describe, labels
+from jubensha.engine.procedure import find_procedure
+from jubensha.llm.fake import ScriptedModel
 from jubensha.llm.health import ModelUnreachable
 from jubensha.prompts import messages
+from jubensha.runlog.folder import read_run
 from jubensha.runs import commands
+from jubensha.runs.play import plan_seats, play_game
 from jubensha.runs.transcript import LiveTranscript
 from jubensha.scripts import find_script
 
@@ -116,3 +121,17 @@ def test_a_long_chinese_line_keeps_its_speaker_with_its_words(tmp_path: Path) ->
             Spoke(speaker="顾远之", kind="introduction", text="我是上海同裕茶行的少东家。" * 8))
     [line] = shown.read_text(encoding="utf-8").splitlines()
     assert line.startswith("顾远之 自我介绍：我是上海")
+
+
+async def test_failures_are_named_in_the_games_language(tmp_path: Path) -> None:
+    """A seat whose reasoning failed reads "命运之轮 推理", not "命运之轮 reasoning"."""
+    script = find_script(CHINESE)
+    broken = ScriptedModel(replies={"introduction": [RuntimeError("boom")] * 99})
+    out = tmp_path / "run"
+    await play_game(script, find_procedure("demo"), plan_seats(script, "naive", "scripted"),
+                    out=out, embedder="none", models={"scripted": broken})
+    what = commands.failed_what(out, labels("zh"))
+    assert "自我介绍" in what and "introduction" not in what
+    failure = next(e for e in read_run(out).events if isinstance(e, Failure))
+    [line] = describe(failure, "zh")
+    assert line.text.startswith(f"失败：{failure.seat}（自我介绍）：")
