@@ -1,7 +1,10 @@
-"""Prompt templates, one jinja2 file per prompt and language: ``<area>/<lang>/<name>.j2``.
+"""Prompt templates, one jinja2 file per prompt and language: ``<area>/<lang>/<name>.j2``;
+and the message catalogue, ``messages/<lang>.yaml``: every word a person reads at the
+terminal and in transcripts.
 
-Prompts never live inline in code so that they can be read, compared across languages and
-changed without touching logic. A missing template is an error naming the path.
+Prompts and messages never live inline in code so that they can be read, compared across
+languages and changed without touching logic. A missing template is an error naming the
+path.
 """
 
 from __future__ import annotations
