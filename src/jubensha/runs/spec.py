@@ -38,7 +38,7 @@ from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_s
 from jubensha.llm.wrappers import Budget
 from jubensha.runs.arena import Arena, Entrant, Pairing, pairings
 from jubensha.runs.play import PlayError, SeatPlan, parse_seat, plan_seats
-from jubensha.safeload import DocumentError, is_path, one_line, read_document
+from jubensha.safeload import DocumentError, is_path, read_document
 from jubensha.scripts.bundled import bundled_scripts, find_script, script_location
 from jubensha.scripts.importers import IMPORTERS, discover, import_script
 from jubensha.scripts.io import ScriptError
@@ -69,11 +69,13 @@ class SpecError(Exception):
 
 
 def _problem_text(source: str, field: str, message: str) -> str:
-    """``FILE: FIELD: problem``, and the lines of detail our own messages go on with (the
-    models a spec may name), each line cleaned like the first."""
+    """``FILE: FIELD: problem`` on one line (each line of a spec error names its file):
+    a message that goes on over lines (the models a spec may name) has them joined with
+    "; ", never escaped as a literal ``\\n``."""
     first, *details = message.split("\n")
-    head = Problem(severity="error", field=field, message=first).render(source)
-    return "\n".join([head, *(one_line(line) for line in details)])
+    listed = "; ".join(" ".join(d.split()) for d in details if d.strip())
+    joined = f"{first} {listed}" if listed else first
+    return Problem(severity="error", field=field, message=joined).render(source)
 
 
 class _Strict(BaseModel):
