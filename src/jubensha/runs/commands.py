@@ -286,7 +286,8 @@ def summarise(result: RunResult, folder: Path) -> None:
 
 
 def failed_what(folder: Path, words: dict[str, str]) -> str:
-    """What failed, by seat and purpose: " (Ann vote ×2, Bob answer)"; "" when nothing did."""
+    """What failed, by seat and purpose in the game's language: " (Ann vote ×2, Bob answers)";
+    "" when nothing did."""
     try:
         failures = [e for e in read_run(folder).events if isinstance(e, Failure)]
     except RunError:
