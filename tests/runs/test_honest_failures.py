@@ -165,4 +165,4 @@ def test_a_log_cut_inside_a_chinese_character_reads_as_a_torn_line(tmp_path):
     assert set(run.truncated) == {"events.jsonl", "calls.jsonl"} and run.events
     assert read_calls(tmp_path / "run" / "calls.jsonl")
     shown = runner.invoke(app, ["replay", str(tmp_path / "run")])
-    assert shown.exit_code == 0 and "did not finish" in shown.output
+    assert shown.exit_code == 0 and "这局没有下完" in shown.output  # in the game's language

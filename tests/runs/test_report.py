@@ -168,3 +168,18 @@ def test_failed_and_unfinished_games_count_apart_from_the_rates() -> None:
 def test_report_of_a_folder_that_is_not_a_batch(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["runs", "report", str(tmp_path)])
     assert result.exit_code == 2 and "not a batch folder" in result.output
+
+
+def test_runs_batch_the_report_and_the_page_title_a_batch_alike(tmp_path: Path) -> None:
+    """The spec's name is only the folder's default: every report names the folder."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"name: tea-party\nscripts: [{TINY}]\narchitectures: [naive]\n"
+                    "models: scripted\nseeds: [0]\nembedder: none\n", encoding="utf-8")
+    runner = CliRunner()
+    played = runner.invoke(app, ["runs", "batch", str(spec), "--out", str(tmp_path / "b1")])
+    assert played.exit_code == 0, played.output
+    reported = runner.invoke(app, ["runs", "report", str(tmp_path / "b1"), "--html",
+                                   str(tmp_path / "page.html")])
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    for shown in (played.output, reported.output, page):
+        assert "Batch b1" in shown and "tea-party" not in shown

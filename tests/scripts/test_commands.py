@@ -177,3 +177,15 @@ def test_schema_prints_and_writes_the_json_schema(tmp_path) -> None:
     out = tmp_path / "schema" / "script.json"
     assert run("schema", "--out", out).exit_code == 0
     assert json.loads(out.read_text(encoding="utf-8")) == schema
+
+
+@pytest.mark.datasets
+def test_import_prints_each_warning_it_counts(datasets: Path, tmp_path: Path) -> None:
+    source = datasets / "mirage" / "En" / "Bride in Filial Dress"
+    result = run("import", "mirage", source, tmp_path / "bride")
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.output.splitlines() if ": warning: " in line]
+    [row] = [line for line in result.output.splitlines() if "Bride" in line and "│" in line]
+    counted = int(row.strip("│ ").split("│")[-1])
+    assert counted > 0 and len(warnings) == counted
+    assert all(line.startswith(str(tmp_path / "bride")) for line in warnings)

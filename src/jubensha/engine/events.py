@@ -80,6 +80,8 @@ class Investigated(_Event):
     seat: str
     location: str
     clue_ids: list[str] = Field(default_factory=list)
+    clue_titles: list[str] = Field(default_factory=list, description="What people read of "
+                                   "the clues found: their titles (logs before: none).")
 
 
 class ActStarted(_Event):

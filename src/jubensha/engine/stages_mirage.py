@@ -236,7 +236,8 @@ async def investigate(spec: ConversationSpec, table: Table, seat: str, action: I
                          rated, spec.ratings)
     found = hidden_clues(table, action.location)[:1]
     await table.emit(Investigated(seat=seat, location=action.location,
-                                  clue_ids=[clue.id for clue in found]))
+                                  clue_ids=[clue.id for clue in found],
+                                  clue_titles=[clue.title or clue.id for clue in found]))
     for clue in found:
         table.state.released.add(clue.id)
         await table.emit(ClueRevealed(clue_id=clue.id, title=clue.title, text=clue.text,

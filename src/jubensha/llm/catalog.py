@@ -21,6 +21,7 @@ from typing import BinaryIO
 
 from jubensha.llm.base import ModelError
 from jubensha.llm.registry import MODEL_ENV
+from jubensha.prompts import message
 from jubensha.userdirs import cache_dir
 
 CHUNK = 8 << 20
@@ -239,10 +240,10 @@ def status(model: KnownModel, folder: Path | None = None) -> Status:
                   f"joined and verified into {joined} on first use (~{model.size / 1e9:.1f} GB)")
 
 
-def upgrade_hint() -> str | None:
+def upgrade_hint(lang: str = "en") -> str | None:
     """A line for people playing on SmolLM2 when a capable local model is installed."""
     for model in KNOWN.values():
         if model is not SMOLLM2 and status(model).ready:
-            return (f"{model.title} is installed: play with it using --model local:"
-                    f"{model.name} (or set {MODEL_ENV}=local:{model.name}).")
+            return message(lang, "upgrade_hint", title=model.title, name=model.name,
+                           env=MODEL_ENV)
     return None

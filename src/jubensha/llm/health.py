@@ -12,8 +12,10 @@ than a call may (``ModelExhausted``: a spent quota), or when one seat's calls fa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from jubensha.llm.base import ModelError, ModelExhausted
+from jubensha.prompts import message
 
 DEFAULT_MAX_CONSECUTIVE = 5
 
@@ -21,7 +23,24 @@ DEFAULT_MAX_CONSECUTIVE = 5
 class ModelUnreachable(BaseException):
     """Ends the game at once. It derives from ``BaseException`` because agents and the
     table turn every ``Exception`` of a seat into a fallback, which is exactly what must
-    not happen when no call can succeed."""
+    not happen when no call can succeed. ``seat`` is set when that seat's calls kept
+    failing (``failures`` in a row), unset when the model could not be reached at all."""
+
+    def __init__(self, model: str, error: BaseException, seat: str | None = None,
+                 failures: int = 0) -> None:
+        self.model, self.error, self.seat, self.failures = model, error, seat, failures
+        super().__init__(self.say("en"))
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled by name (process executors)
+        return ModelUnreachable, (self.model, self.error, self.seat, self.failures)
+
+    def say(self, lang: str) -> str:
+        """What happened, in ``lang`` (the model's own error as it gave it)."""
+        if self.seat is None:
+            key = "exhausted" if isinstance(self.error, ModelExhausted) else "unreachable"
+            return message(lang, key, model=self.model, error=self.error)
+        return message(lang, "failing", failures=self.failures, seat=self.seat,
+                       model=self.model, error=self.error)
 
 
 @dataclass
@@ -40,12 +59,11 @@ class Health:
         key = seat or "-"
         self.failures[key] = self.failures.get(key, 0) + 1
         if isinstance(error, ModelExhausted):
-            raise ModelUnreachable(f"the model {model!r} cannot answer now: {error}")
+            raise ModelUnreachable(model, error)
         if is_fatal(error) and not self.answered:
-            raise ModelUnreachable(f"the model {model!r} cannot be reached: {error}")
+            raise ModelUnreachable(model, error)
         if self.max_consecutive and self.failures[key] >= self.max_consecutive:
-            raise ModelUnreachable(f"{self.failures[key]} model calls in a row failed for "
-                                   f"{key} ({model}); the last: {error}")
+            raise ModelUnreachable(model, error, key, self.failures[key])
 
 
 def is_fatal(error: BaseException) -> bool:

@@ -16,6 +16,7 @@ import asyncio
 import base64
 import mimetypes
 import re
+import socket
 import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -29,7 +30,7 @@ from typing import Any, Literal, TypeVar
 import httpx2
 import openai
 from openai import AsyncOpenAI
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, stop_after_delay
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop_after_delay
 from tenacity.wait import wait_exponential_jitter
 
 from jubensha.llm.base import (
@@ -92,6 +93,35 @@ class _Wait(wait_exponential_jitter):
         return min(hinted, self.max) if hinted is not None else super().__call__(retry_state)
 
 
+def _causes(error: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    cause: BaseException | None = error
+    while cause is not None and cause not in chain:
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    return chain
+
+
+def no_server(error: BaseException) -> bool:
+    """Nothing listens at the address (the connection is refused, the host name does not
+    exist): every try would meet the same, so it is not retried and stops a game at once.
+    A connection dropped in the middle of a reply is still retried."""
+    return any(isinstance(cause, ConnectionRefusedError) or (
+        isinstance(cause, socket.gaierror) and cause.errno == socket.EAI_NONAME)
+        for cause in _causes(error))
+
+
+def _reason(error: BaseException) -> str:
+    """The SDK's error and, where it only says "Connection error.", what lay under it."""
+    root = _causes(error)[-1]
+    below = f" ({root})" if root is not error and str(root) else ""
+    return f"{type(error).__name__}: {error}{below}"
+
+
+def _transient(error: BaseException) -> bool:
+    return isinstance(error, TRANSIENT) and not no_server(error)
+
+
 async def with_retries(call: Callable[[], Awaitable[T]], max_retries: int, backoff_s: float,
                        backoff_max_s: float, deadline_s: float | None = None) -> T:
     """Run ``call``, retrying transient errors up to ``max_retries`` times, and starting no
@@ -103,7 +133,7 @@ async def with_retries(call: Callable[[], Awaitable[T]], max_retries: int, backo
     retrying = AsyncRetrying(stop=stop,
                              wait=_Wait(multiplier=backoff_s, max=backoff_max_s,
                                         jitter=backoff_s),
-                             retry=retry_if_exception_type(TRANSIENT), reraise=True)
+                             retry=retry_if_exception(_transient), reraise=True)
     async for attempt in retrying:
         with attempt:
             result = await _unless_exhausted(call, deadline_s)
@@ -192,7 +222,7 @@ class OpenAIModel(Model):
                 notes.append(f"server rejected response_format {mode}; "
                              f"using {self.response_format}")
             except (openai.OpenAIError, ValueError) as error:
-                raise OpenAIError(f"{self.name}: {type(error).__name__}: {error}",
+                raise OpenAIError(f"{self.name}: {_reason(error)}",
                                   fatal=isinstance(error, FATAL)) from None
         if completion is None:
             raise OpenAIError(f"{self.name} returned no choices")

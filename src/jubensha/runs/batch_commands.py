@@ -50,7 +50,7 @@ from jubensha.runs.estimate import batch_calls, worth_estimating
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow
 from jubensha.runs.loose import find_run_folders, rows_from_runs
 from jubensha.runs.ratings import LeaderboardFormat, leaderboard_table, rate, render_leaderboard
-from jubensha.runs.report import ReportFormat, build_report, render
+from jubensha.runs.report import ReportFormat, batch_title, build_report, render
 from jubensha.runs.spec import SPEC_FILE, SpecError, dump_spec, load_spec
 from jubensha.terminal import Terminal
 
@@ -187,7 +187,7 @@ def play(opened: Batch, concurrency: int | None) -> None:
         rows = opened.index.rows()
         opened.close()
     _summarise(summary, opened)
-    result = build_report(rows, batch=opened.spec.name)
+    result = build_report(rows, batch=batch_title(opened.root))
     warn(result.warning)
     for table in result.tables():
         print_table(console, table, "--format md")
@@ -334,7 +334,7 @@ def report(
     """Tables of a batch: win rate and identification with 95% intervals, failures, calls,
     tokens, cost, duration, and the post-game metrics with 95% bootstrap intervals."""
     rows = index_rows(batch_dir, loose=True)
-    result = build_report(rows, by_script=by_script, batch=batch_dir.name)
+    result = build_report(rows, by_script=by_script, batch=batch_title(batch_dir))
     against = against_baseline(rows, baseline) if baseline else []
     tables = [*result.tables(), *(comparison_table(c) for c in against)]
     if fmt == "table":
@@ -419,7 +419,7 @@ def leaderboard(
 ) -> None:
     """Ratings of every entrant (architecture @ model) as civilian, as murderer and
     combined, recomputed from the batch index's finished games (docs/experiments.md)."""
-    board = rate(index_rows(batch_dir), batch=batch_dir.name)
+    board = rate(index_rows(batch_dir), batch=batch_title(batch_dir))
     if fmt == "table":
         warn(board.warning)
         print_table(console, leaderboard_table(board), "--format md")

@@ -15,7 +15,7 @@ from jubensha.agents.human import is_human
 from jubensha.engine.decisions import Decision
 from jubensha.engine.events import Event, Failure, StageStarted
 from jubensha.engine.game import DEGRADED_SHARE
-from jubensha.engine.narration import LABELS, outcome_text
+from jubensha.engine.narration import labels, outcome_text, purpose_label
 from jubensha.engine.procedure import ProcedureError, find_procedure, presets
 from jubensha.engine.table import purpose_of
 from jubensha.jobs import (
@@ -30,7 +30,7 @@ from jubensha.llm.catalog import upgrade_hint
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
 from jubensha.llm.registry import MODEL_ENV, ModelOptions
 from jubensha.outdir import OutError, prepare_out
-from jubensha.prompts import render
+from jubensha.prompts import message, render
 from jubensha.runlog.attempts import set_aside
 from jubensha.runlog.folder import EVENTS, META, RunError, RunResult, read_run
 from jubensha.runlog.resume import ResumeDiverged, ResumeError
@@ -71,14 +71,6 @@ runs_app = typer.Typer(help="Run folders: batches of games, resume, reports, and
 runs_app.add_typer(batch_app)
 runs_app.add_typer(import_app, name="import")
 
-REAL_MODEL_HINT = (
-    "To play with a real model: [bold]jubensha play --model openai:gpt-4o-mini[/] "
-    "(with OPENAI_API_KEY set; add --base-url for vLLM, Ollama, llama.cpp server, DeepSeek, "
-    "Qwen...), or give one seat its own: [bold]--seat \"NAME=openai:gpt-4o\"[/]. "
-    "See docs/playing.md and docs/models.md."
-)
-
-
 EXIT_DEGRADED = 4
 """The game ended but too many decisions fell back to defaults to count as a result."""
 
@@ -112,23 +104,27 @@ def fail(message: str) -> typer.Exit:
 
 
 class Progress:
-    """The progress line: model calls so far, which stage of how many, whose turn it is."""
+    """The progress line: model calls so far, which stage of how many, whose turn it is,
+    in the game's language."""
 
-    def __init__(self, bar: CallBar, stages: int):
+    def __init__(self, bar: CallBar, stages: int, lang: str):
         self.bar = bar
         self.stages = stages
         self.stage = 0
         self.title = ""
+        self.lang = lang
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, StageStarted):
             self.stage += 1
             self.title = event.title
-            self.bar.note(f"stage {self.stage}/{self.stages}: {self.title}")
+            self.bar.note(message(self.lang, "stage_note", stage=self.stage,
+                                  stages=self.stages, title=self.title))
 
     def on_ask(self, seat: str, decision: Decision) -> None:
-        self.bar.note(f"stage {self.stage}/{self.stages}: {self.title} · "
-                      f"{seat} ({purpose_of(decision)})…")
+        self.bar.note(message(self.lang, "turn_note", stage=self.stage, stages=self.stages,
+                              title=self.title, seat=seat, purpose=purpose_label(
+                                  purpose_of(decision), labels(self.lang))))
 
 
 def play(
@@ -169,7 +165,10 @@ def play(
         help="Language of the host and prompts: en or zh (default: the script's).")] = None,
     base_url: Annotated[str | None, typer.Option(
         help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL).")] = None,
-    temperature: Annotated[float | None, typer.Option(min=0)] = None,
+    temperature: Annotated[float | None, typer.Option(
+        min=0, help="Temperature of the model calls that set none. Every architecture sets "
+        "its own: change a seat's with its option, e.g. --agents naive:temperature=0.")
+    ] = None,
     timeout: Annotated[float | None, typer.Option(
         min=0.1, help="Seconds one request to an openai: model may take (default: 120).")
     ] = None,
@@ -260,57 +259,58 @@ def play(
             for client in clients.values():
                 await client.aclose()
 
-    console.print(Text(f"{loaded.title} · {chosen.name} · seed {seed} → {target}",
-                       style="bold"))
+    console.print(Text(message(language, "header", title=loaded.title, procedure=chosen.name,
+                               seed=seed, folder=target), style="bold"))
     live = LiveTranscript(console, language, verbose)
     expected = None
     if not humans and worth_estimating(plans):
         expected = run_job(lambda: count_game_calls(loaded, chosen, plans, seed=seed,
                                                     language=language))
         console.print(Text(estimate_line(expected, [c.name for c in clients.values()],
-                                         bar=console.is_terminal), style="dim"))
+                                         language, bar=console.is_terminal), style="dim"))
     if again is not None:
         kept = set_aside(target)
         if again.resume.source == target:
             again.resume.source = kept
-        console.print(Text(f"resuming: {len(again.resume.records)} call(s) answered from the "
-                           f"log of {again.resume.source}, then live; the interrupted attempt is kept as "
-                           f"{kept}", style="dim"))
+        console.print(Text(message(language, "resuming", calls=len(again.resume.records),
+                                   source=again.resume.source, kept=kept), style="dim"))
     # A human seat's own console shows what that seat sees; the omniscient live transcript
     # and the spinner (which would also overwrite the person's typing) stay off.
-    bar = CallBar(console, "playing", expected)
+    bar = CallBar(console, message(language, "playing"), expected,
+                  message(language, "calls"), eta=message(language, "eta"))
     with nullcontext() if humans else bar.shown():
-        progress = None if humans else Progress(bar, len(chosen.stages))
+        progress = None if humans else Progress(bar, len(chosen.stages), language)
         try:
             result = run_job(game)
         except PlayError as exc:
             raise fail(str(exc)) from None
         except ModelUnreachable as exc:
-            stop_unreachable(errors, exc, f"the game was not played; its partial run is in "
-                                          f"{target}")
+            stop_unreachable(errors, exc, message(language, "game_unplayed", folder=target),
+                             language)
         except (ResumeError, ResumeDiverged) as exc:
             raise fail(str(exc)) from None
         except Interrupted:
-            stop_here(errors, f"the partial run is in {target}.",
-                      f"jubensha play --resume {target}")
+            stop_here(errors, message(language, "game_kept", folder=target),
+                      message(language, "game_again", folder=target), language)
     if humans:
         console.print(Text(render("human", "over", language, folder=target,
                                   transcript=target / "transcript.md"), style="bold"))
     summarise(result, target)
     if result.degraded:
-        errors.print(Text("degraded: ", style="bold red") + Text(
-            f"{result.fallbacks} of {result.decisions} decisions fell back to the table's "
-            f"defaults (more than {degraded_share:.0%}): this game is no result."))
+        errors.print(Text(message(language, "degraded"), style="bold red") + Text(message(
+            language, "degraded_why", fallbacks=result.fallbacks, decisions=result.decisions,
+            share=degraded_share)))
         raise typer.Exit(EXIT_DEGRADED)
     if any(plan.model.split(":")[0] == "local" for plan in plans.values()):
-        console.print(REAL_MODEL_HINT)
-    if any(plan.model == "local" for plan in plans.values()) and (hint := upgrade_hint()):
+        console.print(message(language, "real_model_hint"))
+    if any(plan.model == "local" for plan in plans.values()) and (
+            hint := upgrade_hint(language)):
         console.print(hint)
 
 
 def summarise(result: RunResult, folder: Path) -> None:
     """Votes, outcome and token usage after a game, in the game's language."""
-    words = LABELS.get(result.language, LABELS["en"])
+    words = labels(result.language)
     for record in result.votes:
         title = (words["votes_for"].format(victim=record.victim) if record.victim
                  else words["votes"])
@@ -331,24 +331,23 @@ def summarise(result: RunResult, folder: Path) -> None:
         usage.add_row(name, str(used.prompt_tokens), str(used.completion_tokens),
                       f"{used.latency_s:.1f}")
     console.print(usage)
+    console.print(Text(words["usage_note"], style="dim"))
     console.print(words["decisions"].format(decisions=result.decisions,
                                             fallbacks=result.fallbacks))
     console.print(Text(words["counts"].format(
         calls=result.usage.calls, failures=result.failures, events=result.events,
         seconds=result.duration_s, folder=folder, what=failed_what(folder, words))))
-    counts = result.usage.counts
-    console.print(f"as MPIRD-LLMA counts: env {counts.env_tokens} tokens / {counts.env_requests} "
-                  f"requests · agents {counts.user_tokens} tokens / {counts.user_requests} "
-                  f"completions · {counts.parse_failures} parsing failure(s)")
+    console.print(Text(words["mirage_counts"].format(**result.usage.counts.model_dump())))
 
 
 def failed_what(folder: Path, words: dict[str, str]) -> str:
-    """What failed, by seat and purpose: " (Ann vote ×2, Bob answer)"; "" when nothing did."""
+    """What failed, by seat and purpose in the game's language: " (Ann vote ×2, Bob answers)";
+    "" when nothing did."""
     try:
         failures = [e for e in read_run(folder).events if isinstance(e, Failure)]
     except RunError:
         return ""
-    counted = Counter(f"{f.seat} {f.purpose}" for f in failures)
+    counted = Counter(f"{f.seat} {purpose_label(f.purpose, words)}" for f in failures)
     parts = [f"{what} ×{n}" if n > 1 else what for what, n in counted.most_common()]
     return words["paren"].format(words["sep"].join(parts)) if parts else ""
 
@@ -363,14 +362,16 @@ def replay(
         run = read_run(run_dir)
     except RunError as exc:
         raise fail(str(exc)) from None
-    live = LiveTranscript(console, run.meta.language if run.meta else "en", verbose)
+    lang = run.meta.language if run.meta else "en"
+    live = LiveTranscript(console, lang, verbose)
     if run.meta is not None:
-        console.print(Text(f"{run.meta.script_title or run.meta.script_id} · "
-                           f"{run.meta.procedure.get('name', '')} · seed {run.meta.seed}",
-                           style="bold"))
+        console.print(Text(message(lang, "replay_header",
+                                   title=run.meta.script_title or run.meta.script_id,
+                                   procedure=run.meta.procedure.get("name", ""),
+                                   seed=run.meta.seed), style="bold"))
     for event in run.events:
         live(event)
     if run.result is not None:
         summarise(run.result, run_dir)
     else:
-        console.print(Text("This run did not finish.", style="bold yellow"))
+        console.print(Text(message(lang, "not_finished"), style="bold yellow"))

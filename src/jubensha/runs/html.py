@@ -29,7 +29,7 @@ from jubensha.runs.compare import Comparison, comparison_table
 from jubensha.runs.index import GameRow
 from jubensha.runs.plots import cost_figure, rates_figure, ratings_figure, tokens_figure
 from jubensha.runs.ratings import leaderboard_table, rate
-from jubensha.runs.report import BatchReport, GroupStats, build_report, murderers_of
+from jubensha.runs.report import BatchReport, GroupStats, batch_title, build_report, murderers_of
 from jubensha.runs.statistics import estimate
 
 TEMPLATE = "report.html.j2"
@@ -157,8 +157,9 @@ def render_html(batch_dir: Path, rows: list[GameRow], page: Path,
                 against: list[Comparison] | None = None) -> str:
     """The page for the batch in ``batch_dir`` (links are made relative to ``page``);
     ``against``: the methods compared with a baseline on paired games."""
-    report = build_report(rows, batch=batch_dir.name)
-    board = rate(rows, batch=batch_dir.name)
+    title = batch_title(batch_dir)
+    report = build_report(rows, batch=title)
+    board = rate(rows, batch=title)
     axis, points = cost_axis(report)
     front = set(pareto_front([(c, s) for _, c, s in points]))
     on_front = {points[i][0] for i in front}
@@ -168,7 +169,7 @@ def render_html(batch_dir: Path, rows: list[GameRow], page: Path,
     if board.entrants:
         plots["ratings"] = png(ratings_figure(board))
     return _environment().get_template(TEMPLATE).render(
-        batch=batch_dir.name, generated=datetime.now(UTC).isoformat(timespec="seconds"),
+        batch=title, generated=datetime.now(UTC).isoformat(timespec="seconds"),
         report=report, groups=groups, tables=report.tables(), paper=paper_tables(rows),
         against=[comparison_table(c) for c in against or []],
         on_front=on_front, axis=axis, leaderboard=leaderboard_table(board), plots=plots,

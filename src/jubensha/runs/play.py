@@ -51,7 +51,8 @@ from jubensha.runlog.resume import Resume, ResumingModel
 from jubensha.runlog.script import played_script
 from jubensha.runs.transcript import render_markdown
 from jubensha.safeload import one_line
-from jubensha.scripts.model import Language, Script, name_key
+from jubensha.scripts.model import Language, Script
+from jubensha.scripts.naming import names_meant
 
 NO_MODEL = "none"
 """The model of a seat that plays without one (a person at the terminal)."""
@@ -81,12 +82,15 @@ class SeatPlan(BaseModel):
 
 
 def resolve_seat_name(name: str, script: Script) -> str:
-    """A character's main name from its name or alias, compared as ``name_key`` compares
-    (case, spaces and invisible characters aside; a valid script has no two such)."""
-    wanted = name_key(name)
-    for character in script.characters:
-        if wanted and wanted in (name_key(n) for n in character.all_names):
-            return character.name
+    """A character's main name from its name or alias, ignoring case, or from a first or
+    last name alone where it fits one character (``scripts.naming``)."""
+    owner = {alias: c.name for c in script.characters for alias in c.all_names}
+    meant = list(dict.fromkeys(owner[n] for n in names_meant(name, list(owner))))
+    if len(meant) == 1:
+        return meant[0]
+    if meant:
+        raise PlayError(f"--seat {name!r} could be {' or '.join(meant)}: write more of the "
+                        "name")
     raise PlayError(f"--seat {name!r}: no such character in {script.id!r} "
                     f"(characters: {', '.join(script.names)})")
 

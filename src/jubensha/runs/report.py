@@ -16,6 +16,7 @@ import csv
 import io
 import math
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -256,6 +257,12 @@ class BatchReport(BaseModel):
                                f"{metric}.{name}.ci_high": mean.high}
             records.append(record)
         return records
+
+
+def batch_title(folder: Path) -> str:
+    """What every report calls a batch: its folder's name (the spec's name is only the
+    folder's default), so `runs batch`, `runs report` and the HTML page agree."""
+    return folder.resolve().name
 
 
 def _mean(values: list[float]) -> float | None:

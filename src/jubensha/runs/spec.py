@@ -67,13 +67,22 @@ class SpecError(Exception):
     def __init__(self, source: str | Path, problems: list[tuple[str, str]]):
         self.source = str(source)
         self.problems = problems
-        super().__init__("\n".join(
-            Problem(severity="error", field=field, message=message).render(str(source))
-            for field, message in problems))
+        super().__init__("\n".join(_problem_text(str(source), field, message)
+                                   for field, message in problems))
 
     @classmethod
     def one(cls, source: str | Path, field: str, message: str) -> SpecError:
         return cls(source, [(field, message)])
+
+
+def _problem_text(source: str, field: str, message: str) -> str:
+    """``FILE: FIELD: problem`` on one line (each line of a spec error names its file):
+    a message that goes on over lines (the models a spec may name) has them joined with
+    "; ", never escaped as a literal ``\\n``."""
+    first, *details = message.split("\n")
+    listed = "; ".join(" ".join(d.split()) for d in details if d.strip())
+    joined = f"{first} {listed}" if listed else first
+    return Problem(severity="error", field=field, message=joined).render(source)
 
 
 class _Strict(BaseModel):

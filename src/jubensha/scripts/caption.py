@@ -216,7 +216,8 @@ def _caption_saving(script: Script, file: Path, captioner: Captioner, force: boo
     """Caption with a bar of cards done / to do, saving the script after every card;
     Ctrl-C stops at once and says how to go on (the saved cards are not redone)."""
     errors = Terminal(stderr=True)
-    bar = CallBar(errors, "captioning", expected=len(to_caption(script, force)), unit="cards")
+    bar = CallBar(errors, "captioning", expected=len(to_caption(script, force)), unit="cards",
+                  count_calls=False)
 
     def keep(partial: Script) -> None:
         save_script(partial, file)

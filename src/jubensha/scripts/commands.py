@@ -175,7 +175,7 @@ def _print_texts(script: Script, truth: bool) -> None:
 def validate_command(names: Annotated[list[str] | None, typer.Argument(
         help="Bundled script ids, script files or folders (a folder of script folders too) "
              "(default: every bundled mystery).")] = None) -> None:
-    """Check native scripts; print every problem as ``file: field: message``."""
+    """Check native scripts; print every problem as a "file: field: message" line."""
     errors = warnings = checked = 0
     try:
         paths = [script_location(name) for name in names] if names else list(
@@ -218,8 +218,9 @@ def import_command(
         "what the importer derives; without it, a truth.yaml beside the source is used. "
         "See docs/script-format.md.")] = None,
 ) -> None:
-    """Convert scripts of a public dataset format to the native YAML. Problems go to stderr
-    as ``file: field: problem`` lines; exit 2 when nothing could be imported."""
+    """Convert scripts of a public dataset format to the native YAML. Problems, and the
+    warnings of each imported script, go to stderr as "file: field: problem" lines; exit 2
+    when nothing could be imported."""
     if truth is not None and all_:
         typer.echo(f"{truth}: (option): --truth names the truth of one script; with --all, "
                    "put a truth.yaml beside each script instead", err=True)
@@ -257,7 +258,7 @@ def import_command(
         for line in undecided_lines(script):
             typer.echo(f"{source}: {line}", err=True)
         report = validate(script)
-        _problem_lines(str(written), report.errors, err=True)
+        _problem_lines(str(written), report.problems, err=True)
         failures += bool(report.errors)
         table.add_row(script.id, script.title, str(len(script.characters)),
                       str(len(script.questions.choice)), str(len(report.warnings)))
