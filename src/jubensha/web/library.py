@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from jubensha.runlog.folder import RunLog
 from jubensha.scripts.bundled import bundled_scripts, find_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Script
@@ -50,6 +51,15 @@ class ScriptLibrary:
                 except ScriptError:
                     self._loaded[key] = None
         return self._loaded[key]
+
+    def played(self, run: RunLog, key: str = "") -> Script | None:
+        """The script ``run`` was played with: the lobby's script ``key`` (else the one its
+        meta.json names) when it is the same script; None when none is. The review and
+        the tables found again after a restart both read a run's script here."""
+        if run.meta is None:
+            return None
+        script = self.load(key or run.meta.script_source)
+        return script if script is not None and script.id == run.meta.script_id else None
 
     async def script(self, key: str) -> Script | None:
         """``load`` without holding up the event loop."""
