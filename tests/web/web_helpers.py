@@ -84,3 +84,31 @@ def play_seat(web: TestClient, invite: str, *, limit_s: float = 60,
         response = web.post(invite, data=data, follow_redirects=False)
         assert response.status_code == 303, response.text
     raise AssertionError(f"the game did not end within {limit_s} s")
+
+
+async def replay_from_start(folder: Path, *, agents: Any, sinks: Any, on_ask: Any,
+                            model_options: Any, embedder: str) -> Any:
+    """A ``Resumer`` for tests of the web side of a restart: it sets the interrupted
+    attempt aside and plays the same game again from its start. With the scripted model
+    (a function of each request and the seed) the game asks the same again, the people's
+    seats answer from their logged moves, and the game goes on where it stopped; the
+    server's own resumer answers model calls from the log instead (any model)."""
+    from jubensha.engine.procedure import parse_procedure
+    from jubensha.runlog.folder import read_run
+    from jubensha.runs.play import SeatPlan, play_game
+    from jubensha.scripts.bundled import find_script
+
+    meta = read_run(folder).meta
+    assert meta is not None
+    plans = {name: SeatPlan(name=name, architecture=seat.architecture, model=seat.model)
+             for name, seat in meta.seats.items()}
+    number = 1
+    while folder.with_name(f"{folder.name}.partial-{number}").exists():
+        number += 1
+    folder.rename(folder.with_name(f"{folder.name}.partial-{number}"))
+    return await play_game(find_script(meta.script_source), parse_procedure(meta.procedure,
+                                                                             "meta"),
+                           plans, out=folder, seed=meta.seed, language=meta.language,
+                           embedder=embedder, model_options=model_options,
+                           script_source=meta.script_source, sinks=sinks, on_ask=on_ask,
+                           agents=agents)

@@ -58,7 +58,7 @@ async def restore_tables(host: TableHost, library: ScriptLibrary) -> list[LiveTa
     every unfinished one (played on while there is room, else interrupted)."""
     restored: list[LiveTable] = []
     ended = 0
-    for folder in await asyncio.to_thread(table_folders, host.runs):
+    for folder in await asyncio.to_thread(own_folders, host.runs):
         found = await asyncio.to_thread(read_table, folder, library)
         if found is None or found.record.id in host.tables:
             continue
@@ -68,6 +68,23 @@ async def restore_tables(host: TableHost, library: ScriptLibrary) -> list[LiveTa
                 continue
         restored.append(reopen(host, folder, found))
     return restored
+
+
+def own_folders(runs: Path) -> list[Path]:
+    """The table folders under ``runs``, newest first, one per table: an attempt set aside
+    when a game was resumed (``<folder>.partial-<n>``) holds the same table record as the
+    game's own folder, whose name is the shortest."""
+    folders = table_folders(runs)
+    chosen: dict[str, Path] = {}
+    for folder in folders:
+        record = read_record(folder)
+        if record is None:
+            continue
+        known = chosen.get(record.id)
+        if known is None or len(folder.name) < len(known.name):
+            chosen[record.id] = folder
+    keep = set(chosen.values())
+    return [folder for folder in folders if folder in keep]
 
 
 def read_table(folder: Path, library: ScriptLibrary) -> Found | None:

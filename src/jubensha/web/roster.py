@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from jubensha.engine.events import Event, StageStarted
 from jubensha.engine.procedure import Procedure
 
-PALETTE = ("#b03a2e", "#1f5f99", "#1e7a45", "#8a5a00", "#6c3483", "#0e6e6e", "#9c2a6b",
+PALETTE = ("#b03a2e", "#1f5f99", "#1a7040", "#8a5a00", "#6c3483", "#0e6e6e", "#9c2a6b",
            "#4d5a14", "#a04000", "#2e4a7a", "#5b4636", "#7a1f1f")
 """Seat colours, each at least 4.5:1 against the pages' backgrounds (a test computes it),
 so a name written in its colour stays readable."""
