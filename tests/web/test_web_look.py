@@ -49,7 +49,7 @@ def contrast(one: str, two: str) -> float:
 
 
 def variables() -> dict[str, str]:
-    root = re.search(r":root\s*{(.*?)}", STYLE, re.S).group(1)
+    root = re.search(r":root\s*{(.*?)}", STYLE, re.DOTALL).group(1)
     return dict(re.findall(r"(--[\w-]+):\s*(#[0-9a-fA-F]{6})", root))
 
 

@@ -157,3 +157,15 @@ def test_an_answer_sent_again_is_taken_once_and_another_is_stale(tmp_path):
                          headers=json_reply)
         assert other.status_code == 422 and other.json()["stale"] is True
         assert "already answered" in other.json()["error"]
+
+
+def test_an_answer_to_a_decision_not_asked_yet_is_to_be_sent_again(tmp_path):
+    with client(tmp_path) as web:
+        _, invites, _ = open_table(web, seat_form("lighthouse-keeper", "demo", {0: "human"}, 4))
+        invite = next(iter(invites.values()))
+        page = wait_for_decision(web, invite)
+        ahead = int(DECISION.search(page).group(1)) + 1
+        early = web.post(invite, data={"decision": str(ahead), "text": "Too early."},
+                         headers={"Accept": "application/json"})
+        assert early.status_code == 503 and early.headers["Retry-After"] == "1"
+        assert "catching up" in early.json()["detail"]

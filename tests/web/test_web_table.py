@@ -20,11 +20,11 @@ from jubensha.web.ending import ending
 from jubensha.web.roster import progress
 from tests.web.web_helpers import DECISION, client, open_table, play_seat, seat_form
 
-TITLE = re.compile(r"<title>(.*?)</title>", re.S)
+TITLE = re.compile(r"<title>(.*?)</title>", re.DOTALL)
 
 
 def visible(page: str) -> str:
-    page = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", page, flags=re.S)
+    page = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", page, flags=re.DOTALL)
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
 
 
@@ -74,7 +74,7 @@ def test_a_seat_being_asked_is_shown_thinking_until_it_has_answered(tmp_path):
         agent = next(name for name in table.plans if name not in invites)
         answered = table.on_ask(agent, Speak(kind="statement"))
         chips = web.get(invite + "/live").json()["roster"]
-        assert re.search(re.escape(agent) + r".*?thinking…", chips, re.S)
+        assert re.search(re.escape(agent) + r".*?thinking…", chips, re.DOTALL)
         answered()
         assert "thinking…" not in web.get(invite + "/live").json()["roster"]
 
@@ -272,15 +272,16 @@ def test_errors_are_pages_in_the_tables_language_with_a_way_back(tmp_path):
 
 def test_a_chinese_table_uses_chinese_punctuation(tmp_path):
     with client(tmp_path) as web:
-        host, invites, host_page = open_table(web, seat_form("tingsong-tea-estate", "demo",
-                                                             {0: "human"}, 5))
+        host, invites, _ = open_table(web, seat_form("tingsong-tea-estate", "demo",
+                                                     {0: "human"}, 5))
         seat_page = wait_for_decision(web, next(iter(invites.values())))
         chrome = re.sub(r'<ol id="events".*?</ol>|<pre id="sheet".*?</pre>', " ", seat_page,
-                        flags=re.S)
+                        flags=re.DOTALL)
         assert "流程：demo" in visible(web.get(host).text)
         for page in (web.get(host).text, chrome):
             text = re.sub(r"https?://\S+", " ", visible(page))
-            assert not re.findall(r"[\u4e00-\u9fff][:;,!?]", text), text
+            assert not re.findall(r"[\u4e00-\u9fff]\s?[:;,!?()]|[()]\s?[\u4e00-\u9fff]",
+                                  text), text
 
 
 def test_chinese_and_english_wording_is_neutral():
@@ -288,7 +289,7 @@ def test_chinese_and_english_wording_is_neutral():
 
     for lang, pattern in (("en", r"\b(he|she|his|her|him|hers)\b"), ("zh", r"(?<!其)[他她]")):
         found = {key: value for key, value in words(lang).items()
-                 if re.search(pattern, value, re.I)}
+                 if re.search(pattern, value, re.IGNORECASE)}
         assert not found, found
 
 

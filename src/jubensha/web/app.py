@@ -46,7 +46,7 @@ from jubensha.web.pages import Pages, browser_language, json_response, wants_jso
 from jubensha.web.restore import restore_tables
 from jubensha.web.review import review_values
 from jubensha.web.runsdir import list_runs, not_own_files, resolve_run
-from jubensha.web.seatio import FormError
+from jubensha.web.seatio import FormError, NotAskedYet
 from jubensha.web.strings import text
 from jubensha.web.tables import LiveTable, TableHost, TablesFull
 from jubensha.web.throttle import Throttle
@@ -246,6 +246,9 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
         form = {key: str(value) for key, value in (await request.form()).items()}
         try:
             taken = table.ios[seat].submit(_int(form.get("decision", "")), form)
+        except NotAskedYet:
+            raise HTTPException(status_code=503, detail=text(table.language, "not_yet"),
+                                headers={"Retry-After": "1"}) from None
         except FormError as exc:
             if wants_json(request):
                 return json_response({"error": str(exc), "stale": exc.stale}, 422)
@@ -305,14 +308,20 @@ def _reader(request: Request, tables: TableHost) -> tuple[str, str]:
     """The language of the table a URL belongs to (else the browser's), and the page to
     go back to: the table's own page, else the lobby."""
     parts = request.url.path.strip("/").split("/")
-    if len(parts) >= 2 and parts[0] in ("seat", "watch", "host"):
-        kind, token = parts[0], parts[1]
-        found = (tables.by_seat(token)[0] if kind == "seat" and tables.by_seat(token)
-                 else tables.by_spectator(token) if kind == "watch"
-                 else tables.by_host(token) if kind == "host" else None)
-        if found is not None:
-            return found.language, f"/{kind}/{token}"
+    if len(parts) >= 2:
+        table = _table_of(tables, parts[0], parts[1])
+        if table is not None:
+            return table.language, f"/{parts[0]}/{parts[1]}"
     return browser_language(request), "/"
+
+
+def _table_of(tables: TableHost, kind: str, token: str) -> LiveTable | None:
+    if kind == "seat":
+        found = tables.by_seat(token)
+        return found[0] if found else None
+    if kind == "watch":
+        return tables.by_spectator(token)
+    return tables.by_host(token) if kind == "host" else None
 
 
 def _int(value: str) -> int:

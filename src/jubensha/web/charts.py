@@ -152,4 +152,4 @@ def _suspect_chart(owner: str, lists: list[tuple[int, set[str]]], palette: dict[
         rows.append(Row(seat=seat, colour=_colour(palette, seat), y=TOP + ROW * number,
                         spans=spans, now=seat in lists[-1][1], murderer=seat in murderers))
     return Chart(kind="suspects", owner=owner, colour=_colour(palette, owner), rows=rows,
-                 height=height, bottom=height - BOTTOM, left=left)
+                 height=height, bottom=height - BOTTOM, left=left, zero=height - BOTTOM)

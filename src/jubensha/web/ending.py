@@ -97,14 +97,16 @@ def _weighed(extra: Mapping[str, Any]) -> dict[str | None, list[Score]]:
     for verdict in verdicts if isinstance(verdicts, list) else []:
         if not isinstance(verdict, dict) or not isinstance(verdict.get("scores"), dict):
             continue
-        votes = verdict.get("votes") if isinstance(verdict.get("votes"), dict) else {}
-        suspicion = verdict.get("suspicion") if isinstance(verdict.get("suspicion"),
-                                                           dict) else {}
+        votes, suspicion = (_mapping(verdict.get(key)) for key in ("votes", "suspicion"))
         scores = [Score(seat=str(seat), votes=_int(votes.get(seat)),
                         suspicion=_number(suspicion.get(seat)), score=_number(score))
                   for seat, score in verdict["scores"].items()]
         found[verdict.get("victim")] = sorted(scores, key=lambda s: -s.score)
     return found
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _int(value: object) -> int:

@@ -64,7 +64,7 @@ def _seat_names(run: RunLog, script: Script | None) -> list[str]:
 def _seat_rows(run: RunLog, seats: list[str], murderers: set[str]) -> list[SeatRow]:
     if run.meta is None:
         return []
-    rows = []
+    rows: list[SeatRow] = []
     for name, info in run.meta.seats.items():
         number = seats.index(name) if name in seats else len(rows)
         person = info.model == NO_MODEL
@@ -80,7 +80,7 @@ def metrics(folder: Path) -> list[MetricRow] | None:
     files = sorted((folder / EVAL_DIR).glob("*.json"))
     if not files or sum(path.stat().st_size for path in files) > MAX_EVAL_BYTES:
         return None
-    rows = []
+    rows: list[MetricRow] = []
     for metric, found in sorted(read_metrics(folder).items()):
         note = str(found.get("error") or found.get("skipped") or "")
         numbers = {} if note else {key: float(value) for key, value in found.items()}

@@ -34,8 +34,8 @@ from jubensha.engine.decisions import (
 )
 from jubensha.engine.events import Event
 from jubensha.prompts import render
-from jubensha.web.tablelog import Answer, AnswerLog
 from jubensha.web.strings import text
+from jubensha.web.tablelog import Answer, AnswerLog
 
 MAX_TEXT = 4000
 """Longest text a person may type in one field (characters)."""
@@ -48,6 +48,11 @@ class FormError(ValueError):
     def __init__(self, message: str, stale: bool = False):
         super().__init__(message)
         self.stale = stale
+
+
+class NotAskedYet(Exception):
+    """An answer to a decision the seat has not been asked yet: a page that answered it
+    before a restart, while the resumed game is still catching up. Send it again soon."""
 
 
 @dataclass
@@ -122,7 +127,10 @@ class WebIO(HumanIO):
     def submit(self, decision_id: int, form: Mapping[str, str]) -> bool:
         """Answer the pending decision from a page's form: True when taken now, False when
         this very answer had been taken already (a page sending again after losing the
-        connection); ``FormError`` when invalid or answering another decision."""
+        connection); ``FormError`` when invalid or answering another decision;
+        ``NotAskedYet`` while a resumed game has not reached that decision again."""
+        if decision_id > self._asked:
+            raise NotAskedYet(decision_id)
         pending = self.pending
         if pending is None or pending.id != decision_id or pending.answer.done():
             if self._same_as_taken(decision_id, form):

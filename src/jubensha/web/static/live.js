@@ -45,9 +45,10 @@
     if (data.waiting) { return; }
     var count = parseInt(live.dataset.count || "0", 10);
     if (events && typeof data.events === "string" && data.count > count) {
+      var follow = pinned || atEnd();
       events.insertAdjacentHTML("beforeend", data.events);
       live.dataset.count = String(data.count);
-      if (pinned) { toEnd(); } else if (newer) { newer.hidden = false; }
+      if (follow) { toEnd(); } else if (newer) { newer.hidden = false; }
     }
     FRAGMENTS.forEach(function (key) {
       var element = document.getElementById(key);
@@ -115,8 +116,13 @@
 
   if (events) {
     toEnd();
+    var lastTop = events.scrollTop;
     events.addEventListener("scroll", function () {
-      pinned = atEnd();
+      // Only the reader scrolling up lets go of the end; the page's own scrolling (always
+      // down, and reported a frame late, after the list may have shrunk) never does.
+      var top = events.scrollTop;
+      if (top < lastTop - 1) { pinned = atEnd(); } else if (atEnd()) { pinned = true; }
+      lastTop = top;
       if (newer && pinned) { newer.hidden = true; }
     });
     if (window.ResizeObserver) {  // the form beside it grew or shrank

@@ -12,6 +12,7 @@
   var title = live.dataset.title;
   var prefix = "jubensha:" + live.dataset.key + ":";
   var PENDING = prefix + "pending", UNSENT = prefix + "unsent";
+  var retrying = null, retry = 1000;
   var buttons = Array.prototype.slice.call(document.querySelectorAll(".tabs button"));
   var notifyButton = document.getElementById("notify");
   var store = (function () {
@@ -165,11 +166,18 @@
         if (r.status >= 500) { throw new Error("status " + r.status); }
         return r.json().then(function (reply) { settle(answer, r.status, reply, again); });
       })
-      .catch(function () { say(live.dataset.queued, true); });
+      .catch(function () {  // the server is away or catching up: try again soon
+        say(live.dataset.queued, true);
+        clearTimeout(retrying);
+        retrying = setTimeout(resend, retry);
+        retry = Math.min(retry * 2, 10000);
+      });
   }
 
   function settle(answer, status, reply, again) {
     drop(PENDING);
+    clearTimeout(retrying);
+    retry = 1000;
     if (status === 200) {
       forget(answer.decision);
       if (again) { say(live.dataset.resent); }
@@ -203,6 +211,7 @@
   live.addEventListener("jubensha:update", function (event) {
     var data = event.detail;
     var id = data.decision === null || data.decision === undefined ? "" : String(data.decision);
+    if (data.ended) { id = "ended"; }  // the game is over: nothing is asked any more
     if (typeof data.panel === "string" && id !== (live.dataset.decision || "")) {
       panel.innerHTML = data.panel;
       live.dataset.decision = id;
