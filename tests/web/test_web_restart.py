@@ -159,13 +159,18 @@ def test_an_answer_sent_again_is_taken_once_and_another_is_stale(tmp_path):
         assert "already answered" in other.json()["error"]
 
 
-def test_an_answer_to_a_decision_not_asked_yet_is_to_be_sent_again(tmp_path):
-    with client(tmp_path) as web:
+def test_a_resumed_table_holds_off_an_answer_to_a_decision_not_asked_again_yet(tmp_path):
+    runs, state = tmp_path / "runs", tmp_path / "state"
+    json_reply = {"Accept": "application/json"}
+    with client(runs, host(runs, state)) as web:
         _, invites, _ = open_table(web, seat_form("lighthouse-keeper", "demo", {0: "human"}, 4))
         invite = next(iter(invites.values()))
-        page = wait_for_decision(web, invite)
-        ahead = int(DECISION.search(page).group(1)) + 1
-        early = web.post(invite, data={"decision": str(ahead), "text": "Too early."},
-                         headers={"Accept": "application/json"})
+        waiting = int(DECISION.search(wait_for_decision(web, invite)).group(1))
+        ahead = web.post(invite, data={"decision": str(waiting + 1), "text": "No."},
+                         headers=json_reply)
+        assert ahead.status_code == 422 and ahead.json()["stale"]  # not resumed: refused
+    with client(runs, host(runs, state, replay_from_start)) as web:
+        early = web.post(invite, data={"decision": str(waiting + 1), "text": "Too early."},
+                         headers=json_reply)
         assert early.status_code == 503 and early.headers["Retry-After"] == "1"
         assert "catching up" in early.json()["detail"]

@@ -123,7 +123,7 @@ def reopen(host: TableHost, folder: Path, found: Found) -> LiveTable:
         table.status = "ended" if found.run.finished else "interrupted"
         rebuild_views(table, table.events)
         return table
-    agents = host.agents(table, found.answers)
+    agents = host.agents(table, found.answers, resumed=True)
 
     async def game(agents: Mapping[str, Agent], sinks: Sequence[EventSink],
                    on_ask: AskHook) -> RunResult:

@@ -69,11 +69,14 @@ class WebIO(HumanIO):
 
     Decisions are numbered per seat. Answers go to ``log`` as they are taken; ``replay``
     (the answers an earlier run of this table logged) answers the same decisions again
-    before the page is asked, so a resumed game receives the person's moves as it did."""
+    before the page is asked, so a ``resumed`` game receives the person's moves as it did;
+    until it has caught up, a page's answer to a decision not asked yet is held off."""
 
     def __init__(self, notify: Callable[[], None], seat: str = "",
-                 log: AnswerLog | None = None, replay: Sequence[Answer] = ()):
+                 log: AnswerLog | None = None, replay: Sequence[Answer] = (),
+                 resumed: bool = False):
         self.notify = notify
+        self.resumed = resumed
         self.seat = seat
         self.log = log
         self.view: SeatView | None = None
@@ -129,7 +132,7 @@ class WebIO(HumanIO):
         this very answer had been taken already (a page sending again after losing the
         connection); ``FormError`` when invalid or answering another decision;
         ``NotAskedYet`` while a resumed game has not reached that decision again."""
-        if decision_id > self._asked:
+        if self.resumed and decision_id > self._asked:
             raise NotAskedYet(decision_id)
         pending = self.pending
         if pending is None or pending.id != decision_id or pending.answer.done():

@@ -199,7 +199,7 @@ class TableHost:
                              spectators=spectators or not humans, people=humans)
         table = self.seat(record, script, procedure, plans, language or script.language,
                           default_out(script, self.runs))
-        agents = self.agents(table, {})
+        agents = self.agents(table)
 
         async def game(agents: Mapping[str, Agent], sinks: Sequence[EventSink],
                        on_ask: AskHook) -> RunResult:
@@ -225,12 +225,13 @@ class TableHost:
         self.tables[table.id] = table
         return table
 
-    def agents(self, table: LiveTable, replay: Mapping[str, list[Answer]]
-               ) -> dict[str, Agent]:
-        """The people's seats: a page each, answering first from ``replay``."""
+    def agents(self, table: LiveTable, replay: Mapping[str, list[Answer]] | None = None,
+               resumed: bool = False) -> dict[str, Agent]:
+        """The people's seats: a page each, answering first from ``replay`` (the answers
+        logged before a restart) when the game is ``resumed``."""
         answers = AnswerLog(table.out)
-        table.ios = {name: WebIO(table.touch, name, answers, replay.get(name, []))
-                     for name in table.seat_tokens}
+        table.ios = {name: WebIO(table.touch, name, answers, (replay or {}).get(name, []),
+                                 resumed=resumed) for name in table.seat_tokens}
         return {name: HumanAgent(io=io) for name, io in table.ios.items()}
 
     def start(self, table: LiveTable, agents: Mapping[str, Agent], game: Game) -> None:
