@@ -174,3 +174,18 @@ def test_a_resumed_table_holds_off_an_answer_to_a_decision_not_asked_again_yet(t
                          headers=json_reply)
         assert early.status_code == 503 and early.headers["Retry-After"] == "1"
         assert "catching up" in early.json()["detail"]
+
+
+def test_tables_beyond_max_tables_open_as_interrupted(tmp_path):
+    runs, state = tmp_path / "runs", tmp_path / "state"
+    with client(runs, host(runs, state)) as web:
+        links = []
+        for _ in range(2):
+            _, invites, _ = open_table(web, seat_form("lighthouse-keeper", "demo",
+                                                      {0: "human"}, 4))
+            links.append(next(iter(invites.values())))
+            wait_for_decision(web, links[-1])
+    again = TableHost(runs, state=state, resumer=replay_from_start, max_tables=1)
+    with client(runs, again) as web:
+        statuses = sorted(web.get(link + "/live").json()["status"] for link in links)
+        assert statuses == ["interrupted", "playing"]

@@ -54,19 +54,21 @@ class Found:
 
 
 async def restore_tables(host: TableHost, library: ScriptLibrary) -> list[LiveTable]:
-    """Open again the tables of ``host.runs``: the newest ``KEEP_ENDED`` ended ones, and
-    every unfinished one (played on while there is room, else interrupted)."""
+    """Open again the tables of ``host.runs``: every unfinished one the server plays on
+    (while there is room), and the newest ``KEEP_ENDED`` of the others (ended or
+    interrupted)."""
     restored: list[LiveTable] = []
-    ended = 0
+    still = 0
     for folder in await asyncio.to_thread(own_folders, host.runs):
         found = await asyncio.to_thread(read_table, folder, library)
         if found is None or found.record.id in host.tables:
             continue
-        if found.run.finished:
-            ended += 1
-            if ended > KEEP_ENDED:
+        resume = resumes(host, found)
+        if not resume:
+            still += 1
+            if still > KEEP_ENDED:
                 continue
-        restored.append(reopen(host, folder, found))
+        restored.append(reopen(host, folder, found, resume))
     return restored
 
 
@@ -109,14 +111,20 @@ def read_table(folder: Path, library: ScriptLibrary) -> Found | None:
     return Found(record, run, script, procedure, AnswerLog(folder).read())
 
 
-def reopen(host: TableHost, folder: Path, found: Found) -> LiveTable:
+def resumes(host: TableHost, found: Found) -> bool:
+    """Whether the server plays the table's game on: unfinished, a resumer, and room."""
+    return (not found.run.finished and host.resumer is not None
+            and host.playing < host.max_tables)
+
+
+def reopen(host: TableHost, folder: Path, found: Found, resume: bool) -> LiveTable:
+    """The table of ``found`` with its links, its game played on when ``resume``."""
     meta = found.run.meta
     assert meta is not None
     table = host.seat(found.record, found.script, found.procedure, found.plans,
                       meta.language, folder)  # type: ignore[arg-type]
-    table.restored = True
     resumer = host.resumer
-    if found.run.finished or resumer is None or host.playing >= host.max_tables:
+    if resumer is None or not resume:
         host.agents(table, found.answers)
         table.events = list(found.run.events)
         table.result = found.run.result

@@ -86,8 +86,6 @@ class LiveTable:
     asked: Counter[str] = field(default_factory=Counter)
     """Seats being asked a decision right now (an agent thinking, a person's turn)."""
     result: RunResult | None = None
-    restored: bool = False
-    """Found in its run folder when the server started (resumed, ended or interrupted)."""
 
     @property
     def humans(self) -> list[str]:
