@@ -17,7 +17,7 @@ from jubensha.engine.decisions import Speak
 from jubensha.engine.events import GameEnded, HostSpoke, StageStarted, VictimOutcome, VoteCast
 from jubensha.engine.procedure import find_procedure
 from jubensha.web.ending import ending
-from jubensha.web.roster import progress
+from jubensha.web.roster import progress, roster
 from tests.web.web_helpers import DECISION, client, open_table, play_seat, seat_form
 
 TITLE = re.compile(r"<title>(.*?)</title>", re.DOTALL)
@@ -77,6 +77,15 @@ def test_a_seat_being_asked_is_shown_thinking_until_it_has_answered(tmp_path):
         assert re.search(re.escape(agent) + r".*?thinking…", chips, re.DOTALL)
         answered()
         assert "thinking…" not in web.get(invite + "/live").json()["roster"]
+
+
+def test_before_the_first_stage_the_agents_are_shown_reading_their_scripts():
+    chips = roster(["Ann", "Bob", "Cy"], people=["Ann"], asked=[], removed=["Cy"],
+                   starting=True)
+    assert [chip.state for chip in chips] == ["waiting", "starting", "removed"]
+    later = roster(["Ann", "Bob"], people=["Ann"], asked=["Ann", "Bob"], removed=[], me="Ann")
+    assert [(chip.state, chip.you) for chip in later] == [("turn", True), ("thinking", False)]
+    assert [chip.colour for chip in later] == [0, 1]
 
 
 def test_progress_names_the_stage_its_place_and_the_round():

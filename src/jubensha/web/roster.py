@@ -22,7 +22,7 @@ PALETTE = ("#b03a2e", "#1f5f99", "#1a7040", "#8a5a00", "#6c3483", "#0e6e6e", "#9
 """Seat colours, each at least 4.5:1 against the pages' backgrounds (a test computes it),
 so a name written in its colour stays readable."""
 
-State = Literal["turn", "thinking", "removed", "waiting"]
+State = Literal["turn", "thinking", "starting", "removed", "waiting"]
 
 
 def colour_numbers(names: Sequence[str]) -> dict[str, int]:
@@ -48,9 +48,12 @@ class SeatChip(BaseModel):
 
 
 def roster(names: Sequence[str], *, people: Iterable[str], asked: Iterable[str],
-           removed: Iterable[str], me: str | None = None) -> list[SeatChip]:
+           removed: Iterable[str], me: str | None = None,
+           starting: bool = False) -> list[SeatChip]:
     """The seats in order: a person whose answer the table waits for has the turn, an
-    agent being asked is thinking."""
+    agent being asked is thinking, and before the first stage (``starting``) the agents
+    are reading their scripts (some condense them with their model: minutes on a small
+    local one)."""
     people, asked, removed = set(people), set(asked), set(removed)
     palette = colour_numbers(names)
 
@@ -59,7 +62,7 @@ def roster(names: Sequence[str], *, people: Iterable[str], asked: Iterable[str],
             return "removed"
         if name in asked:
             return "turn" if name in people else "thinking"
-        return "waiting"
+        return "starting" if starting and name not in people else "waiting"
 
     return [SeatChip(name=name, colour=palette[name], person=name in people,
                      you=name == me, state=state(name)) for name in names]

@@ -112,7 +112,8 @@ class LiveTable:
         asked = [seat for seat, count in self.asked.items() if count and not self.ended]
         gone = [seat for seat, io in self.ios.items() if io.gone]
         return roster([character.name for character in self.script.characters],
-                      people=self.humans, asked=asked, removed=gone, me=me)
+                      people=self.humans, asked=asked, removed=gone, me=me,
+                      starting=not self.events and not self.ended)
 
     def progress(self, events: Sequence[Event] | None = None) -> Progress:
         return progress(self.procedure, self.events if events is None else events)
