@@ -57,7 +57,7 @@
         shown[key] = data[key];
       }
     });
-    if (data.status === "ended") {
+    if (data.ended) {
       document.querySelectorAll("[data-after-end]").forEach(function (el) { el.hidden = false; });
     }
     emit("jubensha:update", data);
