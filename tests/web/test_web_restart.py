@@ -97,6 +97,9 @@ def test_without_a_resumer_an_unfinished_table_opens_as_interrupted(tmp_path):
         assert said[0] in page.text and DECISION.search(page.text) is None
         assert "interrupted" in web.get(host_page).text
         assert web.get(invite + "/live").json()["status"] == "interrupted"
+        late = web.post(invite, data={"decision": "2", "text": "Sent before the restart."},
+                        headers={"Accept": "application/json"})
+        assert late.status_code == 409 and "no longer being played" in late.json()["detail"]
 
 
 def test_an_ended_table_still_shows_its_ending_after_a_restart(tmp_path):

@@ -244,6 +244,8 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
     async def answer(request: Request, token: str) -> Response:
         table, seat = tables.by_seat(token) or _missing()
         form = {key: str(value) for key, value in (await request.form()).items()}
+        if table.ended:
+            raise HTTPException(status_code=409, detail=text(table.language, "table_over"))
         try:
             taken = table.ios[seat].submit(_int(form.get("decision", "")), form)
         except NotAskedYet:
