@@ -133,7 +133,7 @@ def test_the_tables_playing_at_once_are_capped(tmp_path):
         tokens(web)
         full = web.post("/tables", data=FORM, follow_redirects=False)
         assert full.status_code == 429
-        assert "--max-tables 2" in full.json()["detail"]
+        assert "--max-tables 2" in full.text and "Too many at once" in full.text
         assert len(web.app.state.tables.tables) == 2
 
 
@@ -280,7 +280,7 @@ def test_a_run_folder_with_a_link_inside_is_not_shown(tmp_path):
         (game / "events.jsonl").symlink_to(secret)
         refused = web.get(f"/review/{game.name}")
         assert refused.status_code == 422 and "SECRET-FROM-OUTSIDE" not in refused.text
-        assert "events.jsonl is a symbolic link" in refused.json()["detail"]
+        assert "events.jsonl is a symbolic link" in refused.text
         (game / "events.jsonl").unlink()
         (game / "eval").mkdir()
         (game / "eval" / "x.json").symlink_to("/etc/passwd")

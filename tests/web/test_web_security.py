@@ -102,6 +102,8 @@ def test_spectators_see_public_events_before_the_reveal_and_everything_after(tmp
         assert not leaked(web.get(watch).text + web.get(watch + "/live").json()["events"],
                           None, public)
         assert web.get(watch + "/review").status_code == 403
+        assert web.get(invite + "/review").status_code == 403
+        assert "The reveal" not in web.get(watch).text + web.get(invite).text
         play_seat(web, invite)
         review = web.get(watch + "/review")
         assert review.status_code == 200
@@ -124,7 +126,7 @@ def test_every_endpoint_refuses_wrong_missing_and_other_kinds_of_tokens(tmp_path
         wrong = {"guess": "AAAAAAAAAAAAAAAAAAAAAA", "empty": "", "spectator": watch_token,
                  "host": host_token}
         for name, token in wrong.items():
-            for path in ("/seat/{}", "/seat/{}/live", "/seat/{}/stream"):
+            for path in ("/seat/{}", "/seat/{}/live", "/seat/{}/stream", "/seat/{}/review"):
                 assert web.get(path.format(token)).status_code == 404, (name, path)
             assert web.post(f"/seat/{token}", data={"decision": "1", "text": "x"}
                             ).status_code in (404, 405), name
@@ -132,7 +134,8 @@ def test_every_endpoint_refuses_wrong_missing_and_other_kinds_of_tokens(tmp_path
             for path in ("/watch/{}", "/watch/{}/live", "/watch/{}/stream", "/watch/{}/review"):
                 assert web.get(path.format(token)).status_code == 404, (name, path)
         for token in (seat_token, watch_token, "nope"):
-            assert web.get(f"/host/{token}").status_code == 404
+            for path in ("/host/{}", "/host/{}/live", "/host/{}/stream"):
+                assert web.get(path.format(token)).status_code == 404, path
             assert web.post(f"/host/{token}/remove", data={"seat": "x"}).status_code == 404
 
 

@@ -1,6 +1,7 @@
-"""`jubensha serve` as a person starts it: the options that guard it reach the server, and
+"""`jubensha serve` as a person starts it: the options that guard it reach the server,
 SIGTERM stops it at once although a browser holds a page's event stream open (uvicorn
-alone would wait for that browser to go away)."""
+alone would wait for that browser to go away), and started again on the same --runs and
+--state it opens the same links."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ def start(tmp_path: Path, port: int, *args: str) -> subprocess.Popen[bytes]:
     env.pop("JUBENSHA_HOST_PASSWORD", None)
     return subprocess.Popen(
         [sys.executable, "-c", "from jubensha.cli import app; app()", "serve", "--port",
-         str(port), "--runs", str(tmp_path / "runs"), "--model", "scripted", *args],
+         str(port), "--runs", str(tmp_path / "runs"), "--state", str(tmp_path / "state"),
+         "--model", "scripted", *args],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
 
 
@@ -40,7 +42,7 @@ def wait_until_up(base: str, process: subprocess.Popen[bytes]) -> None:
     while time.monotonic() < deadline:
         assert process.poll() is None, process.stderr.read().decode()  # type: ignore[union-attr]
         try:
-            httpx.get(base + "/static/app.js", timeout=2)
+            httpx.get(base + "/static/live.js", timeout=2)
             return
         except httpx.TransportError:
             time.sleep(0.2)
@@ -89,6 +91,38 @@ def test_serve_stops_on_sigterm_while_a_browser_holds_an_event_stream(tmp_path):
         assert "Cancel" not in errors  # the stream ended; nothing had to be cut
         assert took < 15, f"serve took {took:.1f} s to stop"
         assert any(line.startswith("data:") for line in lines)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=30)
+
+
+def test_serve_started_again_opens_the_same_links(tmp_path):
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    own = {"Origin": base}
+    process = start(tmp_path, port)
+    try:
+        wait_until_up(base, process)
+        form = seat_form("lighthouse-keeper", "demo", {0: "human"}, 4)
+        host = httpx.post(base + "/tables", data=form, headers=own).headers["location"]
+        invite = httpx.get(base + host).text.split('class="invite" data-seat="', 1)[1]
+        invite = invite.split('href="', 1)[1].split('"', 1)[0]
+        deadline = time.monotonic() + 60
+        while 'id="decision-form"' not in httpx.get(base + invite).text:
+            assert time.monotonic() < deadline, "no decision came"
+            time.sleep(0.2)
+        stop(process)
+        process = start(tmp_path, port)
+        wait_until_up(base, process)
+        again = httpx.get(base + invite)
+        assert again.status_code == 200 and "Tom Hale" in again.text
+        assert httpx.get(base + host).status_code == 200
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)

@@ -84,3 +84,5 @@ def play_seat(web: TestClient, invite: str, *, limit_s: float = 60,
         response = web.post(invite, data=data, follow_redirects=False)
         assert response.status_code == 303, response.text
     raise AssertionError(f"the game did not end within {limit_s} s")
+
+

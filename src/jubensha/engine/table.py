@@ -42,8 +42,9 @@ if TYPE_CHECKING:
 EventSink = Callable[[Event], Awaitable[None] | None]
 """Receives every event, whatever its audience (the run log, a live transcript)."""
 
-AskHook = Callable[[str, Decision], None]
-"""Told which seat is being asked what, before it answers (progress displays)."""
+AskHook = Callable[[str, Decision], Callable[[], None] | None]
+"""Told which seat is being asked what, before it answers (progress displays); what it
+returns, when callable, is called once the seat has answered (or failed to)."""
 
 Check = Callable[[Any], tuple[Any, str | None]]
 """Validates an action: returns the action to use and, when it had to change it, why."""
@@ -170,8 +171,15 @@ class Table:
         """The seat's action for ``decision``; never raises (failures fall back, recorded)."""
         decision = decision.model_copy(update={"stage": self.stage, "round": self.round})
         self.state.decisions += 1
-        if self._on_ask is not None:
-            self._on_ask(seat, decision)
+        answered = self._on_ask(seat, decision) if self._on_ask is not None else None
+        try:
+            return await self._answer(seat, decision, fallback, check)
+        finally:
+            if answered is not None:
+                answered()
+
+    async def _answer(self, seat: str, decision: Decision, fallback: Callable[[], Action],
+                      check: Check | None) -> Action:
         purpose = purpose_of(decision)
         try:
             timeout = self._timeout if self.agents[seat].timed else None

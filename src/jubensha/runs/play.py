@@ -8,7 +8,7 @@ with the inputs is a ``PlayError`` with a message meant for the person at the te
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -293,9 +293,12 @@ class Continuation:
     script_source: str
 
 
-def continuation(folder: Path) -> Continuation:
+def continuation(folder: Path, people: Collection[str] = ()) -> Continuation:
     """The game of the run folder ``folder`` and the longest log of its attempts (the folder
-    and those set aside as ``<folder>.partial-<n>``); ``PlayError`` when it cannot go on."""
+    and those set aside as ``<folder>.partial-<n>``); ``PlayError`` when it cannot go on.
+    ``people``: seats played in person whose moves the caller supplies again (the browser
+    table keeps them); any other seat played in person stops the resume, since a person's
+    moves are not in the model-call log."""
     if not folder.is_dir():
         raise PlayError(f"--resume {folder}: no such run folder")
     if (folder / RESULT).is_file():
@@ -304,9 +307,10 @@ def continuation(folder: Path) -> Continuation:
     if found is None:
         raise PlayError(f"--resume {folder}: not a run folder (no readable meta.json)")
     meta = found.meta
-    people = [name for name, seat in meta.seats.items() if is_human(seat.architecture)]
-    if people:
-        raise PlayError(f"--resume {folder}: {', '.join(people)} played in person, and a "
+    unknown = [name for name, seat in meta.seats.items()
+               if is_human(seat.architecture) and name not in people]
+    if unknown:
+        raise PlayError(f"--resume {folder}: {', '.join(unknown)} played in person, and a "
                         "person's moves are not in the model-call log")
     files = [f"{name} ({one_line(seat.model, 120)})" for name, seat in meta.seats.items()
              if named_file(seat.model) is not None]

@@ -12,7 +12,9 @@ import typer
 from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_spec
 from jubensha.terminal import Terminal
 from jubensha.web.app import Settings, create_app
+from jubensha.web.restore import resume_table
 from jubensha.web.tables import MAX_TABLES, TableHost
+from jubensha.web.tokens import ServerKeyError
 
 if TYPE_CHECKING:
     import socket
@@ -47,6 +49,10 @@ def serve(
                              "Requests naming any other host are refused.")] = None,
     max_tables: Annotated[int, typer.Option(
         min=1, help="Tables that may play at once; the lobby refuses more.")] = MAX_TABLES,
+    state: Annotated[Path | None, typer.Option(
+        help="Where the server keeps the key its invite links are made with, so that the "
+             "links of tables still work after a restart (default: "
+             "$XDG_STATE_HOME/jubensha, else ~/.local/state/jubensha).")] = None,
 ) -> None:
     """Host tables in the browser: a lobby, a page per human seat, a spectator view with
     suspicion charts, and the review of any run folder. The host password, when wanted,
@@ -67,7 +73,12 @@ def serve(
                         password=password, embedder=embedder,
                         allowed_hosts=[host, *(allow_host or [])])
     options = ModelOptions(base_url=base_url) if base_url else ModelOptions()
-    tables = TableHost(runs, options, embedder=embedder, max_tables=max_tables)
+    try:
+        tables = TableHost(runs, options, embedder=embedder, max_tables=max_tables,
+                           state=state or default_state(), resumer=resume_table)
+    except ServerKeyError as exc:
+        errors.print(f"error: {exc}", markup=False)
+        raise typer.Exit(2) from None
     print(f"jubensha: the lobby is at http://{host}:{port}/", flush=True)
     config = uvicorn.Config(create_app(settings, tables), host=host, port=port,
                             log_level="warning", timeout_graceful_shutdown=GRACE_S)
@@ -85,6 +96,12 @@ def web_server(config: uvicorn.Config, tables: TableHost) -> uvicorn.Server:
             await super().shutdown(sockets)
 
     return WebServer(config)
+
+
+def default_state() -> Path:
+    """The server's state folder: ``$XDG_STATE_HOME/jubensha`` or ``~/.local/state/jubensha``."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "jubensha"
 
 
 def _loopback(host: str) -> bool:

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from jubensha.runlog.folder import RunError, RunLog
+from jubensha.runlog.script import played_script
 from jubensha.scripts.bundled import bundled_scripts, find_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Script
@@ -50,6 +52,16 @@ class ScriptLibrary:
                 except ScriptError:
                     self._loaded[key] = None
         return self._loaded[key]
+
+    @staticmethod
+    def played(run: RunLog) -> Script | None:
+        """The script ``run`` was played with, from the run folder's own copy
+        (``runlog.script``), never a file its meta.json names; None when it has none. The
+        review and the tables found again after a restart both read a run's script here."""
+        try:
+            return played_script(run)
+        except RunError:
+            return None
 
     async def script(self, key: str) -> Script | None:
         """``load`` without holding up the event loop."""
