@@ -92,7 +92,7 @@ def test_a_stopped_chinese_game_says_so_in_chinese(tmp_path: Path) -> None:
         jobs.stop_unreachable(Console(file=file, width=200),
                               ModelUnreachable("scripted", RuntimeError("")), "", "zh")
     text = shown.read_text(encoding="utf-8")
-    assert "已停止" in text and "jubensha replay" in text
+    assert "已停止" in text and "jubensha play --resume" in text
     assert english_words(text, folder) == ["scripted"]  # the model's name
 
 
