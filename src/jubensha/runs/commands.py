@@ -174,6 +174,7 @@ def play(
     try:
         loaded = find_script(script or DEFAULT_SCRIPT)
         chosen = find_procedure(procedure).with_options(rounds=rounds, questions=questions)
+        chosen.check_acts(loaded)
         plans = plan_seats(loaded, agents, model, seat or [],
                            murderer_architecture=murderer_agents, murderer_model=murderer_model,
                            hot_seat=hot_seat)
@@ -226,7 +227,7 @@ def play(
     # and the spinner (which would also overwrite the person's typing) stay off.
     bar = CallBar(console, "playing", expected)
     with nullcontext() if humans else bar.shown():
-        progress = None if humans else Progress(bar, len(chosen.stages))
+        progress = None if humans else Progress(bar, chosen.stage_count(loaded))
         try:
             result = run_job(game)
         except PlayError as exc:

@@ -202,6 +202,7 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
     (spec → client) replaces building clients from the specs (tests pass fakes this way);
     ``agents`` (seat → agent) seats agents made elsewhere, e.g. a person's web page.
     """
+    procedure.check_acts(script)  # before the run folder: a refused game leaves none
     options = model_options or ModelOptions()
     built = models is None
     clients = build_models(plans, options) if built else dict(models)
