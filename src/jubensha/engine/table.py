@@ -100,10 +100,10 @@ def decisive_round(decision: Decision, decisive: bool | None) -> str | None:
     nothing: a vote always decides, an accusation when its stage says so."""
     if isinstance(decision, CastVote):
         victim = f" on {decision.victim}" if decision.victim else ""
-        again = " (re-vote)" if (decision.round or 1) > 1 else ""
-        return f"{decision.stage}: the vote{victim}{again}"
+        again = "re-vote" if (decision.round or 1) > 1 else "vote"
+        return f"the {again}{victim} (stage {decision.stage})"
     if decisive:
-        return f"{decision.stage}: the {purpose_of(decision)}s"
+        return f"the {purpose_of(decision)}s (stage {decision.stage})"
     return None
 
 

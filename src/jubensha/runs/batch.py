@@ -25,6 +25,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ValidationError
 
+from jubensha.engine.game import GameResult
 from jubensha.engine.procedure import Procedure
 from jubensha.eval.commands import (
     EvalSummary,
@@ -103,9 +104,12 @@ def read_error(folder: Path) -> GameError | None:
         return None
 
 
-def degraded_message(fallbacks: int, decisions: int) -> str:
-    return (f"{fallbacks} of {decisions} decisions fell back to the table's defaults: "
-            "the game was not really played")
+def degraded_message(result: GameResult) -> str:
+    """Why nobody really played the game (a run written before the reason was recorded
+    gives its count of fallbacks)."""
+    reason = result.no_result or (f"{result.fallbacks} of {result.decisions} decisions fell "
+                                  "back to the table's defaults")
+    return f"{reason}: the game was not really played"
 
 
 def write_error(folder: Path, kind: ErrorKind, message: str, trace: str = "") -> None:
@@ -376,7 +380,7 @@ async def play_attempt(job: GameJob, folder: Path, *, cache: SqliteCache | None,
             script_source=job.script_source, models=models), job.timeout_s)
         if not result.degraded:
             return True
-        write_error(folder, "degraded", degraded_message(result.fallbacks, result.decisions))
+        write_error(folder, "degraded", degraded_message(result))
     except GameAborted as exc:
         write_error(folder, exc.kind, exc.message)
     except ModelUnreachable as exc:

@@ -33,7 +33,7 @@ from jubensha.llm.registry import MODEL_ENV, ModelOptions
 from jubensha.outdir import OutError, prepare_out
 from jubensha.prompts import render
 from jubensha.runlog.folder import EVENTS, META, RunError, RunResult, read_run
-from jubensha.runs.batch import ERROR_FILE
+from jubensha.runs.batch import ERROR_FILE, degraded_message
 from jubensha.runs.batch_commands import app as batch_app
 from jubensha.runs.estimate import count_game_calls, worth_estimating
 from jubensha.runs.importers.commands import import_app
@@ -166,8 +166,9 @@ def play(
         "(0: never). A first call that cannot reach the model stops it at once.")
     ] = DEFAULT_MAX_CONSECUTIVE,
     degraded_share: Annotated[float, typer.Option(
-        min=0, max=1, help="A game in which more than this share of decisions fell back to "
-        "the table's defaults is degraded: no result (exit code 4).")] = DEGRADED_SHARE,
+        min=0, max=1, help="A game in which this share of decisions or more fell back to "
+        "the table's defaults, or whose vote fell back for most seats, is no result "
+        "(exit code 4).")] = DEGRADED_SHARE,
 ) -> None:
     """Play a murder mystery with LLM agents (and you: --seat "NAME=human") and write its
     run folder."""
@@ -244,9 +245,8 @@ def play(
                                   transcript=target / "transcript.md"), style="bold"))
     summarise(result, target)
     if result.degraded:
-        errors.print(Text("degraded: ", style="bold red") + Text(
-            f"{result.fallbacks} of {result.decisions} decisions fell back to the table's "
-            f"defaults (more than {degraded_share:.0%}): this game is no result."))
+        errors.print(Text("failed: ", style="bold red") + Text(
+            f"{degraded_message(result)}: it is no result."))
         raise typer.Exit(EXIT_DEGRADED)
     if any(plan.model.split(":")[0] == "local" for plan in plans.values()):
         console.print(REAL_MODEL_HINT)
@@ -268,8 +268,9 @@ def summarise(result: RunResult, folder: Path) -> None:
     for outcome in result.outcomes:
         console.print(Text(f"{outcome.victim or words['murderer']}{words['colon']}"
                            f"{outcome_text(outcome, words)}"))
-    console.print(Text(words["winner"].format(side=words[f"side_{result.winner}"]),
-                       style="bold"))
+    if not result.degraded:  # a game nobody really played has no winner (see `play`)
+        console.print(Text(words["winner"].format(side=words[f"side_{result.winner}"]),
+                           style="bold"))
     usage = Table(words["seat"], words["prompt_tokens"], words["completion_tokens"],
                   words["model_seconds"], title=words["usage"])
     rows = {**result.usage.seats, words["total"]: result.usage.total}

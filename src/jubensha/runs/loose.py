@@ -75,7 +75,7 @@ async def _finished_row(folder: Path, root: Path, position: int, run: RunLog) ->
         return row
     row.status = "failed" if run.result.degraded else "finished"
     if run.result.degraded:
-        row.error = f"degraded: {degraded_message(run.result.fallbacks, run.result.decisions)}"
+        row.error = f"degraded: {degraded_message(run.result)}"
     stamp = (folder / RESULT).stat().st_mtime
     row.finished = datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds")
     row.duration_s = run.result.duration_s
