@@ -34,7 +34,7 @@ from jubensha.eval.commands import (
     skip_reason,
     write_result,
 )
-from jubensha.eval.judge import EVAL_CALLS, EVAL_DIR, open_session
+from jubensha.eval.judge import EVAL_CALLS, EVAL_DIR, open_session, tallied
 from jubensha.eval.registry import MetricContext, get_metric, load_metrics
 from jubensha.eval.report import MetricResult
 from jubensha.eval.vote_metrics import identification_metric
@@ -680,10 +680,15 @@ class _Runner:
                     samples=self.spec.metric_samples, options=dict(self.spec.metric_options),
                     calls=session.calls, cache=session.cache)
                 try:
-                    result = await spec.compute(context)
+                    with tallied() as tally:
+                        result = await spec.compute(context)
                 except Exception as exc:  # noqa: BLE001  (a metric's bug must not fail the game)
                     statuses[name] = MetricStatus(metric=name, status="failed",
                                                   note=f"{type(exc).__name__}: {exc}")
+                    continue
+                if problem := tally.problem():
+                    statuses[name] = MetricStatus(metric=name, status="failed",
+                                                  note=f"{problem}: no score")
                     continue
                 write_result(session.folder, name, result)
                 statuses[name] = MetricStatus(metric=name, status="scored")
