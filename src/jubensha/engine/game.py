@@ -19,7 +19,7 @@ from jubensha.engine.events import GameEnded, VictimOutcome
 from jubensha.engine.procedure import Procedure
 from jubensha.engine.stages import end_game, run_stage
 from jubensha.engine.table import AskHook, EventSink, Table, TableState, VoteRecord
-from jubensha.engine.voting import Winner
+from jubensha.engine.voting import Winner, records_solution
 from jubensha.llm.base import Embedder, Model
 from jubensha.scripts.model import Language, Script
 
@@ -46,6 +46,8 @@ class GameResult(BaseModel):
     failures: int
     decisions: int = 0
     fallbacks: int = Field(0, description="Decisions answered by the table's default.")
+    solution: bool = Field(True, description="False: the script records no solution; "
+                           "nothing that needs one (the winner, identification) is scored.")
     degraded: bool = Field(False, description="Nobody really played the game (see "
                            "``no_result``): it is a failed game, never a result.")
     no_result: str = Field("", description="Why the game is no result: a decisive round "
@@ -151,5 +153,6 @@ class Game:
                           winner=won, outcomes=state.outcomes, votes=state.votes,
                           failures=table.failures, decisions=state.decisions,
                           fallbacks=state.fallbacks, degraded=bool(reason), no_result=reason,
+                          solution=records_solution(self.script),
                           events=len(table.events),
                           duration_s=round(duration_s, 3), extra=table.state.extra)

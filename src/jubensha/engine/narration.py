@@ -52,6 +52,8 @@ LABELS: dict[str, dict[str, str]] = {
                   "{seconds:.1f} s · run folder: {folder}",
         "civilians": "The civilians win.", "murderers": "The murderers win.",
         "none": "No winner.", "truth": "What happened", "goals": "goals",
+        "no_solution": "This script records no solution: nobody is caught and nobody wins.",
+        "unsolved": "the script records no solution",
         "seats": "Seats", "procedure": "Procedure", "seed": "Seed", "unfinished":
         "The run stopped here (unfinished).",
         "introduction": "introduction", "question": "asks", "answer": "answers",
@@ -75,6 +77,8 @@ LABELS: dict[str, dict[str, str]] = {
         "counts": "模型调用 {calls} 次 · 失败 {failures} 次{what} · 事件 {events} 个 · "
                   "{seconds:.1f} 秒 · 记录目录：{folder}",
         "civilians": "平民获胜。", "murderers": "凶手获胜。", "none": "无人获胜。",
+        "no_solution": "本剧本没有记录答案：无人被抓到，也无人获胜。",
+        "unsolved": "剧本没有记录答案",
         "truth": "真相", "goals": "目标", "seats": "座位", "procedure": "流程", "seed": "种子",
         "unfinished": "记录到此为止（未完成）。",
         "introduction": "自我介绍", "question": "提问", "answer": "回答",
@@ -166,16 +170,19 @@ def outcome_text(outcome: VictimOutcome, words: dict[str, str]) -> str:
     sep, colon, stop = words["sep"], words["colon"], words["stop"]
     counts = sep.join(f"{seat} {n}" for seat, n in outcome.tally.items()) or "-"
     out = sep.join(outcome.eliminated) or words["nobody"]
+    said = f"{words['votes']}{colon}{counts}{stop}{words['eliminated']}{colon}{out}{stop}"
+    if not outcome.murderers:
+        return said + words["unsolved"]
     killer = words["killers" if len(outcome.murderers) > 1 else "killer"]
     verdict = words["paren"].format(words["caught"] if outcome.caught else words["missed"])
-    return (f"{words['votes']}{colon}{counts}{stop}{words['eliminated']}{colon}{out}{stop}"
-            f"{killer}{colon}{sep.join(outcome.murderers)}{verdict}")
+    return f"{said}{killer}{colon}{sep.join(outcome.murderers)}{verdict}"
 
 
 def _ended(event: GameEnded, words: dict[str, str], tag: str) -> list[Line]:
     lines = [Line("result", outcome_text(outcome, words), outcome.victim or words["murderer"],
                   tag) for outcome in event.outcomes]
-    lines.append(Line("result", words[event.winner], words["result"], tag))
+    verdict = words[event.winner] if event.solution else words["no_solution"]
+    lines.append(Line("result", verdict, words["result"], tag))
     if event.truth:
         lines.append(Line("result", event.truth, words["truth"], tag))
     return lines

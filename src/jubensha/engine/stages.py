@@ -42,6 +42,7 @@ from jubensha.engine.voting import (
     count_votes,
     offers_nobody,
     outcome,
+    records_solution,
     victims_to_vote,
     winner,
 )
@@ -481,7 +482,8 @@ async def end_game(table: Table, *, audience: Audience = "public", truth: bool =
         story = table.script.truth.narrative or table.script.truth.solution
     await table.emit(GameEnded(outcomes=table.state.outcomes,
                                winner=winner(table.state.outcomes, table.murderers, rules),
-                               truth=story, audience=audience))
+                               truth=story, solution=records_solution(table.script),
+                               audience=audience))
     table.state.ended = True
 
 

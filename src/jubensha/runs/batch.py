@@ -37,7 +37,7 @@ from jubensha.eval.commands import (
 from jubensha.eval.judge import EVAL_CALLS, EVAL_DIR, open_session, tallied
 from jubensha.eval.registry import MetricContext, get_metric, load_metrics
 from jubensha.eval.report import MetricResult
-from jubensha.eval.vote_metrics import identification_metric
+from jubensha.eval.vote_metrics import has_votes, identification_metric
 from jubensha.llm.base import Embedder, Model, Request, Response
 from jubensha.llm.calls import CallRecord, read_calls
 from jubensha.llm.health import ModelUnreachable
@@ -223,14 +223,15 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
                      "interrupted: the attempt left no result.json and no error.json")
         row.finished = error.time if error else None
         return row
-    votes = await identification_metric(MetricContext(script=game.script, run=run))
     row.status = "finished"
     row.finished = _finished_at(folder / RESULT)
     row.duration_s = run.result.duration_s
     row.winner = run.result.winner
     row.fallbacks = run.result.failures
-    row.votes_on_murderer = sum(k for k, _ in votes.victims.values())
-    row.votes_counted = sum(c for _, c in votes.victims.values())
+    if has_votes(game.script, run) is None:  # a script with no solution scores no ballot
+        votes = await identification_metric(MetricContext(script=game.script, run=run))
+        row.votes_on_murderer = sum(k for k, _ in votes.victims.values())
+        row.votes_counted = sum(c for _, c in votes.victims.values())
     row.metrics = read_metrics(folder)
     return row
 

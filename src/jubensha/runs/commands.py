@@ -268,7 +268,9 @@ def summarise(result: RunResult, folder: Path) -> None:
     for outcome in result.outcomes:
         console.print(Text(f"{outcome.victim or words['murderer']}{words['colon']}"
                            f"{outcome_text(outcome, words)}"))
-    if not result.degraded:  # a game nobody really played has no winner (see `play`)
+    if not result.solution:
+        console.print(Text(words["no_solution"], style="bold"))
+    elif not result.degraded:  # a game nobody really played has no winner (see `play`)
         console.print(Text(words["winner"].format(side=words[f"side_{result.winner}"]),
                            style="bold"))
     usage = Table(words["seat"], words["prompt_tokens"], words["completion_tokens"],

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from jubensha.eval.registry import MetricContext
-from jubensha.eval.vote_metrics import identification_metric
+from jubensha.eval.vote_metrics import has_votes, identification_metric
 from jubensha.runlog.folder import EVENTS, META, RESULT, RunError, RunLog, read_run
 from jubensha.runs.batch import degraded_message, read_metrics, spend_of
 from jubensha.runs.index import GameRow
@@ -83,7 +83,7 @@ async def _finished_row(folder: Path, root: Path, position: int, run: RunLog) ->
     row.fallbacks = run.result.failures
     row.metrics = read_metrics(folder)
     script = _script(run)
-    if script is not None:
+    if script is not None and has_votes(script, run) is None:
         votes = await identification_metric(MetricContext(script=script, run=run))
         row.votes_on_murderer = sum(k for k, _ in votes.victims.values())
         row.votes_counted = sum(c for _, c in votes.victims.values())

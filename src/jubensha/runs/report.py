@@ -26,7 +26,8 @@ from jubensha.runs.index import GameRow
 ReportFormat = Literal["table", "md", "csv", "json"]
 Z95 = 1.959963984540054
 """The standard normal quantile of 0.975."""
-RATE_NOTE = ("Rates: value (k/n) [95% Wilson interval]. Win rate over finished games; "
+RATE_NOTE = ("Rates: value (k/n) [95% Wilson interval]. Win rate over finished games with a "
+             "winner (a script that records no solution has none); "
              "identification over their counted ballots (ballots of one game are not "
              "independent). Cost: finished games only (– while no price is known).")
 
@@ -188,7 +189,8 @@ def group_stats(rows: list[GameRow], architecture: str, model: str,
         architecture=architecture, model=model, script=script, games=len(rows),
         finished=len(done), failed=sum(r.status == "failed" for r in rows),
         unfinished=sum(r.status in ("pending", "running") for r in rows),
-        civilian_wins=wilson(sum(r.winner == "civilians" for r in done), len(done)),
+        civilian_wins=wilson(sum(r.winner == "civilians" for r in done),
+                             sum(r.winner in ("civilians", "murderers") for r in done)),
         identification=wilson(sum(r.votes_on_murderer or 0 for r in done),
                               sum(r.votes_counted or 0 for r in done)),
         fallbacks_per_game=_mean([r.fallbacks or 0 for r in done]),
