@@ -182,6 +182,13 @@ def test_a_vote_before_the_last_act_is_refused() -> None:
     table_game(one_act(), early)  # one act: nothing to refuse
 
 
+def test_a_vote_inside_the_acts_block_is_a_vote_before_the_last_act() -> None:
+    every_act = parse_procedure({"name": "each", "stages": [
+        {"kind": "acts", "stages": [{"kind": "questioning"}, {"kind": "vote"}]}]}, "each.yaml")
+    with pytest.raises(ProcedureError, match="votes before act 2 is played"):
+        table_game(tiny(), every_act)
+
+
 def test_play_refuses_before_the_game_and_leaves_no_run_folder(tmp_path: Path) -> None:
     path = tmp_path / "old.yaml"
     path.write_text(json.dumps(ONE_ACT_ONLY), encoding="utf-8")

@@ -545,7 +545,7 @@ class ExtractiveAgent(Agent):
             found = self.scene.search(death, self.config.scene_texts)
             words: Counter[str] = Counter()
             for row, _ in found:
-                words.update(set(self.scene_words(self.scene_texts[row])))
+                words.update(dict.fromkeys(self.scene_words(self.scene_texts[row]), 1))
             extra = [w for w, _ in words.most_common(self.config.scene_words)]
             self.extended[key] = " ".join([death, *extra])
         return self.extended[key]

@@ -92,7 +92,8 @@ class Procedure(BaseModel):
         last = last_act(script)
         act, early = 1, False
         for spec in self.stages:
-            early = early or (spec.decides and act < last)
+            decides = spec.decides or any(inner.decides for inner in spec.substages())
+            early = early or (decides and act < last)
             act = spec.act_after(act, last)
         return [n for n in playable_acts(script) if n > act], early
 
