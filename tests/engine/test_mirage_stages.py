@@ -9,7 +9,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from engine_helpers import table_game, tiny
+from engine_helpers import one_act, table_game, tiny
 
 from jubensha.agents.registry import make_agent
 from jubensha.engine.agent import Agent
@@ -64,7 +64,7 @@ def procedure(**conversation: Any) -> Any:
     return parse_procedure({"name": "test", "stages": [
         {"kind": "act", "act": 1},
         {"kind": "clues", "located": "skip"},
-        {"kind": "conversation", "rounds": 2, **conversation},
+        {"kind": "conversation", "rounds": 2, "acts": "all", **conversation},
         {"kind": "accusation_vote"},
         {"kind": "reveal"},
     ]}, "test")
@@ -187,7 +187,7 @@ def flip_game(ratings: bool) -> tuple[Any, Game]:
     chosen = parse_procedure({"name": "flip", "stages": [
         {"kind": "introduction"}, {"kind": "rate"},
         {"kind": "accusation_vote", "vote_weight": 1}, {"kind": "reveal"}]}, "flip")
-    game, _ = table_game(tiny(), chosen, reply=reply)
+    game, _ = table_game(one_act(), chosen, reply=reply)
     return run(game), game
 
 
@@ -210,7 +210,7 @@ def test_the_vote_is_among_the_accused_and_defaults_to_the_reference_weight() ->
             return Accusation(target="Dan" if "Dan" in decision.candidates else "Cara")
         return None
 
-    game, agents = table_game(tiny(), parse_procedure({"name": "v", "stages": [
+    game, agents = table_game(one_act(), parse_procedure({"name": "v", "stages": [
         {"kind": "accusation_vote"}]}, "v"), reply=reply)
     result = run(game)
     votes = [d for a in agents.values() for d in a.decisions if d.type == "vote"]
@@ -231,7 +231,7 @@ def test_a_tie_in_the_combined_score_names_nobody_by_default() -> None:
             return Vote(target={"Ann": "Bob", "Bob": "Ann", "Cara": "Ann", "Dan": "Bob"}[name])
         return None
 
-    game, _ = table_game(tiny(), parse_procedure({"name": "v", "stages": [
+    game, _ = table_game(one_act(), parse_procedure({"name": "v", "stages": [
         {"kind": "accusation_vote"}, {"kind": "reveal"}]}, "v"), reply=reply)
     result = run(game)
     assert result.outcomes[0].eliminated == [] and result.winner == "murderers"

@@ -264,14 +264,14 @@ def test_a_spent_game_budget_ends_that_game(tmp_path: Path) -> None:
 
 def test_a_spent_batch_budget_stops_starting_games(tmp_path: Path) -> None:
     base = f"scripts: [{TINY}]\nmodels: scripted\nseeds: [0, 1, 2, 3]\nembedder: none\n"
-    path = spec_file(tmp_path, "wrappers: {budget_per_batch: {max_calls: 20}}\n", base)
+    path = spec_file(tmp_path, "wrappers: {budget_per_batch: {max_calls: 40}}\n", base)
     batch = Batch.open(load_spec(path), tmp_path / "batch")
     summary = play(batch, concurrency=1)
     assert (summary.finished, summary.failed, summary.pending, summary.skipped) == (1, 1, 2, 2)
-    assert summary.spent.calls == 20
+    assert summary.spent.calls == 40  # a two-act game of the tiny manor makes 28
     failed = next(r for r in Batch.open(load_spec(path), tmp_path / "batch").index.rows()
                   if r.status == "failed")
-    assert "batch budget spent (20 calls of 20)" in (failed.error or "")
+    assert "batch budget spent (40 calls of 40)" in (failed.error or "")
 
 
 def test_a_game_past_its_timeout_fails(tmp_path: Path) -> None:

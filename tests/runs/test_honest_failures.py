@@ -1,6 +1,7 @@
 """A game that could not really be played is a failure, never a result: it stops at once
 when its model cannot be reached or a seat's calls keep failing (exit 3), and it is marked
-``degraded`` (exit 4, a failed game in a batch) when most decisions fell back."""
+``degraded`` (exit 4, a failed game in a batch) when nobody really played it
+(tests/runs/test_no_result.py states that rule)."""
 
 from __future__ import annotations
 
@@ -105,7 +106,8 @@ def test_play_exits_4_on_a_degraded_game(tmp_path, monkeypatch):
     monkeypatch.setattr(playing, "parse_model_spec", lambda spec, options: Mute())
     code = runner.invoke(app, ["play", str(TINY), "--model", "scripted",
                                "--out", str(tmp_path / "run")])
-    assert code.exit_code == 4 and "degraded" in code.output and "no result" in code.output
+    assert code.exit_code == 4 and "failed: " in code.output and "no result" in code.output
+    assert "Winner" not in code.output
 
 
 def test_a_fatal_error_after_the_model_answered_does_not_stop_at_once():

@@ -51,7 +51,8 @@ def test_options_reach_the_run(tmp_path: Path) -> None:
                           "--out", str(tmp_path / "run"))
     assert code == 0, output
     meta = json.loads((tmp_path / "run" / "meta.json").read_text(encoding="utf-8"))
-    questioning = [s for s in meta["procedure"]["stages"] if s["kind"] == "questioning"]
+    stages = [inner for s in meta["procedure"]["stages"] for inner in [s, *s.get("stages", [])]]
+    questioning = [s for s in stages if s["kind"] == "questioning"]  # inside the acts block
     assert [(s["rounds"], s["questions"]) for s in questioning] == [(2, 2)]
     assert meta["language"] == "zh"
     assert meta["seats"]["Ann"]["architecture"] == "naive:history_chars=300"

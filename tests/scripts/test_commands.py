@@ -189,3 +189,27 @@ def test_import_prints_each_warning_it_counts(datasets: Path, tmp_path: Path) ->
     counted = int(row.strip("│ ").split("│")[-1])
     assert counted > 0 and len(warnings) == counted
     assert all(line.startswith(str(tmp_path / "bride")) for line in warnings)
+
+
+@pytest.mark.parametrize("script_id", list(bundled_scripts()))
+def test_show_full_prints_no_character_sheet_without_truth(script_id: str) -> None:
+    def bare(text: str) -> str:  # the terminal wraps lines, Chinese ones between characters
+        return "".join(text.split())
+
+    script = load_script(bundled_scripts()[script_id])
+    sheets = [text for c in script.characters
+              for text in (c.mission, c.story, *(s.text for s in c.acts)) if text.strip()]
+    lines = {bare(line)[:40] for text in sheets for line in text.splitlines()
+             if len(bare(line)) > 40}
+    hidden = run("show", script_id, "--full")
+    assert hidden.exit_code == 0
+    assert not [line for line in lines if line in bare(hidden.output)]
+    assert f"{len(script.characters)} character sheets hidden" in " ".join(hidden.output.split())
+    shown = bare(run("show", script_id, "--full", "--truth").output)
+    assert all(line in shown for line in lines)
+
+
+def test_show_full_hides_the_murderers_confession() -> None:
+    output = run("show", "lighthouse-keeper", "--full").output
+    assert "You killed Elias Thorne" not in output
+    assert "(the solution is hidden; --truth shows it)" in output

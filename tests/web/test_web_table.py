@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from jubensha.engine.decisions import Speak
 from jubensha.engine.events import GameEnded, HostSpoke, StageStarted, VictimOutcome, VoteCast
 from jubensha.engine.procedure import find_procedure
+from jubensha.scripts.bundled import find_script
 from jubensha.web.ending import ending
 from jubensha.web.roster import progress, roster
 from tests.web.web_helpers import DECISION, client, open_table, play_seat, seat_form
@@ -93,10 +94,18 @@ def test_progress_names_the_stage_its_place_and_the_round():
               StageStarted(index=1, stage="conversation", kind="conversation",
                            title="Open conversation"),
               HostSpoke(index=2, stage="conversation", round=2, text="Round 2")]
-    shown = progress(find_procedure("mirage"), events)
+    script = find_script("lighthouse-keeper")
+    shown = progress(find_procedure("mirage"), script, events)
     assert (shown.title, shown.stage, shown.stages, shown.round, shown.rounds) == (
         "Open conversation", 5, 7, 2, 5)
-    assert progress(find_procedure("mirage"), []).stage == 0
+    assert progress(find_procedure("mirage"), script, []).stage == 0
+
+
+def test_progress_counts_a_block_of_stages_once_per_act():
+    events = [StageStarted(index=0, stage="questioning-act2", kind="questioning",
+                           title="Questions")]
+    shown = progress(find_procedure("demo"), find_script("halvard-observatory"), events)
+    assert (shown.stage, shown.stages) == (5, 8)  # act 1: 4 stages, then act 2's questions
 
 
 def test_the_live_page_says_the_stage_and_round(mirage):

@@ -134,6 +134,8 @@ class GameEnded(_Event):
     outcomes: list[VictimOutcome]
     winner: Literal["civilians", "murderers", "none"]
     truth: str = ""
+    solution: bool = Field(True, description="False: the script records no solution, so "
+                           "the vote names nobody as caught and nobody won.")
 
 
 class Failure(_Event):

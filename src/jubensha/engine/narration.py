@@ -126,16 +126,19 @@ def outcome_text(outcome: VictimOutcome, words: dict[str, str]) -> str:
     sep, colon, stop = words["sep"], words["colon"], words["stop"]
     counts = sep.join(f"{seat} {n}" for seat, n in outcome.tally.items()) or "-"
     out = sep.join(outcome.eliminated) or words["nobody"]
+    said = f"{words['votes']}{colon}{counts}{stop}{words['eliminated']}{colon}{out}{stop}"
+    if not outcome.murderers:
+        return said + words["unsolved"]
     killer = words["killers" if len(outcome.murderers) > 1 else "killer"]
     verdict = words["paren"].format(words["caught"] if outcome.caught else words["missed"])
-    return (f"{words['votes']}{colon}{counts}{stop}{words['eliminated']}{colon}{out}{stop}"
-            f"{killer}{colon}{sep.join(outcome.murderers)}{verdict}")
+    return f"{said}{killer}{colon}{sep.join(outcome.murderers)}{verdict}"
 
 
 def _ended(event: GameEnded, words: dict[str, str], tag: str) -> list[Line]:
     lines = [Line("result", outcome_text(outcome, words), outcome.victim or words["murderer"],
                   tag) for outcome in event.outcomes]
-    lines.append(Line("result", words[event.winner], words["result"], tag))
+    verdict = words[event.winner] if event.solution else words["no_solution"]
+    lines.append(Line("result", verdict, words["result"], tag))
     if event.truth:
         lines.append(Line("result", event.truth, words["truth"], tag))
     return lines

@@ -20,7 +20,7 @@ import typer
 from pydantic import BaseModel, Field
 from rich.text import Text
 
-from jubensha.eval.judge import EVAL_CALLS, EvalError, open_session
+from jubensha.eval.judge import EVAL_CALLS, EvalError, open_session, tallied
 from jubensha.eval.playerlog_report import compare_rules, score_logs
 from jubensha.eval.playerlogs import Grading, PlayerLogError
 from jubensha.eval.postgame_commands import factual_questions, wellplay_reference
@@ -72,6 +72,8 @@ EmbedderOption = Annotated[str, typer.Option(
     help="local (embedded), scripted, none, or openai:<model>.")]
 SamplesOption = Annotated[int, typer.Option(min=1, help="Samples per question.")]
 REFERENCE_METRICS = ("wellplay", "inferential")
+EXIT_NO_SCORE = 4
+"""A metric failed (its model answers were mostly unusable) or nothing could be scored."""
 
 
 def fail(message: str) -> typer.Exit:
@@ -242,7 +244,7 @@ async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
         played = _script_for(run, script)
         reason = spec.applies(played, run) if spec.applies else None
         if reason:
-            errors.print(f"{path}: {spec.name}: not applicable: {reason}", soft_wrap=True)
+            errors.print(f"{path}: {spec.name}: no score: {reason}", soft_wrap=True)
             continue
         session = open_session(path)
         try:
@@ -250,13 +252,21 @@ async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
                                     embedder=embedder, samples=samples,
                                     options=dict(options or {}), calls=session.calls,
                                     cache=session.cache, answerer=answerer)
-            result = await spec.compute(context)
+            with tallied() as tally:
+                result = await spec.compute(context)
         finally:
             session.close()
+        if problem := tally.problem():
+            errors.print(f"{path}: {spec.name}: failed, no score: {problem}", soft_wrap=True)
+            raise NoScore
         result = result.model_copy(update={"group": _group(run)})
         write_result(session.folder, spec.name, result)
         results.append(result)
     return results
+
+
+class NoScore(Exception):
+    """A metric failed on a run (said on stderr already): the command exits non-zero."""
 
 
 def write_result(folder: Path, name: str, result: MetricResult) -> None:
@@ -339,6 +349,10 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
                                 title=f"eval {spec.name}", expected=expected, models=models)
         except (RunError, ScriptError, ModelSpecError, EmbedderSpecError, EvalError) as exc:
             raise fail(str(exc)) from None
+        except NoScore:
+            raise typer.Exit(EXIT_NO_SCORE) from None
+        if not results:  # every run said why it has no score
+            raise typer.Exit(EXIT_NO_SCORE)
         emit(results, fmt, out)
 
     command.__doc__ = f"{spec.summary} ({spec.source})."
@@ -402,10 +416,15 @@ async def _score_all(specs: list[MetricSpec], path: Path, script: str | None,
                                     calls=session.calls, cache=session.cache,
                                     answerer=answerer)
             try:
-                result = await spec.compute(context)
+                with tallied() as tally:
+                    result = await spec.compute(context)
             except (EvalError, ModelError, ScriptError, KeyError, ValueError) as exc:
                 statuses.append(MetricStatus(metric=spec.name, status="failed",
                                              note=f"{type(exc).__name__}: {exc}"))
+                continue
+            if problem := tally.problem():
+                statuses.append(MetricStatus(metric=spec.name, status="failed",
+                                             note=f"{problem}: no score"))
                 continue
             result = result.model_copy(update={"group": _group(run)})
             write_result(session.folder, spec.name, result)
@@ -477,13 +496,15 @@ def evaluate_all(
     fmt: FormatOption = "table",
 ) -> None:
     """Score each run with every registered metric that applies to it and whose models are
-    given; say which were skipped and why. Results go to RUN_DIR/eval/<metric>.json."""
+    given; say which were skipped and why. Results go to RUN_DIR/eval/<metric>.json. Exits 4
+    when a metric failed (an error, or model answers that were mostly unusable)."""
     known = load_metrics()
     unknown = [name for name in metric or [] if name not in known]
     if unknown:
         raise fail(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(known)}")
     specs = [known[name] for name in metric] if metric else list(known.values())
     settings = read_options(options)
+    failed = False
     try:
         judge_model = parse_model_spec(judge) if judge else None
         answerer = parse_model_spec(seat_model) if seat_model else None
@@ -498,6 +519,7 @@ def evaluate_all(
                 title=f"eval all {path}", expected=expected,
                 models=models)
             scored[path] = results
+            failed = failed or any(s.status == "failed" for s in summary.statuses)
             if fmt == "json":
                 typer.echo(json.dumps({"run": str(path), "summary": summary.model_dump(),
                                        "results": {r.metric: r.model_dump() for r in results}},
@@ -510,6 +532,8 @@ def evaluate_all(
         raise fail(str(exc)) from None
     if len(scored) > 1 and fmt != "json":
         show([across_runs(scored)], fmt)
+    if failed:
+        raise typer.Exit(EXIT_NO_SCORE)
 
 
 def across_runs(scored: dict[Path, list[MetricResult]]) -> ResultTable:

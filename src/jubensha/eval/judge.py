@@ -8,12 +8,16 @@ evaluation record: ``RUN_DIR/eval/calls.jsonl`` (one ``CallRecord`` per call, ap
 across invocations) and ``RUN_DIR/eval/cache.sqlite`` (a reply cache, so evaluating a run
 again costs nothing and gives the same numbers). A judge reply that is out of range or not
 an object even after the retries becomes a ``JudgeFailure`` in the metric's result, never
-an exception.
+an exception. ``tallied()`` counts those answers and failures while a metric computes: a
+metric whose model answers were mostly unusable has no score (``AnswerTally.problem``).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -61,12 +65,45 @@ class EvalError(ValueError):
     message says why in one line."""
 
 
+@dataclass
+class AnswerTally:
+    """The judge (and post-game) answers one metric asked for, and how many were unusable."""
+
+    asked: int = 0
+    unusable: int = 0
+
+    def problem(self) -> str | None:
+        """Why the metric has no score: most of its answers were unusable."""
+        if self.unusable * 2 > self.asked:
+            return f"{self.unusable} of {self.asked} model answers were unusable"
+        return None
+
+
+_TALLY: ContextVar[AnswerTally | None] = ContextVar("jubensha_answer_tally", default=None)
+
+
+@contextmanager
+def tallied() -> Iterator[AnswerTally]:
+    """Count every ``ask`` made inside (by the metric computing, and the tasks it starts)."""
+    tally = AnswerTally()
+    token = _TALLY.set(tally)
+    try:
+        yield tally
+    finally:
+        _TALLY.reset(token)
+
+
 async def ask(model: Model, request: Request, schema: type[T], *, item: str = "",
               attempts: int = 3, lang: str | None = None) -> Judged[T]:
     """One structured call; a reply that never validates (or a failed call) is a failure."""
+    tally = _TALLY.get()
+    if tally is not None:
+        tally.asked += 1
     try:
         result = await generate_object(model, request, schema, attempts=attempts, lang=lang)
     except ModelError as error:
+        if tally is not None:
+            tally.unusable += 1
         return Judged(None, JudgeFailure(purpose=request.purpose, seat=request.seat,
                                          item=item, error=str(error)))
     return Judged(result.value)

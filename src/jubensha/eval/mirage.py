@@ -36,7 +36,7 @@ from jubensha.eval.judge import EvalError, JudgeFailure, ask, clip, judge_of, ju
 from jubensha.eval.registry import MetricContext, metric, options
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import release_rouge, rouge_l
-from jubensha.eval.vote_metrics import culprits, final_ballots
+from jubensha.eval.vote_metrics import culprits, final_ballots, has_solution
 from jubensha.eval.votes import Ties, Vote, culprit_rank, tally
 from jubensha.llm.calls import declare
 from jubensha.prompts import render
@@ -294,6 +294,9 @@ def counted_ratings(events: Iterable[Event], reading: Reading) -> list[Rated]:
 
 
 def has_ratings(script: Script, run: RunLog) -> str | None:
+    """Ratings to read, and culprits to tell from civilians."""
+    if (unsolved := has_solution(script, run)) is not None:
+        return unsolved
     if any(isinstance(e, Rated) for e in run.events):
         return None
     return "no trust/doubt ratings in the run (MIRAGE procedure only)"
@@ -714,7 +717,10 @@ async def mirage_metric(context: MetricContext) -> MirageIndices:
     if clues.cic is None:
         notes.append("CIC: the script has no clue to investigate")
     won = victory(context.run, context.script, seats, options)
-    if not won.ranks:
+    if (unsolved := has_solution(context.script, context.run)) is not None:
+        won = won.model_copy(update={"ranks": {}})
+        notes.append(f"Victory: {unsolved}")
+    elif not won.ranks:
         notes.append("Victory: no vote in the run")
     return MirageIndices(run=str(context.run.path), victory=won, trust=trust, clues=clues,
                          scores=scores, reconstruction=rebuilt, notes=notes,

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from jubensha.engine.game import GameResult
 from jubensha.engine.procedure import Procedure
 from jubensha.llm.base import Model, Request, Response
 from jubensha.llm.calls import CallRecord
@@ -52,9 +53,12 @@ def read_error(folder: Path) -> GameError | None:
         return None
 
 
-def degraded_message(fallbacks: int, decisions: int) -> str:
-    return (f"{fallbacks} of {decisions} decisions fell back to the table's defaults: "
-            "the game was not really played")
+def degraded_message(result: GameResult) -> str:
+    """Why nobody really played the game (a run written before the reason was recorded
+    gives its count of fallbacks)."""
+    reason = result.no_result or (f"{result.fallbacks} of {result.decisions} decisions fell "
+                                  "back to the table's defaults")
+    return f"{reason}: the game was not really played"
 
 
 def write_error(folder: Path, kind: ErrorKind, message: str, trace: str = "") -> None:
@@ -199,7 +203,7 @@ async def play_attempt(job: GameJob, folder: Path, *, cache: SqliteCache | None,
         result = await asyncio.wait_for(_play(job, folder, models, options), job.timeout_s)
         if not result.degraded:
             return True
-        write_error(folder, "degraded", degraded_message(result.fallbacks, result.decisions))
+        write_error(folder, "degraded", degraded_message(result))
     except GameAborted as exc:
         write_error(folder, exc.kind, exc.message)
     except ResumeDiverged as exc:

@@ -31,10 +31,10 @@ from jubensha.eval.commands import (
     skip_reason,
     write_result,
 )
-from jubensha.eval.judge import EVAL_CALLS, EVAL_DIR, open_session
+from jubensha.eval.judge import EVAL_CALLS, EVAL_DIR, open_session, tallied
 from jubensha.eval.registry import MetricContext, get_metric, load_metrics
 from jubensha.eval.report import MetricResult, headline
-from jubensha.eval.vote_metrics import identification_metric
+from jubensha.eval.vote_metrics import has_votes, identification_metric
 from jubensha.llm.base import Embedder, Model
 from jubensha.llm.calls import CallRecord, read_calls
 from jubensha.llm.health import ModelUnreachable
@@ -162,14 +162,15 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
                      "interrupted: the attempt left no result.json and no error.json")
         row.finished = error.time if error else None
         return row
-    votes = await identification_metric(MetricContext(script=game.script, run=run))
     row.status = "finished"
     row.finished = _finished_at(folder / RESULT)
     row.duration_s = run.result.duration_s
     row.winner = run.result.winner
     row.fallbacks = run.result.failures
-    row.votes_on_murderer = sum(k for k, _ in votes.victims.values())
-    row.votes_counted = sum(c for _, c in votes.victims.values())
+    if has_votes(game.script, run) is None:  # a script with no solution scores no ballot
+        votes = await identification_metric(MetricContext(script=game.script, run=run))
+        row.votes_on_murderer = sum(k for k, _ in votes.victims.values())
+        row.votes_counted = sum(c for _, c in votes.victims.values())
     row.metrics = read_metrics(folder)
     return row
 
@@ -492,10 +493,15 @@ class _Runner:
                     samples=self.spec.metric_samples, options=dict(self.spec.metric_options),
                     calls=session.calls, cache=session.cache)
                 try:
-                    result = await spec.compute(context)
+                    with tallied() as tally:
+                        result = await spec.compute(context)
                 except Exception as exc:  # noqa: BLE001  (a metric's bug must not fail the game)
                     statuses[name] = MetricStatus(metric=name, status="failed",
                                                   note=f"{type(exc).__name__}: {exc}")
+                    continue
+                if problem := tally.problem():
+                    statuses[name] = MetricStatus(metric=name, status="failed",
+                                                  note=f"{problem}: no score")
                     continue
                 write_result(session.folder, name, result)
                 statuses[name] = MetricStatus(metric=name, status="scored")

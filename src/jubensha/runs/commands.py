@@ -191,8 +191,9 @@ def play(
         "(0: never). A first call that cannot reach the model stops it at once.")
     ] = DEFAULT_MAX_CONSECUTIVE,
     degraded_share: Annotated[float, typer.Option(
-        min=0, max=1, help="A game in which more than this share of decisions fell back to "
-        "the table's defaults is degraded: no result (exit code 4).")] = DEGRADED_SHARE,
+        min=0, max=1, help="A game in which this share of decisions or more fell back to "
+        "the table's defaults, or whose vote fell back for most seats, is no result "
+        "(exit code 4).")] = DEGRADED_SHARE,
     resume: Annotated[Path | None, typer.Option(
         "--resume", help="Continue the interrupted game in this run folder: the calls its "
         "log holds are answered from it, then the game goes on live. Its script, procedure, "
@@ -215,6 +216,7 @@ def play(
             loaded = find_script(script or DEFAULT_SCRIPT)
             named = procedure or (paper.procedure.value if paper else "demo")
             chosen = find_procedure(named).with_options(rounds=rounds, questions=questions)
+            chosen.check_acts(loaded)
             plans = plan_seats(loaded, agents, model, seat or [],
                                murderer_architecture=murderer_agents,
                                murderer_model=murderer_model, hot_seat=hot_seat)
@@ -279,7 +281,7 @@ def play(
     bar = CallBar(console, message(language, "playing"), expected,
                   message(language, "calls"), eta=message(language, "eta"))
     with nullcontext() if humans else bar.shown():
-        progress = None if humans else Progress(bar, len(chosen.stages), language)
+        progress = None if humans else Progress(bar, chosen.stage_count(loaded), language)
         try:
             result = run_job(game)
         except PlayError as exc:
@@ -297,9 +299,11 @@ def play(
                                   transcript=target / "transcript.md"), style="bold"))
     summarise(result, target)
     if result.degraded:
+        why = ("degraded_share" if result.fallbacks >= degraded_share * result.decisions
+               else "degraded_decisive")
         errors.print(Text(message(language, "degraded"), style="bold red") + Text(message(
-            language, "degraded_why", fallbacks=result.fallbacks, decisions=result.decisions,
-            share=degraded_share)))
+            language, why, fallbacks=result.fallbacks, decisions=result.decisions,
+            share=degraded_share, reason=result.no_result)))
         raise typer.Exit(EXIT_DEGRADED)
     if any(plan.model.split(":")[0] == "local" for plan in plans.values()):
         console.print(message(language, "real_model_hint"))
@@ -322,8 +326,11 @@ def summarise(result: RunResult, folder: Path) -> None:
     for outcome in result.outcomes:
         console.print(Text(f"{outcome.victim or words['murderer']}{words['colon']}"
                            f"{outcome_text(outcome, words)}"))
-    console.print(Text(words["winner"].format(side=words[f"side_{result.winner}"]),
-                       style="bold"))
+    if not result.solution:
+        console.print(Text(words["no_solution"], style="bold"))
+    elif not result.degraded:  # a game nobody really played has no winner (see `play`)
+        console.print(Text(words["winner"].format(side=words[f"side_{result.winner}"]),
+                           style="bold"))
     usage = Table(words["seat"], words["prompt_tokens"], words["completion_tokens"],
                   words["model_seconds"], title=words["usage"])
     rows = {**result.usage.seats, words["total"]: result.usage.total}

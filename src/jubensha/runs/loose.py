@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from jubensha.eval.registry import MetricContext
-from jubensha.eval.vote_metrics import identification_metric
+from jubensha.eval.vote_metrics import has_votes, identification_metric
 from jubensha.runlog.attempts import is_earlier_attempt
 from jubensha.runlog.folder import EVENTS, META, RESULT, RunError, RunLog, read_run
 from jubensha.runlog.resume import spent
@@ -79,7 +79,7 @@ async def _finished_row(folder: Path, root: Path, position: int, run: RunLog) ->
         return row
     row.status = "failed" if run.result.degraded else "finished"
     if run.result.degraded:
-        row.error = f"degraded: {degraded_message(run.result.fallbacks, run.result.decisions)}"
+        row.error = f"degraded: {degraded_message(run.result)}"
     stamp = (folder / RESULT).stat().st_mtime
     row.finished = datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds")
     row.duration_s = run.result.duration_s
@@ -87,7 +87,7 @@ async def _finished_row(folder: Path, root: Path, position: int, run: RunLog) ->
     row.fallbacks = run.result.failures
     row.metrics = read_metrics(folder)
     script = _script(run)
-    if script is not None:
+    if script is not None and has_votes(script, run) is None:
         votes = await identification_metric(MetricContext(script=script, run=run))
         row.votes_on_murderer = sum(k for k, _ in votes.victims.values())
         row.votes_counted = sum(c for _, c in votes.victims.values())

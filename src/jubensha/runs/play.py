@@ -60,15 +60,16 @@ NO_MODEL = "none"
 
 class GameHealth(BaseModel):
     """When a game is no result: it stops at once when its model cannot be reached or a
-    seat's calls keep failing, and it is ``degraded`` when too many decisions fell back."""
+    seat's calls keep failing, and it is ``degraded`` when nobody really played it (a vote
+    that fell back for most seats, or too many decisions that fell back)."""
 
     max_consecutive_failures: int = Field(
         DEFAULT_MAX_CONSECUTIVE, ge=0,
         description="Failed model calls in a row of one seat that stop the game (0: never).")
     degraded_share: float = Field(
         DEGRADED_SHARE, ge=0, le=1,
-        description="A game in which more than this share of decisions fell back to the "
-                    "table's defaults is degraded.")
+        description="A game in which this share of its decisions or more fell back to "
+                    "the table's defaults is degraded.")
 
 
 class PlayError(Exception):
@@ -234,6 +235,7 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
     before anything is written. ``preset`` (``runs.presets.Applied``) is recorded in
     meta.json: which paper's settings the game used and what was overridden.
     """
+    procedure.check_acts(script)  # before the run folder: a refused game leaves none
     options = model_options or ModelOptions()
     language = language or script.language
     meta = RunMeta(script_id=script.id, script_title=script.title, script_source=script_source,

@@ -33,7 +33,8 @@ MATRIX_NOTE = ("k/n: the civilians won k of the n finished games in which these 
                "met these civilians.")
 CI_NOTE = ("95% interval: percentile bootstrap of the mean over finished games, "
            "resampling scripts, then games within each script drawn.")
-RATE_NOTE = ("Rates: value (k/n) [95% Wilson interval]. Win rate over finished games; "
+RATE_NOTE = ("Rates: value (k/n) [95% Wilson interval]. Win rate over finished games with a "
+             "winner (a script that records no solution has none); "
              "identification over their counted ballots (ballots of one game are not "
              "independent). Cost: finished games only (– while no price is known).")
 
@@ -340,7 +341,8 @@ def group_stats(rows: list[GameRow], architecture: str, model: str,
         games=len(rows), sides=sides,
         finished=len(done), failed=sum(r.status == "failed" for r in rows),
         unfinished=sum(r.status in ("pending", "running") for r in rows),
-        civilian_wins=wilson(sum(r.winner == "civilians" for r in done), len(done)),
+        civilian_wins=wilson(sum(r.winner == "civilians" for r in done),
+                             sum(r.winner in ("civilians", "murderers") for r in done)),
         identification=wilson(sum(r.votes_on_murderer or 0 for r in done),
                               sum(r.votes_counted or 0 for r in done)),
         fallbacks_per_game=_mean([r.fallbacks or 0 for r in done]),

@@ -569,7 +569,12 @@ def expand(spec: BatchSpec) -> list[PlannedGame]:
     games: list[PlannedGame] = []
     problems: list[tuple[str, str]] = []
     for position, (where, fmt, script) in enumerate(scripts):
-        for procedure in spec.procedures:
+        for index, procedure in enumerate(spec.procedures):
+            try:
+                procedures[procedure].check_acts(script)
+            except ProcedureError as exc:
+                problems.append((f"procedures.{index}", str(exc)))
+                continue
             for pairing in _pairings(spec, position):
                 try:
                     settings = _settings(spec, where, fmt, script, procedure, pairing,

@@ -60,7 +60,8 @@ def list_scripts() -> None:
 @app.command("show")
 def show(name: Annotated[str, typer.Argument(help="A bundled script id, or a script file or "
                                              "folder.")],
-         full: Annotated[bool, typer.Option("--full", help="Print the texts too.")] = False,
+         full: Annotated[bool, typer.Option("--full", help="Print the public texts too (the "
+                                            "character sheets only with --truth).")] = False,
          truth: Annotated[bool, typer.Option(
              "--truth", help="Reveal the solution: sides, murderers, the truth, and how an "
              "importer derived them (spoilers).")] = False,
@@ -159,16 +160,24 @@ def _question_summary(script: Script) -> str:
 
 
 def _print_texts(script: Script, truth: bool) -> None:
+    """The public texts; the characters' private sheets only with ``truth``: a murderer's
+    sheet tells the solution, and leaving out only those would name the murderers."""
     sections = [("background", script.background), ("rules", script.rules)]
-    for c in script.characters:
-        sections += [(f"{c.name}: mission", c.mission), (f"{c.name}: story", c.story)]
-        sections += [(f"{c.name}: act {s.act}", s.text) for s in c.acts]
-    if truth and script.truth is not None:
-        sections.append(("truth", script.truth.narrative))
+    sections += [(f"act {a.number}", a.public_text) for a in script.acts]
+    if truth:
+        for c in script.characters:
+            sections += [(f"{c.name}: mission", c.mission), (f"{c.name}: story", c.story)]
+            sections += [(f"{c.name}: act {s.act}", s.text) for s in c.acts]
+        if script.truth is not None:
+            sections.append(("truth", script.truth.narrative))
     for title, text in sections:
         if text.strip():
             console.rule(Text(title))
             console.print(text, markup=False, highlight=False)
+    if not truth and script.characters:
+        console.print(f"({len(script.characters)} character sheets hidden: a murderer's sheet "
+                      "gives the solution away; --truth shows them)", markup=False,
+                      highlight=False)
 
 
 @app.command("validate")

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from jubensha.engine.events import Event, StageStarted
 from jubensha.engine.procedure import Procedure
+from jubensha.scripts.model import Script
 
 PALETTE = ("#b03a2e", "#1f5f99", "#1a7040", "#8a5a00", "#6c3483", "#0e6e6e", "#9c2a6b",
            "#4d5a14", "#a04000", "#2e4a7a", "#5b4636", "#7a1f1f")
@@ -79,14 +80,16 @@ class Progress(BaseModel):
     rounds: int | None = None
 
 
-def progress(procedure: Procedure, events: Sequence[Event]) -> Progress:
-    """The progress ``events`` (any seat's, the latest last) show."""
-    ids = procedure.stage_ids()
+def progress(procedure: Procedure, script: Script, events: Sequence[Event]) -> Progress:
+    """The progress ``events`` (any seat's, the latest last) show in a game of ``script``
+    (a block of stages counts once per act it plays)."""
+    stages = procedure.announced_stages(script)
+    ids = [spec.id for spec in stages]
     started = next((e for e in reversed(events) if isinstance(e, StageStarted)), None)
     if started is None:
         return Progress(stages=len(ids))
     number = ids.index(started.stage) + 1 if started.stage in ids else 0
-    spec = procedure.stages[number - 1] if number else None
+    spec = stages[number - 1] if number else None
     rounds = getattr(spec, "rounds", None)
     latest = None
     for event in reversed(events):

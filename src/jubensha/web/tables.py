@@ -116,7 +116,7 @@ class LiveTable:
                       starting=not self.events and not self.ended)
 
     def progress(self, events: Sequence[Event] | None = None) -> Progress:
-        return progress(self.procedure, self.events if events is None else events)
+        return progress(self.procedure, self.script, self.events if events is None else events)
 
     def touch(self) -> None:
         """Something changed: wake every page waiting on this table."""
