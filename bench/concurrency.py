@@ -3,14 +3,21 @@ ideal linear scaling, measured in one run.
 
 A batch of N games (``naive`` on one bundled mystery, ``demo`` procedure, seeds 0..N-1,
 run folders and the batch's SQLite index written as in any experiment) runs at
-concurrency N, for N = 1, 8, 32, 64, twice: with the scripted fake waiting ``--latency``
-in this process, and through a loopback OpenAI-compatible server (``fake_openai.py``, its
-own process) so the HTTP client is included. Throughput is model calls per second; the
-share of linear is ``throughput(N) / (N x throughput(1))``. Target: >= 0.9 at 64. The last
-line is the worse of the two shares at the largest N.
+concurrency N, for N = 1, 8, 32, 64, three ways: with the scripted fake waiting
+``--latency`` in this process; through a loopback OpenAI-compatible server
+(``fake_openai.py``, its own process) so the HTTP client is included, every game in this
+process (the ``local`` executor); and through the same server with the games spread over
+this machine's processes (the ``processes`` executor, Ray in local mode; skipped without
+Ray). Throughput is model calls per second from the first game's start to the last
+game's end (a local Ray cluster's start is not counted); the share of linear is
+``throughput(N) / (N x throughput(1))``, throughput(1) being one game alone in this
+process (for the processes executor too: a fresh pool's first game is slower). Target: >= 0.9 at 64. The last
+line is the share of loopback HTTP at the largest N, over processes when Ray is
+installed, with the machine's load (``uptime``) beside it: on a shared machine the figure
+falls with the neighbours' load.
 
     python bench/concurrency.py [--levels 1,8,32,64] [--latency 0.2] [--script ID]
-        [--profile N]
+        [--processes N] [--profile N]
 """
 
 from __future__ import annotations
@@ -29,29 +36,36 @@ from pathlib import Path
 
 from common import figure, machine, table
 
-from jubensha.runs.batch import Batch
+from jubensha.runs.batch import Batch, Update
 from jubensha.runs.spec import load_spec
 
 HERE = Path(__file__).resolve().parent
 
 
 def write_spec(folder: Path, name: str, script: str, games: int, model: str,
-               options: str) -> Path:
+               options: str, executor: str = "") -> Path:
     path = folder / f"{name}.yaml"
     path.write_text(
         f"scripts: [{script}]\narchitectures: [naive]\nmodels: [\"{model}\"]\n"
         f"seeds: {{start: 0, count: {games}}}\nembedder: none\n"
-        f"model_options: {{{options}}}\n", encoding="utf-8")
+        f"model_options: {{{options}}}\n{executor}", encoding="utf-8")
     return path
 
 
 def run_batch(spec: Path, out: Path, concurrency: int) -> tuple[int, float, float]:
-    """(model calls, seconds, CPU seconds of this process) of the whole batch."""
+    """(model calls, seconds from the first game's start, CPU seconds of this process) of
+    the whole batch."""
     batch = Batch.open(load_spec(spec), out)
+    first: list[float] = []
+
+    def on_update(update: Update) -> None:
+        if not first:
+            first.append(time.perf_counter())
+
     try:
-        started, cpu = time.perf_counter(), time.process_time()
-        summary = asyncio.run(batch.run(concurrency=concurrency))
-        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+        cpu = time.process_time()
+        summary = asyncio.run(batch.run(concurrency=concurrency, on_update=on_update))
+        seconds, cpu = time.perf_counter() - first[0], time.process_time() - cpu
     finally:
         batch.close()
     if summary.finished != summary.games:
@@ -80,6 +94,8 @@ def main() -> None:
     parser.add_argument("--levels", default="1,8,32,64")
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--script", default="lighthouse-keeper")
+    parser.add_argument("--processes", type=int, default=0,
+                        help="Processes of the processes executor (default: the CPU count).")
     parser.add_argument("--profile", type=int, default=0,
                         help="cProfile a run of this N games instead (see --profile-mode).")
     parser.add_argument("--profile-mode", default="in-process",
@@ -88,28 +104,38 @@ def main() -> None:
     levels = [int(n) for n in args.levels.split(",")]
     os.environ.setdefault("OPENAI_API_KEY", "bench")
     server, url = start_server(args.latency)
-    modes = {"in-process": ("scripted", f"latency_s: {args.latency}"),
-             "loopback HTTP": ("openai:fake", f"base_url: \"{url}\", max_retries: 0")}
+    http = f"base_url: \"{url}\", max_retries: 0"
+    processes = args.processes or os.cpu_count() or 1
+    modes = {"in-process": ("scripted", f"latency_s: {args.latency}", ""),
+             "loopback HTTP": ("openai:fake", http, "")}
+    if start_ray(processes):
+        modes[f"loopback HTTP, {processes} processes"] = (
+            "openai:fake", http, f"executor: {{kind: processes, processes: {processes}}}\n")
     print(f"{machine()} · naive on {args.script}, demo procedure · model latency "
           f"{1000 * args.latency:.0f} ms")
-    rows, shares = [], {}
+    rows, shares, bases = [], {}, {}
     try:
         with tempfile.TemporaryDirectory() as folder:
             root = Path(folder)
-            for mode, (model, options) in modes.items():
-                warm = write_spec(root, f"warm-{model[:6]}", args.script, 2, model, options)
-                run_batch(warm, root / f"warm-{model[:6]}", 2)
+            for number, (mode, (model, options, executor)) in enumerate(modes.items()):
+                warm = write_spec(root, f"warm{number}", args.script, 2, model, options,
+                                  executor)
+                run_batch(warm, root / f"warm{number}", 2)
                 if args.profile and mode == args.profile_mode:
                     profile(root, args.script, args.profile, model, options)
                     return
-                base = 0.0
+                # one game alone in this process is the reference of every way (a fresh
+                # process pool is slower on its first game, which is no scaling)
+                base = bases.get("loopback HTTP", 0.0) if executor else 0.0
                 for n in [] if args.profile else levels:
-                    spec = write_spec(root, f"{mode[:3]}{n}", args.script, n, model, options)
+                    spec = write_spec(root, f"m{number}-{n}", args.script, n, model, options,
+                                      executor)
                     served = server_cpu(server)
-                    calls, seconds, cpu = run_batch(spec, root / f"{mode[:3]}{n}", n)
+                    calls, seconds, cpu = run_batch(spec, root / f"m{number}-{n}", n)
                     served = server_cpu(server) - served if mode != "in-process" else 0.0
                     rate = calls / seconds
                     base = base or rate / n
+                    bases.setdefault(mode, base)
                     shares[mode, n] = rate / (n * base)
                     rows.append([mode, n, calls, f"{seconds:.1f}", f"{rate:.1f}",
                                  f"{n * base:.1f}", f"{shares[mode, n]:.2f}",
@@ -124,10 +150,28 @@ def main() -> None:
           ["model", "games", "calls", "seconds", "calls/s", "linear calls/s",
            "share of linear", "CPU ms/call", "CPU/wall", "server CPU/wall"], rows)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; CPU is this "
-          "process's (engine, agents, logs, client; the in-process fake too, not the server)")
+          "process's (engine, agents, logs, client; the in-process fake too, not the server; "
+          "not the processes executor's workers)")
     top = max(levels)
-    worst = min(modes, key=lambda m: shares[m, top])
-    figure("concurrency", f"{shares[worst, top]:.2f} of linear at {top} games ({worst})")
+    chosen = list(modes)[-1]
+    uptime = subprocess.run(["uptime"], check=False, capture_output=True, text=True)
+    load = uptime.stdout.strip().rpartition("load average")[2].strip(": ") or "unknown"
+    spread = chosen.removeprefix("loopback HTTP").strip(", ") or "one process"
+    figure("concurrency", f"{shares[chosen, top]:.2f} of linear at {top} games (loopback HTTP)"
+           f" · {spread} · load average {load} on {os.cpu_count()} cores")
+
+
+def start_ray(processes: int) -> bool:
+    """A local Ray cluster for the processes executor, started before any timing."""
+    try:
+        import ray
+    except ImportError:
+        print("Ray is not installed: the processes executor is skipped "
+              "(pip install -e '.[ray]')")
+        return False
+    ray.init(address="local", num_cpus=processes, include_dashboard=False,
+             log_to_driver=False, configure_logging=False)
+    return True
 
 
 def profile(root: Path, script: str, n: int, model: str, options: str) -> None:

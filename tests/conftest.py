@@ -36,5 +36,6 @@ def datasets() -> Path:
 def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory,
                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Measured model speeds and joined models go to a folder of the test's, never the
-    user's cache."""
+    user's cache; the user's settings (which server gets which key) are never read."""
     monkeypatch.setenv("JUBENSHA_CACHE", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setenv("JUBENSHA_CONFIG", str(tmp_path_factory.mktemp("config")))

@@ -49,3 +49,15 @@ def test_a_batch_spec_lists_what_a_batch_accepts(tmp_path: Path) -> None:
     accepted = unknown.split("a batch plays ")[1]
     assert "naive" in accepted and "human," not in accepted and "human seats play only" in accepted
     assert "'human' would be played by a person" in result.output
+
+
+def test_a_spec_error_listing_the_models_is_one_line_without_escaped_breaks(
+        tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"scripts: [{DEFAULT_SCRIPT}]\narchitectures: [naive]\n"
+                    "models: [bogus:thing]\n", encoding="utf-8")
+    result = runner.invoke(app, ["runs", "batch", str(spec), "--out", str(tmp_path / "b")])
+    assert result.exit_code == 2
+    [line] = result.output.strip().splitlines()
+    assert "\\n" not in line and str(spec) in line
+    assert "A model is one of: local (" in line and "; openai:<model> (" in line

@@ -64,7 +64,7 @@ def test_ctrl_c_stops_a_game_waiting_on_a_thread_and_says_how_to_go_on(tmp_path:
         process.kill()
     assert took < 3, f"took {took:.1f} s to stop"
     assert process.returncode == 130
-    assert "Continue with: jubensha replay" in rest and str(out) in rest
+    assert f"Continue with: jubensha play --resume {out}" in " ".join(rest.split())
     assert (out / "meta.json").is_file() and not (out / "result.json").exists()
 
 

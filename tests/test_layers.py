@@ -1,4 +1,5 @@
-"""Every import points down the layers of DESIGN.md: no module imports one above it.
+"""Every import points down the layers of DESIGN.md: no module imports one above it, and
+the engine's modules import each other top-down, without a circle.
 
 The layers, lowest first. A package may import its own layer and those below; the run log
 stands below its three readers (eval, runs, web), and the agent interface with the engine
@@ -13,7 +14,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).parents[1] / "src" / "jubensha"
 
 LAYER = {
-    "prompts": 0, "safeload": 0, "outdir": 0, "userdirs": 0,
+    "prompts": 0, "safeload": 0, "outdir": 0, "userdirs": 0, "terminal": 0,
     "llm": 1, "jobs": 1,
     "scripts": 2,
     "engine": 3, "memory": 3,
@@ -71,3 +72,56 @@ def test_the_check_finds_an_upward_import(tmp_path: Path) -> None:
     (package / "engine" / "game.py").write_text(
         "from jubensha.llm.base import Model\nimport jubensha.eval.audit\n")
     assert upward_imports(package) == ["engine/game.py:2: engine -> eval"]
+
+
+def _imported(path: Path, modules: set[str]) -> set[str]:
+    """The modules of ``modules`` that the file imports, type-checking imports included
+    (``from pkg import mod`` names the module ``pkg.mod``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        found |= {name for name in names if name in modules}
+    return found
+
+
+def import_circles(package: Path) -> list[list[str]]:
+    """Every circle of imports among the modules of ``package``, each as its modules from
+    the first in sorted order."""
+    top = len(package.parts) - 1 - package.parts[::-1].index("jubensha")
+    prefix = ".".join(package.parts[top:])
+    files = {".".join([prefix, *p.relative_to(package).with_suffix("").parts])
+             .removesuffix(".__init__"): p for p in package.rglob("*.py")}
+    graph = {name: sorted(_imported(path, set(files)) - {name}) for name, path in files.items()}
+    circles: list[list[str]] = []
+
+    def walk(path: list[str]) -> None:
+        for nxt in graph[path[-1]]:
+            if nxt == path[0]:
+                circles.append(list(path))
+            elif nxt > path[0] and nxt not in path:
+                walk([*path, nxt])
+
+    for start in sorted(graph):
+        walk([start])
+    return circles
+
+
+def test_the_engine_imports_top_down_without_a_circle() -> None:
+    assert import_circles(PACKAGE / "engine") == []
+
+
+def test_the_circle_check_finds_a_circle(tmp_path: Path) -> None:
+    engine = tmp_path / "jubensha" / "engine"
+    engine.mkdir(parents=True)
+    (engine / "table.py").write_text("from typing import TYPE_CHECKING\n"
+                                     "if TYPE_CHECKING:\n"
+                                     "    from jubensha.engine.procedure import Procedure\n")
+    (engine / "procedure.py").write_text("from jubensha.engine import stages\n")
+    (engine / "stages.py").write_text("from jubensha.engine.table import Table\n")
+    assert import_circles(engine) == [["jubensha.engine.procedure", "jubensha.engine.stages",
+                                       "jubensha.engine.table"]]

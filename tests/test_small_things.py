@@ -34,7 +34,7 @@ def test_the_docs_cite_only_what_the_repository_holds() -> None:
     assert "about 45 seconds" not in (ROOT / "docs" / "playing.md").read_text(encoding="utf-8")
 
 
-def test_identification_of_a_game_that_never_voted_is_not_applicable(tmp_path: Path) -> None:
+def test_identification_of_a_game_that_never_voted_has_no_score(tmp_path: Path) -> None:
     cassette = tmp_path / "empty.jsonl"
     cassette.write_text("", encoding="utf-8")
     run = tmp_path / "run"
@@ -42,7 +42,8 @@ def test_identification_of_a_game_that_never_voted_is_not_applicable(tmp_path: P
                                   "--embedder", "none", "--out", str(run)])
     assert stopped.exit_code == 3
     result = runner.invoke(app, ["eval", "identification", str(run)])
-    assert "identification: not applicable: no vote was cast" in result.output
+    assert result.exit_code == 4 and isinstance(result.exception, SystemExit)
+    assert "identification: no score: no vote was cast" in result.output
     assert "0.000" not in result.output and not (run / "eval" / "identification.json").exists()
 
 

@@ -40,6 +40,8 @@ from rich.text import Text
 
 from jubensha.llm.calls import WATCHERS, CallRecord
 from jubensha.llm.health import ModelUnreachable
+from jubensha.prompts import message
+from jubensha.terminal import Terminal
 from jubensha.userdirs import cache_dir
 
 T = TypeVar("T")
@@ -103,12 +105,12 @@ def busy_threads() -> bool:
     return any(t.name.startswith("jubensha-job") and t.is_alive() for t in threading.enumerate())
 
 
-def stop_here(errors: Console, what: str, again: str | None) -> None:
+def stop_here(errors: Console, what: str, again: str | None, lang: str = "en") -> None:
     """Say what was kept and how to continue, then end the process (at once when a model
     thread is still generating: waiting for it is what made Ctrl-C take half a minute)."""
-    line = Text("stopped: ", style="bold yellow") + Text(what)
+    line = Text(message(lang, "stopped"), style="bold yellow") + Text(what)
     if again:
-        line += Text(f" Continue with: {again}")
+        line += Text(message(lang, "continue_with", command=again))
     errors.print(line, soft_wrap=True)
     if busy_threads():
         sys.stdout.flush()
@@ -117,9 +119,11 @@ def stop_here(errors: Console, what: str, again: str | None) -> None:
     raise SystemExit(EXIT_INTERRUPTED)
 
 
-def stop_unreachable(errors: Console, error: ModelUnreachable, kept: str) -> NoReturn:
+def stop_unreachable(errors: Console, error: ModelUnreachable, kept: str,
+                     lang: str = "en") -> NoReturn:
     """Say in one line which model could not answer and what is kept, then exit 3."""
-    errors.print(Text("stopped: ", style="bold red") + Text(str(error)), soft_wrap=True)
+    errors.print(Text(message(lang, "stopped"), style="bold red") + Text(error.say(lang)),
+                 soft_wrap=True)
     errors.print(kept, soft_wrap=True)
     raise SystemExit(EXIT_STOPPED)
 
@@ -170,25 +174,28 @@ def keep_speed(live: dict[str, int], elapsed_s: float) -> None:
         pass
 
 
-def estimate_line(calls: int, models: list[str]) -> str:
+def estimate_line(calls: int, models: list[str], lang: str = "en", *, bar: bool = True,
+                  parallel: int = 1) -> str:
     """'about N model calls' and, when every model's speed was measured here before, the
-    time they take at that speed."""
-    text = f"about {calls:,} model call{'s' if calls != 1 else ''}"
+    time they take at that speed, ``parallel`` jobs at once (else, where a progress ``bar``
+    is drawn, that it will show the time left), in ``lang``."""
+    text = message(lang, "estimate_call" if calls == 1 else "estimate_calls", calls=calls)
     speeds = [measured_speed(model) for model in models]
     known = [speed for speed in speeds if speed is not None]
     if not models or len(known) < len(speeds):
-        return text + " (the bar shows the time left once calls are measured)"
+        return text + (message(lang, "estimate_unknown") if bar else "")
     slowest = max(known)
-    return (text + f"; at {slowest:.1f} s a call (measured here before) about "
-            f"{_duration(calls * slowest)}")
+    key = "estimate_known_parallel" if parallel > 1 else "estimate_known"
+    return text + message(lang, key, speed=slowest, parallel=parallel,
+                          duration=duration(calls * slowest / parallel, lang))
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float, lang: str = "en") -> str:
     if seconds < 90:
-        return f"{seconds:.0f} s"
+        return message(lang, "seconds", n=seconds)
     if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
+        return message(lang, "minutes", n=seconds / 60)
+    return message(lang, "hours", n=seconds / 3600)
 
 
 class CallBar:
@@ -199,14 +206,14 @@ class CallBar:
     """
 
     def __init__(self, console: Console, title: str, expected: int | None = None,
-                 unit: str = "calls") -> None:
+                 unit: str = "calls", *, count_calls: bool = True, eta: str = "ETA") -> None:
         self.progress = Progress(
             SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
             MofNCompleteColumn(), TextColumn(unit), TextColumn("{task.fields[note]}"),
-            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+            TimeElapsedColumn(), TextColumn(eta), TimeRemainingColumn(),
             console=console, transient=False, disable=not console.is_terminal)
         self.task: TaskID = self.progress.add_task(title, total=expected, note="")
-        self.count_calls = unit == "calls"
+        self.count_calls = count_calls
         self.done = 0
         self.live: dict[str, int] = {}
 
@@ -250,10 +257,10 @@ def model_job(job: Callable[[], Coroutine[Any, Any, T]], *, title: str,
     the command to continue (by default the same command line), a model that cannot be
     reached (``ModelUnreachable``) with one line and exit 3. With ``expected`` calls,
     say first how many and how long at the ``models``' measured speed."""
-    errors = Console(stderr=True)
+    errors = Terminal(stderr=True)
     if expected:
-        errors.print(Text(f"{title}: {estimate_line(expected, models or [])}", style="dim"),
-                     soft_wrap=True)
+        line = estimate_line(expected, models or [], bar=errors.is_terminal)
+        errors.print(Text(f"{title}: {line}", style="dim"), soft_wrap=True)
     try:
         with CallBar(errors, title, expected).shown():
             return run_job(job)

@@ -11,16 +11,25 @@ integers and lone surrogates that cannot be written back out. Every problem is o
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 
 MAX_BYTES = 50_000_000
+MAX_LOG_BYTES = 1_000_000_000
+"""A log (run events, model calls, a cassette) at most this large: a long game's call log
+is tens of MB."""
 MAX_DEPTH = 100
 MAX_NODES = 2_000_000
+MAX_EXPANDED_CHARS = MAX_BYTES
+"""Characters of text a document may hold once its aliases are followed: what a file of
+``MAX_BYTES`` holds without aliases."""
 MAX_SHOWN = 80
 """Characters of an offending value an error message may quote."""
 
@@ -60,15 +69,64 @@ def parse_document(text: str, *, json_syntax: bool = False) -> Any:
 def read_document(path: Path) -> Any:
     """The data of a YAML or JSON file (JSON by its ``.json`` suffix), within the limits;
     a file that cannot be read is a ``DocumentError`` too."""
+    data = read_bounded(path)
     try:
-        if path.stat().st_size > MAX_BYTES:
-            raise DocumentError(f"the file is larger than {MAX_BYTES // 1_000_000} MB")
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DocumentError(f"cannot read: {exc.strerror or exc}") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DocumentError(f"not UTF-8 text (byte {exc.start})") from None
     return parse_document(text, json_syntax=path.suffix.lower() == ".json")
+
+
+def read_bounded(path: Path, max_bytes: int = MAX_BYTES, *, links: bool = True) -> bytes:
+    """The bytes of a regular file, its kind and size checked before a byte is read: a
+    FIFO, a device or a folder is refused (reading a FIFO waits forever), and so is a file
+    over ``max_bytes`` (a sparse file claims gigabytes it does not hold on disk); with
+    ``links=False`` a symbolic link too. Every problem is a one-line ``DocumentError``."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | (
+        0 if links else getattr(os, "O_NOFOLLOW", 0))
+    try:
+        handle = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not links:
+            raise DocumentError("a symbolic link; only regular files are read") from None
+        why = "no such file" if exc.errno == errno.ENOENT else exc.strerror or exc
+        raise DocumentError(f"cannot read: {why}") from None
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
+            raise DocumentError(f"not a regular file ({_kind(info.st_mode)})")
+        if info.st_size > max_bytes:
+            raise DocumentError(f"the file is larger than {_size(max_bytes)}")
+        data = _read_all(handle, max_bytes + 1)
+    except OSError as exc:
+        raise DocumentError(f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(handle)
+    if len(data) > max_bytes:  # grew while being read
+        raise DocumentError(f"the file is larger than {_size(max_bytes)}")
+    return data
+
+
+def _read_all(handle: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    left = limit
+    while left > 0:
+        chunk = os.read(handle, min(left, 1 << 24))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+    return next((name for test, name in kinds if test(mode)), "not a plain file")
+
+
+def _size(count: int) -> str:
+    return f"{count // 1_000_000:,} MB" if count >= 1_000_000 else f"{count:,} bytes"
 
 
 def is_path(path: Path, kind: Literal["any", "file", "folder"] = "any") -> bool:
@@ -94,11 +152,13 @@ def flow_depth(text: str) -> int:
 
 
 def check_data(data: Any) -> None:
-    """Walk the parsed data once, without recursion: nodes as expanded (shared nodes, i.e.
-    YAML aliases, counted each time they are reached), depth, and strings that cannot be
-    encoded (lone surrogates)."""
-    sizes: dict[int, int] = {}
+    """Walk the parsed data once, without recursion: nodes and characters as expanded
+    (shared nodes, i.e. YAML aliases, counted each time they are reached: one 5 MB string
+    referenced 400 times is 2 GB of text to whatever reads it), depth, and strings that
+    cannot be encoded (lone surrogates)."""
+    sizes: dict[int, tuple[int, int]] = {}
     stack: list[tuple[Any, int, bool]] = [(data, 0, False)]
+    _expanded(_weight(data, sizes))
     while stack:
         node, depth, done = stack.pop()
         if not isinstance(node, dict | list):
@@ -109,15 +169,31 @@ def check_data(data: Any) -> None:
             raise DocumentError(f"nested more than {MAX_DEPTH} levels deep")
         children = list(node.keys()) + list(node.values()) if isinstance(node, dict) else node
         if done:
-            sizes[id(node)] = 1 + sum(sizes.get(id(c), 1) for c in children)
-            if sizes[id(node)] > MAX_NODES:
-                raise DocumentError(f"the document expands to more than {MAX_NODES:,} "
-                                    "values (aliases repeated too often)")
+            weights = [_weight(child, sizes) for child in children]
+            sizes[id(node)] = (1 + sum(n for n, _ in weights), sum(c for _, c in weights))
+            _expanded(sizes[id(node)])
             continue
         if id(node) in sizes:
             continue
         stack.append((node, depth, True))
         stack.extend((child, depth + 1, False) for child in children)
+
+
+def _weight(node: Any, sizes: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    """(values, characters) of ``node`` as expanded; a container's once it is walked."""
+    if isinstance(node, dict | list):
+        return sizes.get(id(node), (1, 0))
+    return 1, len(node) if isinstance(node, str) else 0
+
+
+def _expanded(weight: tuple[int, int]) -> None:
+    values, characters = weight
+    if values > MAX_NODES:
+        raise DocumentError(f"the document expands to more than {MAX_NODES:,} values "
+                            "(aliases repeated too often)")
+    if characters > MAX_EXPANDED_CHARS:
+        raise DocumentError(f"the document expands to more than {MAX_EXPANDED_CHARS:,} "
+                            "characters of text (aliases repeated too often)")
 
 
 def _check_text(text: str) -> None:

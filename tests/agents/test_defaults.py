@@ -87,7 +87,7 @@ def test_a_table_of_such_agents_plays_a_mirage_conversation_to_the_end() -> None
     model = ScriptedModel(seed=2)
     seats = {name: Seat(OldSchool(), model=model) for name in script.names}
     procedure = parse_procedure({"name": "m", "stages": [
-        {"kind": "conversation", "rounds": 1}, {"kind": "accusation_vote"},
+        {"kind": "conversation", "rounds": 1, "acts": "all"}, {"kind": "accusation_vote"},
         {"kind": "reveal"}]}, "m")
     game = Game(script, procedure, seats, seed=1)
     result = asyncio.run(game.run())

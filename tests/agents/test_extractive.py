@@ -29,7 +29,8 @@ from jubensha.engine.decisions import (
 )
 from jubensha.engine.events import ActStarted, ClueRevealed, Failure, GameEnded, Spoke
 from jubensha.engine.game import Game, Seat
-from jubensha.engine.procedure import find_procedure, presets
+from jubensha.engine.procedure import Procedure, find_procedure, presets
+from jubensha.eval.vote_metrics import against_chance
 from jubensha.memory.text import split_sentences, tokenize
 from jubensha.scripts import Character, Script, bundled_scripts, load_script
 from jubensha.scripts.importers.wellplay import import_wellplay
@@ -296,6 +297,75 @@ def test_open_turns_alternate_questions_and_searches() -> None:
     assert asyncio.run(turns()) == ["questions", "investigate", "questions", "investigate"]
 
 
+def test_a_seat_whose_answers_say_nothing_of_the_crime_is_suspected() -> None:
+    script = load_script(bundled_scripts()["lighthouse-keeper"])
+
+    async def suspect() -> list[tuple[str, float]]:
+        nora = await seated(script, "Nora Vance")
+        for speaker, text in (
+                ("Tom Hale", "Elias Thorne lay dead at the foot of the stairs; he was struck."),
+                ("Samuel Reed", "The blow that killed Elias Thorne came from a round bar."),
+                ("Agnes Pike", "The bread was rising and the kettle sang all evening.")):
+            await nora.observe(Spoke(speaker=speaker, kind="answer", text=text))
+        return nora.suspicion(["Tom Hale", "Samuel Reed", "Agnes Pike"], None)
+
+    ranking = asyncio.run(suspect())
+    assert ranking[0][0] == "Agnes Pike"
+
+
+def test_a_clue_counts_as_much_as_the_place_where_the_crime_points() -> None:
+    script = load_script(bundled_scripts()["lighthouse-keeper"])
+
+    async def evidence(place: str) -> float:
+        nora = await seated(script, "Nora Vance", "extractive:evasion_weight=0")
+        await nora.observe(ClueRevealed(clue_id="a", text="The rolling pin was scrubbed; "
+                                        "Elias Thorne was struck with it.", location="Kitchen",
+                                        audience="public"))
+        await nora.observe(ClueRevealed(clue_id="b", text="Agnes Pike's shawl hangs soaked.",
+                                        location=place, audience="public"))
+        return nora.evidence.totals(nora.crime_query(None))["Agnes Pike"]
+
+    assert asyncio.run(evidence("Kitchen")) > asyncio.run(evidence("Boathouse")) + 1
+
+
+def test_it_questions_every_other_seat_before_asking_one_again() -> None:
+    script = load_script(bundled_scripts()["lighthouse-keeper"])
+
+    async def targets() -> list[str]:
+        nora = await seated(script, "Nora Vance")
+        candidates = ["Tom Hale", "Samuel Reed", "Agnes Pike"]
+        return [(await nora.decide(AskQuestions(candidates=candidates, count=1))).target
+                for _ in range(4)]  # type: ignore[union-attr]
+
+    asked_first = asyncio.run(targets())
+    assert sorted(asked_first[:3]) == ["Agnes Pike", "Samuel Reed", "Tom Hale"]
+
+
+def test_a_chinese_surname_with_an_honorific_names_its_seat() -> None:
+    script = load_script(bundled_scripts()["tingsong-tea-estate"])
+    agent = asyncio.run(seated(script, "周妈"))
+    assert agent.names.mentioned("钱先生一个人站在灶台边。") == ["钱守仁"]
+
+
+def test_it_beats_random_voting_on_every_bundled_mystery() -> None:
+    """Identification against random voting on the same ballots, every seat extractive,
+    every preset (the demo with two rounds, as the experiments page's spec plays it), two
+    seeds; bench/extractive_floor.py measures five, and imported scripts."""
+    for script_id, path in bundled_scripts().items():
+        script = load_script(path)
+        hits = cast = 0
+        chance = 0.0
+        for preset in presets():
+            procedure = find_procedure(preset).with_options(
+                rounds=2 if preset == "demo" else None)
+            for seed in (0, 1):
+                game = play(script, procedure, seed)
+                found = against_chance(script, procedure.voting, game.table.seats,
+                                       game.table.state.votes)
+                hits, cast, chance = hits + found[0], cast + found[1], chance + found[2]
+        assert hits > chance * 1.25, (script_id, hits, cast, chance)  # a clear margin
+
+
 # -- the agent as a player ---------------------------------------------------------------------
 def test_options_are_parsed_and_bad_ones_named() -> None:
     agent = make_agent("extractive:answer_sentences=3+voice=verbatim")
@@ -307,8 +377,9 @@ def test_options_are_parsed_and_bad_ones_named() -> None:
         make_agent("extractive:spread")
 
 
-def play(script: Script, procedure: str = "demo", seed: int = 2) -> Game:
-    game = Game(script, find_procedure(procedure),
+def play(script: Script, procedure: str | Procedure = "demo", seed: int = 2) -> Game:
+    chosen = find_procedure(procedure) if isinstance(procedure, str) else procedure
+    game = Game(script, chosen,
                 {n: Seat(make_agent("extractive")) for n in script.names}, seed=seed)
     asyncio.run(game.run())
     return game

@@ -17,6 +17,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from jubensha.agents.human import (
+    Ambiguous,
     ConsoleIO,
     HumanAgent,
     HumanIO,
@@ -107,6 +108,43 @@ def test_a_choice_is_a_number_or_a_name_and_zero_is_none_when_offered() -> None:
     for bad in ("0", "4", "-1", "Zed", ""):
         with pytest.raises(ValueError):
             parse_choice(bad, options)
+
+
+def test_a_first_or_last_name_alone_picks_the_one_seat_it_fits() -> None:
+    options = ["Agnes Pike", "Tom Hale", "Dr. Samuel Reed", "Tom Reed", "顾远之", "沈青禾",
+               "沈墨山"]
+    assert parse_choice("agnes", options) == 0
+    assert parse_choice("Pike", options) == 0
+    assert parse_choice("hale", options) == 1
+    assert parse_choice("dr", options) == 2 and parse_choice("samuel", options) == 2
+    assert parse_choice("顾", options) == 4 and parse_choice("青禾", options) == 5
+    for shared, fits in (("Tom", ["Tom Hale", "Tom Reed"]), ("reed", ["Dr. Samuel Reed",
+                                                                       "Tom Reed"]),
+                         ("沈", ["沈青禾", "沈墨山"])):
+        with pytest.raises(Ambiguous) as refused:
+            parse_choice(shared, options)
+        assert refused.value.options == fits
+    for nothing in ("Agnes Hale", "a", "ag", "远"):
+        with pytest.raises(ValueError):
+            parse_choice(nothing, options)
+
+
+def test_a_shared_first_name_is_asked_again_with_the_seats_it_could_be() -> None:
+    script = load_script(TINY)
+    agent, _, screen = seat(script, "Bob", "Tom", "hale", "")
+    vote = CastVote(candidates=["Tom Hale", "Tom Reed", "Cara"], victim="Lord Vale")
+    assert decide(agent, vote) == Vote(target="Tom Hale")
+    assert '"Tom" could be Tom Hale or Tom Reed: type more of the name' in screen.getvalue()
+
+
+def test_the_vote_hint_names_zero_when_abstaining_is_offered() -> None:
+    script = load_script(TINY)
+    agent, _, screen = seat(script, "Bob", "Zed", "0", "")
+    assert decide(agent, CastVote(candidates=["Ann", "Cara", "Dan"])) == Vote(target=None)
+    assert "Type a number from 0 to 3, or a name from the list." in screen.getvalue()
+    agent, _, screen = seat(script, "Bob", "Zed", "1", "Why not.")
+    decide(agent, AskQuestions(candidates=["Ann", "Cara", "Dan"], count=1))
+    assert "Type a number from 1 to 3" in screen.getvalue()  # no abstaining when asking
 
 
 def test_a_rating_is_trust_then_doubt_each_zero_to_two() -> None:

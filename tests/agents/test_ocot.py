@@ -63,11 +63,14 @@ def test_it_reflects_once_on_each_objective_then_asks() -> None:
     assert second.target == "Ann"
     turn = ["objective.reflect"] * 3 + ["question"]
     assert purposes(model) == turn * 2
+    # The objective and the thoughts are the seat's own: its system prompt's, apart from
+    # what was said at the table (the user prompt).
     for goal, request in zip(goals, model.requests[:3], strict=True):
-        assert goal in request.messages[-1].text
-    question = model.requests[3].messages[-1].text
-    assert all(goal in question for goal in goals)
-    assert all(f"Thought {i}." in question for i in range(3))
+        system, user = request.messages[0].text, request.messages[-1].text
+        assert f"The objective you are thinking about: {goal}" in system and goal not in user
+    system, user = (m.text for m in model.requests[3].messages)
+    assert all(goal in system for goal in goals)
+    assert all(f"Thought {i}." in system and f"Thought {i}." not in user for i in range(3))
 
 
 def test_objectives_follow_the_act_and_default_to_the_side() -> None:
@@ -117,8 +120,9 @@ def test_it_answers_in_one_call_from_its_script_and_the_dialogue() -> None:
 
     assert asyncio.run(answer()) == Speech(text="I saw a lamp in the library at 23:50.")
     assert purposes(model) == ["answer"]
-    prompt = model.requests[0].messages[-1].text
-    assert "lamp moving in the library window" in prompt
+    system, prompt = (m.text for m in model.requests[0].messages)
+    assert "lamp moving in the library window" in system  # its script: its own
+    assert "lamp moving" not in prompt
     assert "sleeping draught" in prompt and "Bob, what did you see" in prompt
 
 

@@ -38,6 +38,11 @@ def user(request: Request) -> str:
     return request.messages[-1].text
 
 
+def own(request: Request) -> str:
+    """The system message: who the seat is and what only it knows or thought."""
+    return request.messages[0].text
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_there_are_ten_prepared_questions_about_the_victim(lang: str) -> None:
     questions = predefined_questions(lang, "Lord Vale")
@@ -88,10 +93,16 @@ def test_it_answers_in_three_steps_each_seeing_the_last() -> None:
     draft, reflect, final = model.requests
     assert [r.purpose for r in model.requests] == ["answer.draft", "answer.reflect",
                                                    "answer.final"]
-    assert "repotting orchids in the glasshouse" in user(draft)  # its script, retrieved
+    # Its script (retrieved), its draft and its critique are its own: the system prompt's;
+    # the question and the request are the user prompt's.
+    assert "repotting orchids in the glasshouse" in own(draft)
+    assert "repotting orchids in the glasshouse" not in user(draft)
     assert "Where were the orchids?" in user(draft) and "truthful" in user(draft)
-    assert "I was repotting orchids all evening." in user(reflect)
-    assert "forgets the lamp" in user(final) and "orchids all evening" in user(final)
+    assert "Your draft answer: I was repotting orchids all evening." in own(reflect)
+    assert "Your critique of the draft: The draft forgets the lamp" in own(final)
+    assert "orchids all evening" in own(final) and "Where were the orchids?" in user(final)
+    assert not any(words in user(r) for r in (reflect, final)
+                   for words in ("orchids all evening", "forgets the lamp"))
 
 
 def test_the_murderer_drafts_with_the_murderer_prompts() -> None:

@@ -29,6 +29,17 @@ def tiny() -> Script:
     return load_script(TINY)
 
 
+def one_act(script: Script | None = None) -> Script:
+    """``script`` (the tiny script) cut to its first act, for a procedure that tests a few
+    stage kinds: a procedure that leaves an act unplayed refuses a script with several."""
+    script = script or tiny()
+    characters = [c.model_copy(update={"acts": [a for a in c.acts if a.act == 1]})
+                  for c in script.characters]
+    return script.model_copy(update={
+        "characters": characters, "clues": [c for c in script.clues if c.act == 1],
+        "acts": [a for a in script.acts if a.number == 1]})
+
+
 class TableAgent(Agent):
     """Answers every decision plainly (first candidate, one-line speeches) unless a test
     gives ``reply``; remembers every event and decision it received."""

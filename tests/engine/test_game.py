@@ -8,7 +8,7 @@ from itertools import pairwise
 from typing import Any
 
 import pytest
-from engine_helpers import TableAgent, table_game, tiny
+from engine_helpers import TableAgent, one_act, table_game, tiny
 
 from jubensha.agents.registry import make_agent
 from jubensha.engine.agent import Agent, CharacterSheet
@@ -129,7 +129,7 @@ def test_agents_get_their_sheet_never_the_script() -> None:
 def test_clue_stage_can_leave_located_clues_hidden() -> None:
     procedure = parse_procedure({"name": "p", "stages": [{"kind": "clues",
                                                           "located": "skip"}]}, "test")
-    game, _ = table_game(tiny(), procedure)
+    game, _ = table_game(one_act(), procedure)
     run(game)
     assert [e.clue_id for e in game.table.events if isinstance(e, ClueRevealed)] == ["c1", "c2"]
 
@@ -146,7 +146,7 @@ def test_an_act_that_does_not_exist_is_skipped() -> None:
 def test_introduction_follow_ups_let_every_other_seat_ask_one_question() -> None:
     procedure = parse_procedure({"name": "p", "stages": [
         {"kind": "introduction", "follow_ups": True}]}, "test")
-    game, _ = table_game(tiny(), procedure)
+    game, _ = table_game(one_act(), procedure)
     run(game)
     questions = [(e.speaker, e.to) for e in game.table.events
                  if isinstance(e, Spoke) and e.kind == "question"]
@@ -157,7 +157,7 @@ def test_introduction_follow_ups_let_every_other_seat_ask_one_question() -> None
 def test_hot_seat_questioning_and_private_pairs() -> None:
     procedure = parse_procedure({"name": "p", "stages": [
         {"kind": "questioning", "targets": "each", "questions": 2, "audience": "pair"}]}, "test")
-    game, agents = table_game(tiny(), procedure)
+    game, agents = table_game(one_act(), procedure)
     run(game)
     questions = [e for e in game.table.events if isinstance(e, Spoke) and e.kind == "question"]
     assert len(questions) == 4 * 3 * 2
@@ -172,7 +172,7 @@ def test_hot_seat_questioning_and_private_pairs() -> None:
 def test_not_last_forbids_asking_the_same_seat_twice_in_a_row() -> None:
     procedure = parse_procedure({"name": "p", "stages": [
         {"kind": "questioning", "rounds": 3, "may_ask": "not_last"}]}, "test")
-    game, agents = table_game(tiny(), procedure)
+    game, agents = table_game(one_act(), procedure)
     run(game)
     for name in agents:
         targets = [e.to for e in game.table.events
@@ -209,7 +209,7 @@ def test_a_tie_leads_to_one_revote_among_the_tied() -> None:
 
     procedure = parse_procedure({"name": "p", "voting": {"ties": "revote"},
                                  "stages": [{"kind": "vote"}, {"kind": "reveal"}]}, "test")
-    game, agents = table_game(tiny(), procedure, reply=vote)
+    game, agents = table_game(one_act(), procedure, reply=vote)
     result = run(game)
     assert [r.round for r in result.votes] == [1, 2]
     assert result.votes[0].ballots == {"Ann": "Bob", "Bob": "Ann", "Cara": "Ann", "Dan": "Bob"}
@@ -230,7 +230,7 @@ def test_votes_are_asked_concurrently() -> None:
                 await asyncio.wait_for(everyone.wait(), 2)
             return await super().decide(decision)
 
-    script = tiny()
+    script = one_act()
     procedure = parse_procedure({"name": "p", "stages": [{"kind": "vote"}]}, "test")
     game = Game(script, procedure, {n: Seat(Waiting()) for n in script.names})
     result = run(game)
@@ -277,7 +277,7 @@ def test_invalid_actions_are_corrected_and_recorded() -> None:
     assert errors == {("ask", "invalid action"), ("vote", "invalid action"),
                       ("introduction", "returned Vote, expected Speech")}
     questions = [e for e in game.table.events if isinstance(e, Spoke) and e.kind == "question"]
-    assert len(questions) == 4 and all(q.to != q.speaker for q in questions)
+    assert len(questions) == 4 * 2 and all(q.to != q.speaker for q in questions)  # 2 acts
     assert all(target is None for target in result.votes[0].ballots.values())
     assert result.outcomes[0].eliminated == [] and result.winner == "murderers"
 
@@ -289,7 +289,7 @@ def test_a_seat_that_takes_too_long_falls_back() -> None:
                 await asyncio.sleep(5)
             return await super().decide(decision)
 
-    script = tiny()
+    script = one_act()
     procedure = parse_procedure({"name": "p", "stages": [{"kind": "vote"}]}, "test")
     game = Game(script, procedure, {n: Seat(Slow()) for n in script.names},
                 decision_timeout_s=0.05)

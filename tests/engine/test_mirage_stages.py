@@ -9,7 +9,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from engine_helpers import table_game, tiny
+from engine_helpers import one_act, table_game, tiny
 
 from jubensha.agents.registry import make_agent
 from jubensha.engine.agent import Agent
@@ -31,6 +31,7 @@ from jubensha.engine.events import (
     Spoke,
 )
 from jubensha.engine.game import Game, Seat
+from jubensha.engine.narration import describe
 from jubensha.engine.procedure import find_procedure, parse_procedure
 from jubensha.llm.calls import CallLog
 from jubensha.llm.fake import ScriptedModel
@@ -48,8 +49,10 @@ def searchable() -> Script:
     act 2, and Cara's room (a place named after a seat, which she may not search)."""
     script = tiny()
     extra = [
-        Clue(id="s1", text="A bloodstained rag behind the study curtain.", location="study"),
-        Clue(id="s2", text="Muddy footprints under the study window.", location="study"),
+        Clue(id="s1", title="The curtain", text="A bloodstained rag behind the study curtain.",
+             location="study"),
+        Clue(id="s2", title="The window", text="Muddy footprints under the study window.",
+             location="study"),
         Clue(id="k1", text="A smashed wine bottle in the cellar.", location="cellar", act=2),
         Clue(id="r1", text="An unsent letter on Cara's desk.", location="Cara",
              extra={"owner": "Cara"}),
@@ -61,7 +64,7 @@ def procedure(**conversation: Any) -> Any:
     return parse_procedure({"name": "test", "stages": [
         {"kind": "act", "act": 1},
         {"kind": "clues", "located": "skip"},
-        {"kind": "conversation", "rounds": 2, **conversation},
+        {"kind": "conversation", "rounds": 2, "acts": "all", **conversation},
         {"kind": "accusation_vote"},
         {"kind": "reveal"},
     ]}, "test")
@@ -88,6 +91,19 @@ def test_each_clue_is_found_at_most_once_and_then_everyone_sees_it() -> None:
                 if isinstance(e, ClueRevealed) and e.found_by} == set(counts)
     searches = [e for e in events if isinstance(e, Investigated)]
     assert [len(e.clue_ids) for e in searches if e.clue_ids] == [1] * len(counts)
+
+
+def test_a_search_reads_with_the_titles_of_what_was_found_not_their_ids() -> None:
+    game, _ = table_game(searchable(), procedure(), reply=investigator)
+    run(game)
+    titles = {c.id: c.title for c in game.table.script.clues}
+    search = next(e for e in game.table.events if isinstance(e, Investigated) and e.clue_ids)
+    assert search.clue_titles == [titles[i] or i for i in search.clue_ids]
+    [line] = describe(search)
+    assert search.clue_titles[0] in line.text
+    assert not any(i in line.text for i in search.clue_ids if i != titles[i])
+    old = search.model_copy(update={"clue_titles": []})  # logged before titles were kept
+    assert search.clue_ids[0] in describe(old)[0].text
 
 
 def test_a_seat_never_searches_the_place_named_after_itself() -> None:
@@ -171,7 +187,7 @@ def flip_game(ratings: bool) -> tuple[Any, Game]:
     chosen = parse_procedure({"name": "flip", "stages": [
         {"kind": "introduction"}, {"kind": "rate"},
         {"kind": "accusation_vote", "vote_weight": 1}, {"kind": "reveal"}]}, "flip")
-    game, _ = table_game(tiny(), chosen, reply=reply)
+    game, _ = table_game(one_act(), chosen, reply=reply)
     return run(game), game
 
 
@@ -194,7 +210,7 @@ def test_the_vote_is_among_the_accused_and_defaults_to_the_reference_weight() ->
             return Accusation(target="Dan" if "Dan" in decision.candidates else "Cara")
         return None
 
-    game, agents = table_game(tiny(), parse_procedure({"name": "v", "stages": [
+    game, agents = table_game(one_act(), parse_procedure({"name": "v", "stages": [
         {"kind": "accusation_vote"}]}, "v"), reply=reply)
     result = run(game)
     votes = [d for a in agents.values() for d in a.decisions if d.type == "vote"]
@@ -215,7 +231,7 @@ def test_a_tie_in_the_combined_score_names_nobody_by_default() -> None:
             return Vote(target={"Ann": "Bob", "Bob": "Ann", "Cara": "Ann", "Dan": "Bob"}[name])
         return None
 
-    game, _ = table_game(tiny(), parse_procedure({"name": "v", "stages": [
+    game, _ = table_game(one_act(), parse_procedure({"name": "v", "stages": [
         {"kind": "accusation_vote"}, {"kind": "reveal"}]}, "v"), reply=reply)
     result = run(game)
     assert result.outcomes[0].eliminated == [] and result.winner == "murderers"

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
-from engine_helpers import table_game, tiny
+from engine_helpers import one_act, table_game
 
 from jubensha.engine.events import HostSpoke
 from jubensha.engine.procedure import (
@@ -26,25 +26,37 @@ def test_presets_are_listed() -> None:
     assert {"demo", "player", "thinkthrice"} <= set(presets())
 
 
+def flat(procedure: Procedure) -> list[StageSpec]:
+    """The stages in the order they are listed, those inside an ``acts`` block included."""
+    return [spec for top in procedure.stages for spec in [top, *top.substages()]]
+
+
 def test_thinkthrice_follows_the_papers_eight_stages() -> None:
     procedure = find_procedure("thinkthrice")
-    core = [(s.kind, s.id) for s in procedure.stages if s.id != "next_act"]
+    core = [(s.kind, s.id) for s in flat(procedure) if s.kind != "acts"]
     assert core == [("act", "distribution"), ("introduction", "self_introduction"),
                     ("questioning", "initial_questioning"),
                     ("questioning", "open_questioning"), ("clues", "clue_cards"),
                     ("questioning", "open_questioning"), ("vote", ""), ("reveal", "")]
-    rounds = [getattr(s, "rounds", None) for s in procedure.stages if s.kind == "questioning"]
+    rounds = [getattr(s, "rounds", None) for s in flat(procedure) if s.kind == "questioning"]
     assert rounds == [1, 2, 3]
     assert procedure.stages[2].targets == "each"
     assert procedure.voting.method == "plurality" and procedure.voting.self_vote == "allowed"
     assert procedure.stage_ids() == [
         "distribution", "self_introduction", "initial_questioning", "open_questioning",
-        "next_act", "clue_cards", "open_questioning-2", "vote", "reveal"]
+        "acts", "clue_cards", "open_questioning-2", "vote", "reveal"]
+
+
+def test_thinkthrice_repeats_its_clue_cards_and_three_rounds_in_each_later_act() -> None:
+    block = find_procedure("thinkthrice").stages[4]
+    assert block.kind == "acts"
+    assert [(s.kind, getattr(s, "rounds", None)) for s in block.substages()] == [
+        ("clues", None), ("questioning", 3)]
 
 
 def test_player_preset_uses_three_rounds_one_question_and_the_half_vote_rule() -> None:
     procedure = find_procedure("player")
-    questioning = [s for s in procedure.stages if s.kind == "questioning"]
+    questioning = [s for s in flat(procedure) if s.kind == "questioning"]
     assert [(s.rounds, s.questions) for s in questioning] == [(3, 1)]
     voting = procedure.voting
     assert (voting.method, voting.threshold, voting.self_vote) == (
@@ -52,14 +64,20 @@ def test_player_preset_uses_three_rounds_one_question_and_the_half_vote_rule() -
     assert [s.kind for s in procedure.stages][-2:] == ["vote", "reveal"]
 
 
+def test_player_plays_each_act_as_more_plot_then_questioning() -> None:
+    kinds = [(s.kind, [c.kind for c in s.substages()]) for s in find_procedure("player").stages]
+    assert kinds == [("act", []), ("introduction", []), ("acts", ["clues", "questioning"]),
+                     ("vote", []), ("reveal", [])]
+
+
 def test_demo_is_short() -> None:
-    kinds = [s.kind for s in find_procedure("demo").stages]
-    assert kinds == ["introduction", "questioning", "clues", "vote", "reveal"]
+    kinds = [s.kind for s in flat(find_procedure("demo"))]
+    assert kinds == ["act", "introduction", "acts", "questioning", "clues", "vote", "reveal"]
 
 
 def test_rounds_and_questions_apply_to_open_rounds_only() -> None:
     procedure = find_procedure("thinkthrice").with_options(rounds=4, questions=2)
-    questioning = [s for s in procedure.stages if s.kind == "questioning"]
+    questioning = [s for s in flat(procedure) if s.kind == "questioning"]
     assert [(s.targets, s.rounds, s.questions) for s in questioning] == [
         ("each", 1, 2), ("choose", 4, 2), ("choose", 4, 2)]
 
@@ -125,7 +143,7 @@ def test_a_stage_kind_registered_elsewhere_is_usable_from_yaml() -> None:
     assert stage_kind("test_chime").spec is ChimeSpec
     procedure = parse_procedure({"name": "bells", "stages": [{"kind": "test_chime",
                                                              "times": 2}]}, "inline")
-    game, agents = table_game(tiny(), procedure)
+    game, agents = table_game(one_act(), procedure)
     asyncio.run(game.run())
     chimes = [e for e in game.table.events if isinstance(e, HostSpoke)]
     assert [e.text for e in chimes] == ["chime at act 1"] * 2

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 import pytest
 
-from jubensha.engine.events import VictimOutcome
+from jubensha.engine.agent import Agent
+from jubensha.engine.decisions import Action, CastVote, Decision, Vote
+from jubensha.engine.events import Accused, VictimOutcome, VoteCast
+from jubensha.engine.procedure import presets
 from jubensha.engine.voting import (
     NOBODY,
     VotingRules,
@@ -20,6 +24,7 @@ from jubensha.engine.voting import (
     winner,
 )
 from jubensha.scripts import Character, Kill, Script, Truth, Victim
+from tests.engine.engine_helpers import table_game, tiny
 
 SEATS = ["Ann", "Bob", "Cara", "Dan"]
 
@@ -208,3 +213,32 @@ def test_no_vote_or_no_known_murderer_has_no_winner() -> None:
     assert winner([], ["Ann"], rules()) == "none"
     done = [VictimOutcome(victim=None, tally={}, eliminated=["Ann"], murderers=[], caught=False)]
     assert winner(done, [], rules()) == "none"
+
+
+@pytest.mark.parametrize("preset", presets())
+def test_every_seat_may_vote_for_itself_exactly_as_the_procedure_says(preset: str) -> None:
+    """One self-vote rule for every seat, from the procedure's voting settings: each seat's
+    ballot offers it (and a ballot for oneself counts) only where ``self_vote`` allows it.
+    A person's seat is offered the same list (the terminal and the web show the decision's
+    candidates)."""
+
+    def vote_for_self(agent: Agent, decision: Decision) -> Action | None:
+        name = agent.seat.sheet.me.name
+        return Vote(target=name) if decision.type == "vote" else None
+
+    script = tiny()
+    game, agents = table_game(script, preset, reply=vote_for_self)
+    asyncio.run(game.run())
+    rule = game.table.procedure.voting.self_vote
+    for name, agent in agents.items():
+        allowed = rule == "allowed" or (rule == "not_murderers"
+                                        and name not in script.murderers)
+        ballots = [d for d in agent.decisions if isinstance(d, CastVote)]
+        assert ballots, f"{preset}: {name} never voted"
+        offered = {name in d.candidates for d in ballots}
+        # MIRAGE votes among the accused; elsewhere the vote is over every seat.
+        accused = {e.accused for e in game.table.events if isinstance(e, Accused)}
+        among = accused if preset == "mirage" and accused else set(script.names)
+        assert offered == {allowed and name in among}, (preset, name)
+        cast = [e for e in game.table.events if isinstance(e, VoteCast) and e.voter == name]
+        assert {e.target for e in cast} == ({name} if True in offered else {None})

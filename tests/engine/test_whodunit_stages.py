@@ -9,7 +9,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from engine_helpers import table_game, tiny
+from engine_helpers import one_act, table_game
 
 from jubensha.agents.registry import make_agent
 from jubensha.engine.agent import Agent
@@ -43,7 +43,7 @@ def test_reasoning_is_parsed_in_either_language_and_order() -> None:
 
 
 def test_discussion_shares_clues_then_questions_one_chosen_seat() -> None:
-    game, agents = table_game(tiny(), parse_procedure({"name": "d", "stages": [
+    game, agents = table_game(one_act(), parse_procedure({"name": "d", "stages": [
         {"kind": "discussion"}]}, "d"))
     run(game)
     spoken = [e for e in game.table.events if isinstance(e, Spoke)]
@@ -66,7 +66,7 @@ def test_reasoning_in_the_wrong_format_is_kept_and_recorded_as_a_failure() -> No
             return Speech(text=REASONING["en"] if name != "Dan" else "Ann did it.")
         return None
 
-    game, _ = table_game(tiny(), parse_procedure({"name": "r", "stages": [
+    game, _ = table_game(one_act(), parse_procedure({"name": "r", "stages": [
         {"kind": "reasoning"}]}, "r"), reply=reply)
     result = run(game)
     failures = [e for e in game.table.events if isinstance(e, Failure)]
@@ -83,7 +83,7 @@ def test_votes_are_cast_in_turn_and_each_is_heard_before_the_next() -> None:
     def reply(agent: Agent, decision: Decision) -> Vote | None:
         return Vote(target="Ann") if decision.type == "vote" else None
 
-    game, agents = table_game(tiny(), parse_procedure({"name": "v", "stages": [
+    game, agents = table_game(one_act(), parse_procedure({"name": "v", "stages": [
         {"kind": "open_vote"}, {"kind": "reveal"}]}, "v"), reply=reply)
     result = run(game)
     ballots = [e for e in game.table.events if isinstance(e, Spoke) and e.kind == "accusation"]

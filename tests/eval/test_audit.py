@@ -163,7 +163,8 @@ def test_the_command_exits_1_on_a_leak_and_writes_json_and_markdown(
     assert json.loads(clean.output)["flagged"] == 0
     leaky = tmp_path / "leaky"
     leaky.mkdir()
-    for name in ("meta.json", "events.jsonl", "calls.jsonl", "result.json"):
+    for name in ("meta.json", "script.played.yaml", "events.jsonl", "calls.jsonl",
+                 "result.json"):
         (leaky / name).write_bytes((tiny_run / name).read_bytes())
     planted = call("Dan", gossip(load_script(TINY)), seen=3)
     with (leaky / "calls.jsonl").open("a", encoding="utf-8") as handle:
@@ -192,3 +193,24 @@ def test_audit_is_a_batch_metric_and_a_report_column(tmp_path: Path) -> None:
     assert report.exit_code == 0 and "audit" in report.output
     audit = runner.invoke(app, ["audit", str(tmp_path / "b"), "--format", "json"])
     assert audit.exit_code == 0 and json.loads(audit.output)["runs"] == 2
+
+
+def test_the_audit_figure_does_not_grow_with_each_evaluation_of_a_run(
+        tiny_run: Path, tmp_path: Path) -> None:
+    """``eval revote`` asks every seat again; run it three times (as a batch killed and
+    resumed would): the second and third are served from the run's cache and logged again,
+    and the audit checks each request once however often it was logged."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(tiny_run, run, ignore=shutil.ignore_patterns("eval"))
+    checked, logged = [], []
+    for _ in range(3):
+        done = runner.invoke(app, ["eval", "revote", str(run), "--format", "json"])
+        assert done.exit_code == 0, done.output
+        report = json.loads(runner.invoke(app, ["audit", str(run), "--format", "json"]).output)
+        checked.append(report["checked"])
+        logged.append(len((run / "eval" / "calls.jsonl").read_text().splitlines()))
+    game = sum(1 for c in read_run(run).calls if c.access == "seat")
+    assert logged[0] > 0 and logged[2] == 3 * logged[0]  # every evaluation logs its calls
+    assert checked[0] > game and checked == [checked[0]] * 3

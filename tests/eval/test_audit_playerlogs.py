@@ -1,5 +1,5 @@
 """Positive control of the isolation audit: over the PLAYER* authors' released GPT-3.5 games
-(imported with ``runs import player-log``) it finds the leaks issue 17 reports in their
+(imported with ``runs import player-log``) it finds the leaks a first count of these logs found in their
 PLAYER* and Werewolf prompts, and none in their ThinkThrice and O-CoT prompts."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ REPORTED = {("en", "PLAYER"): (319, 787), ("zh", "PLAYER"): (618, 1529),
             ("en", "Werewolf"): (732, 1715), ("zh", "Werewolf"): (1248, 2919),
             ("en", "ThinkThrice"): (0, None), ("zh", "ThinkThrice"): (0, None),
             ("en", "O-CoT"): (0, None), ("zh", "O-CoT"): (0, None)}
-"""(language, method) -> (prompts flagged, prompts) in issue 17."""
+"""(language, method) -> (prompts flagged, prompts) in that first count (docs/isolation.md)."""
 FOLDERS = {"PLAYER": "PLAYER", "Werewolf": "Werewolf", "ThinkThrice": "think*",
            "O-CoT": "O-CoT"}
 

@@ -154,3 +154,71 @@ def test_a_judge_that_cannot_answer_stops_the_evaluation_with_exit_3(
     failed = read_calls(run_dir / "eval" / "calls.jsonl")
     # It stopped with the calls already in flight (a few dozen of hundreds), all failed.
     assert 0 < len(failed) < 50 and all(record.error for record in failed)
+
+
+def test_several_runs_end_with_one_table_across_them(finished: Path, tmp_path: Path) -> None:
+    runs = []
+    for name in ("first", "second"):
+        shutil.copytree(finished, tmp_path / name)
+        runs.append(str(tmp_path / name))
+    result = CliRunner().invoke(app, ["eval", "all", *runs, "--metric", "similarity",
+                                      "--metric", "culprit-rank", "--embedder", "none",
+                                      "--format", "markdown"])
+    assert result.exit_code == 0, result.output
+    across = result.output[result.output.rindex("Across 2 runs"):]
+    header = next(line for line in across.splitlines() if line.startswith("| run |"))
+    assert header == ("| run | similarity.tfidf | similarity.ngram | similarity.chat_tokens "
+                      "| culprit-rank.reciprocal_rank |")  # settings (n, script tokens) left out
+    rows = [line for line in across.splitlines() if line.startswith(("| first", "| second"))]
+    assert len(rows) == 2 and rows[0].split("|")[2:] == rows[1].split("|")[2:]
+
+
+def test_a_judge_whose_every_answer_is_unusable_fails_its_metrics_with_the_count(
+        run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.llm.fake_server import FakeOpenAIServer, completion
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeOpenAIServer(respond=lambda body: completion('{"zzz": 1}')) as judge:
+        monkeypatch.setenv("OPENAI_BASE_URL", judge.base_url)
+        result = CliRunner().invoke(app, ["eval", "all", str(run_dir), "--judge",
+                                          "openai:fake", "--seat-model", "scripted",
+                                          "--embedder", "none", "--samples", "1"])
+    assert result.exit_code == 4, result.output
+    statuses = summary(run_dir)
+    for name in ("mirage-llm-score", "whodunit-rp", "whodunit-cmd"):
+        note = statuses[name]["note"]
+        assert statuses[name]["status"] == "failed", statuses[name]
+        asked = int(note.split(" of ")[1].split()[0])
+        assert note == f"{asked} of {asked} model answers were unusable: no score"
+        assert not (run_dir / "eval" / f"{name}.json").exists()
+    assert statuses["identification"]["status"] == "scored"
+    assert statuses["mirage-trust"]["status"] == "scored"
+
+
+def test_one_metric_whose_judge_answers_are_unusable_says_so_in_one_line(
+        run_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.llm.fake_server import FakeOpenAIServer, completion
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeOpenAIServer(respond=lambda body: completion("no idea")) as judge:
+        monkeypatch.setenv("OPENAI_BASE_URL", judge.base_url)
+        result = CliRunner().invoke(app, ["eval", "whodunit-rp", str(run_dir), "--judge",
+                                          "openai:fake"])
+    assert result.exit_code == 4
+    last = result.output.strip().splitlines()[-1]  # after the line counting the calls
+    assert last == f"{run_dir}: whodunit-rp: failed, no score: 4 of 4 model answers were " \
+                   "unusable"
+    assert not (run_dir / "eval" / "whodunit-rp.json").exists()
+
+
+@pytest.mark.parametrize("metric", ["identification", "culprit-rank"])
+def test_a_run_with_no_vote_has_no_score_in_one_line(run_dir: Path, metric: str) -> None:
+    events = run_dir / "events.jsonl"
+    kept = [line for line in events.read_text(encoding="utf-8").splitlines()
+            if json.loads(line)["type"] not in ("vote_cast", "game_ended")]
+    events.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    (run_dir / "result.json").unlink()  # as a game stopped before its vote leaves it
+    result = CliRunner().invoke(app, ["eval", metric, str(run_dir)])
+    assert result.exit_code == 4
+    assert result.output.strip() == (f"{run_dir}: {metric}: no score: no vote was cast in "
+                                      "this run (it stopped before the vote)")

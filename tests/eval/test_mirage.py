@@ -282,12 +282,24 @@ def test_victory_can_be_scored_against_the_releases_culprit_list() -> None:
         asyncio.run(mirage_metric(context(events, options={"mirage": {"culprits": "release"}})))
 
 
-def test_the_releases_rouge_variant_keeps_punctuation_and_case() -> None:
-    from jubensha.eval.text import release_tokens, rouge_l
+def test_eval_takes_the_release_reading_from_the_command_line(mirage_run: Path,
+                                                              tmp_path: Path) -> None:
+    from typer.testing import CliRunner
 
-    assert release_tokens("我在黄昏点亮了灯塔。") == ["我", "在", "黄昏", "点亮", "了", "灯塔", "。"]
-    assert release_tokens("The Keeper, at dusk.") == ["The", "Keeper", ",", "at", "dusk", "."]
-    ours = rouge_l("The keeper lit the lamp", "the Keeper lit the lamp.").fmeasure
-    release = rouge_l(release_tokens("The keeper lit the lamp"),
-                      release_tokens("the Keeper lit the lamp.")).fmeasure
-    assert ours == 1.0 and release < ours  # case and the full stop count in the release
+    from jubensha.cli import app
+
+    runner = CliRunner()
+    out = tmp_path / "trust.json"
+    result = runner.invoke(app, ["eval", "mirage-trust", str(mirage_run), "--reading",
+                                 "release", "--format", "json", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    scored = json.loads(out.read_text(encoding="utf-8"))
+    assert scored["reading"] == "release"
+    ours = asyncio.run(doubt_belief_metric(MetricContext(
+        script=find_script("lighthouse-keeper"), run=read_run(mirage_run))))
+    # One act: the release's per-stage counting keeps every rating.
+    assert sum(c["ratings"] for c in scored["received"].values()) == sum(
+        c.ratings for c in ours.received.values())
+    wrong = runner.invoke(app, ["eval", "identification", str(mirage_run), "--reading",
+                                "release"])
+    assert wrong.exit_code != 0 and "--reading applies to the mirage metrics" in wrong.output

@@ -48,7 +48,7 @@ def run_dir(tmp_path: Path) -> Path:
     script_file = save_script(SCRIPT, tmp_path / "garden.yaml")
     meta = RunMeta(script_id="garden", script_source=str(script_file), language="en",
                    procedure={"name": "test"}, seats={}, seed=1)
-    folder = RunFolder(tmp_path / "run", meta)
+    folder = RunFolder(tmp_path / "run", meta, SCRIPT)
     for event in EVENTS:
         folder.write_event(event)
     folder.close()

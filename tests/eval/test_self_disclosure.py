@@ -68,7 +68,7 @@ def run_folder(tmp_path: Path, events: list[Event], calls: list[CallRecord] = ()
     source = save_script(script, tmp_path / "script.yaml")
     meta = RunMeta(script_id=script.id, script_source=str(source), language=script.language,
                    procedure={"name": "demo"}, seats={}, seed=0)
-    folder = RunFolder(tmp_path / "run", meta)
+    folder = RunFolder(tmp_path / "run", meta, script)
     for event in events:
         folder.write_event(event)
     for record in calls:

@@ -157,6 +157,17 @@ def test_a_log_line_nested_too_deeply_is_a_run_error(tmp_path):
         read_calls(calls)
 
 
+def test_a_last_log_line_with_a_number_too_long_to_convert_is_a_run_error(tmp_path):
+    """The torn-line check parsed it again with json, which refuses integers of more than
+    4,300 digits with a ValueError that escaped (found by a ``--long`` run)."""
+    files = {n.removeprefix("run/"): c for n, c in run().items()}
+    write(tmp_path, files)
+    with (tmp_path / "calls.jsonl").open("ab") as log:
+        log.write(b'{"index": ' + b"9" * 5000 + b"}\n")
+    with pytest.raises(RunError, match="calls.jsonl:"):
+        read_run(tmp_path)
+
+
 def test_a_spec_naming_a_script_too_long_for_a_path_is_a_spec_error(tmp_path):
     path = tmp_path / "spec.yaml"
     path.write_text(json.dumps({"scripts": ["9" * 5000], "procedures": ["p" * 5000]}), "utf-8")

@@ -39,6 +39,7 @@ from jubensha.eval.playerlogs import PlayerLogError, read_evaluation
 from jubensha.llm.replay import CassetteError, ReplayModel
 from jubensha.llm.wrappers import PriceTable
 from jubensha.runlog.folder import RunError, read_run
+from jubensha.runlog.script import NoScriptCopy, played_script
 from jubensha.runs.importers.player_log import PlayerLogImportError, import_player_log
 from jubensha.runs.spec import SpecError, load_spec
 from jubensha.scripts.importers import copy_assets, import_script
@@ -96,7 +97,7 @@ LOADERS: dict[str, tuple[Callable[[Path], None], tuple[type[BaseException], ...]
     "prices": (lambda f: PriceTable.load(f / "prices.yaml"), (ValueError,)),
     "sensors": (lambda f: load_sensors(f / "sensors.yaml"), (ValueError,)),
     "cassette": (lambda f: ReplayModel.load(f / "cassette.jsonl"), (CassetteError,)),
-    "run": (lambda f: read_run(f / "run"), (RunError,)),
+    "run": (lambda f: played_script(read_run(f / "run")), (RunError, NoScriptCopy)),
     "wellplay": (imported("wellplay", "Tiny"), (ScriptError,)),
     "conan": (imported("conan", "english/data_final/001-Tiny"), (ScriptError,)),
     "whodunitbench": (imported("whodunitbench", "TINY"), (ScriptError,)),

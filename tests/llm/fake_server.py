@@ -6,6 +6,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
@@ -45,18 +46,24 @@ def embeddings(vectors: list[list[float]]) -> Reply:
 
 
 class FakeOpenAIServer:
-    """Serves scripted replies in order; ``requests`` holds every (path, JSON body)."""
+    """Serves scripted replies in order, or ``respond(body)`` for every request when given;
+    ``requests`` holds every (path, JSON body) and ``authorizations`` every request's
+    ``Authorization`` header (None when absent)."""
 
-    def __init__(self) -> None:
+    def __init__(self, respond: Callable[[dict[str, Any]], Reply] | None = None) -> None:
         self.replies: deque[Reply] = deque()
         self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.authorizations: list[str | None] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
+                server.authorizations.append(self.headers.get("Authorization"))
                 length = int(self.headers.get("Content-Length", 0))
-                server.requests.append((self.path, json.loads(self.rfile.read(length))))
-                reply = server.replies.popleft() if server.replies else error(500, "no reply")
+                body = json.loads(self.rfile.read(length))
+                server.requests.append((self.path, body))
+                reply = (respond(body) if respond else server.replies.popleft()
+                         if server.replies else error(500, "no reply"))
                 time.sleep(reply.delay_s)
                 payload = json.dumps(reply.body).encode()
                 try:

@@ -16,6 +16,9 @@ from jubensha.llm.fake import ScriptedModel
 
 FAULTS = ("500", "429", "reset", "hang", "invalid_json", "non_utf8", "empty", "prose",
           "truncated_json", "wrong_fields", "refusal", "huge")
+SLOW_FAULTS = ("drip", "quota")
+"""Asked for by name only: a valid reply dripped a byte every ``drip_s`` (a read timeout
+never fires), and a 429 whose Retry-After is an hour (an exhausted quota)."""
 
 
 def body(text: str) -> bytes:
@@ -31,8 +34,8 @@ class FaultServer:
     rest get the scripted fake's answer to the same request. ``served`` counts faults."""
 
     def __init__(self, share: float, faults: tuple[str, ...] = FAULTS, seed: int = 0,
-                 hang_s: float = 2.0) -> None:
-        self.share, self.faults, self.hang_s = share, faults, hang_s
+                 hang_s: float = 2.0, drip_s: float = 0.5) -> None:
+        self.share, self.faults, self.hang_s, self.drip_s = share, faults, hang_s, drip_s
         self.random = random.Random(seed)
         self.lock = threading.Lock()
         self.served: dict[str, int] = {}
@@ -55,9 +58,12 @@ class FaultServer:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(payload)))
-                    if fault == "429":
-                        self.send_header("Retry-After", "0")
+                    if fault in ("429", "quota"):
+                        self.send_header("Retry-After", "0" if fault == "429" else "3600")
                     self.end_headers()
+                    if fault == "drip":
+                        server.drip(self.wfile, payload)
+                        return
                     self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError, OSError):
                     pass
@@ -78,10 +84,17 @@ class FaultServer:
             self.served[fault] = self.served.get(fault, 0) + 1
             return fault
 
+    def drip(self, out: Any, payload: bytes) -> None:
+        for byte in payload:
+            out.write(bytes([byte]))
+            out.flush()
+            time.sleep(self.drip_s)
+
     def reply(self, fault: str | None, data: dict[str, Any], fake: ScriptedModel
               ) -> tuple[int, bytes]:
-        if fault in ("500", "429"):
-            return int(fault), json.dumps({"error": {"message": fault}}).encode()
+        if fault in ("500", "429", "quota"):
+            return (429 if fault == "quota" else int(fault),
+                    json.dumps({"error": {"message": fault}}).encode())
         if fault == "invalid_json":
             return 200, b"<html>502 Bad Gateway</html>"
         if fault == "non_utf8":

@@ -57,6 +57,47 @@ def test_each_fault_ends_in_a_reply_or_a_recorded_model_error(fault):
         assert any("reply cut" in note for note in record.notes)
 
 
+def test_a_dripping_reply_ends_at_the_timeout_whole_and_its_record_says_how_long():
+    """A server sends a valid reply one byte every 0.5 s (the HTTP client's read timeout
+    never fires): with --timeout 1 --retries 0 the call ends after about a second, and its
+    record says so (it once lasted minutes and recorded a latency of 0.0 s)."""
+    sink = MemorySink()
+    with FaultServer(share=1.0, faults=("drip",), drip_s=0.5) as server:
+        model = CallLog(sink).seat(client(server, timeout_s=1.0, max_retries=0), "Ann")
+        started = time.perf_counter()
+        with pytest.raises(ModelError, match="APITimeoutError"):
+            asyncio.run(model.generate(Request(messages=[Message(role="user", content="Hi")])))
+        elapsed = time.perf_counter() - started
+    assert elapsed < 3, f"the call took {elapsed:.1f} s"
+    [record] = sink.records
+    assert record.error and 0.9 <= record.usage.latency_s <= elapsed
+
+
+def test_a_rate_limit_longer_than_the_deadline_stops_the_job_at_once_with_the_reason(
+        tmp_path):
+    """An exhausted quota answers 429 with Retry-After: 3600. The first such call ends at
+    once (no wait, no retry) and stops the game as unreachable, though calls were answered
+    before it, instead of a game going on for an hour."""
+    script = load_script(TINY)
+    plans = plan_seats(script, "naive", "openai:fake")
+    started = time.perf_counter()
+    with FaultServer(share=0.0) as server:
+        plain = server.draw
+        server.draw = lambda: "quota" if plain() is None and server.requests > 3 else None
+        options = ModelOptions(base_url=server.base_url, api_key="sk-test", timeout_s=5,
+                               max_retries=4, deadline_s=300)
+        with pytest.raises(ModelUnreachable, match=r"cannot answer now: .*3,600 s"):
+            asyncio.run(play_game(script, find_procedure("demo"), plans,
+                                  out=tmp_path / "run", model_options=options,
+                                  embedder="none"))
+    elapsed = time.perf_counter() - started
+    assert elapsed < 10, f"took {elapsed:.1f} s"
+    calls = read_run(tmp_path / "run").calls
+    assert [bool(c.error) for c in calls] == [False, False, False, True]
+    assert "Retry-After" in calls[-1].error
+    assert server.requests == 4  # three answered, one refused and not tried again
+
+
 @pytest.mark.parametrize("architecture", ["naive", "player", "thinkthrice"])
 def test_games_against_a_30_percent_mix_of_faults_end_honestly(tmp_path, architecture):
     script = load_script(TINY)

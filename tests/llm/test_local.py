@@ -72,7 +72,7 @@ def test_a_chinese_prompt_gets_one_plain_sentence_not_a_python_warning() -> None
                           check=True, timeout=60,
                           env={"PYTHONPATH": str(Path(__file__).parents[2] / "src")})
     [line] = done.stderr.strip().splitlines()
-    assert "capable model" in line and "Warning" not in line and "warn(" not in line
+    assert "有能力的模型" in line and "Warning" not in line and "warn(" not in line
 
 
 def _installed() -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from jubensha.cli import app
-from jubensha.llm.catalog import KNOWN
+from jubensha.llm.catalog import KNOWN, status
 
 runner = CliRunner()
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
@@ -30,6 +31,16 @@ def test_models_lists_each_known_model_with_its_state_and_needs(tmp_path: Path) 
     table = runner.invoke(app, ["models"], env={"COLUMNS": "250",
                                                 "JUBENSHA_CACHE": str(tmp_path)})
     assert "local:qwen2.5-coder-1.5b" in table.output and "JUBENSHA_MODEL" in table.output
+
+
+@pytest.mark.parametrize("columns", [40, 60, 80, 100])
+def test_the_model_list_never_cuts_a_spec_a_person_must_type(columns: int,
+                                                             tmp_path: Path) -> None:
+    table = runner.invoke(app, ["models"], env={"COLUMNS": str(columns),
+                                                "JUBENSHA_CACHE": str(tmp_path)})
+    assert table.exit_code == 0, table.output
+    shown = {line.strip("│┃ ").split(" ")[0] for line in table.output.splitlines()}
+    assert {status(model).spec for model in KNOWN.values()} <= shown
 
 
 def test_jubensha_model_names_the_default_model_of_play(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -187,3 +188,26 @@ async def test_cached_prompt_tokens_reach_the_call_log(server: FakeOpenAIServer)
     assert second.usage.cached_tokens is None
     assert '"cached_tokens":1920' in first.model_dump_json()
     assert (first.usage + second.usage).cached_tokens == 1920
+
+
+async def test_a_refused_connection_is_not_retried_and_says_so() -> None:
+    """Nothing listens on the port: no retry could help, so the one error comes at once
+    and is fatal (a game stops on it, docs/playing.md)."""
+    with socket.socket() as probe:  # a port that was free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    model = OpenAIModel("test-model", base_url=f"http://127.0.0.1:{port}/v1", api_key="sk",
+                        max_retries=4, backoff_s=0.01)
+    tries = 0
+    complete = model._complete
+
+    async def counted(body: dict) -> object:
+        nonlocal tries
+        tries += 1
+        return await complete(body)
+
+    model._complete = counted  # type: ignore[method-assign]
+    with pytest.raises(OpenAIError, match="refused|Connect call failed") as raised:
+        await model.generate(_request())
+    assert tries == 1 and raised.value.fatal
+    await model.aclose()

@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from jubensha.cli import app
 from jubensha.runs.batch import Batch, Update
 from jubensha.runs.index import BatchIndex, GameRow
-from jubensha.runs.ratings import rate, sides
+from jubensha.runs.ratings import leaderboard_table, rate, sides
+from jubensha.runs.report import build_report
 from jubensha.runs.spec import SpecError, expand, load_spec
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
@@ -233,8 +234,74 @@ def test_the_leaderboard_command(tmp_path: Path) -> None:
     assert "ordinal" in board["entrants"][0]["civilian"] or board["entrants"][0]["civilian"] is None
     assert plot.stat().st_size > 10_000
     csv_out = runner.invoke(app, ["runs", "leaderboard", str(tmp_path / "b"), "--format", "csv"])
-    assert csv_out.output.splitlines()[0].startswith("rank,entrant,combined_mu,combined_sigma")
+    warning, header = csv_out.output.splitlines()[:2]
+    assert warning.startswith("# warning:") and "scripted fake" in warning
+    assert header.startswith("rank,entrant,combined_mu,combined_sigma")
     md = runner.invoke(app, ["runs", "leaderboard", str(tmp_path / "b"), "--format", "md"])
     assert "| rank | entrant |" in md.output and "mu - 3 sigma" in md.output
     missing = runner.invoke(app, ["runs", "leaderboard", str(tmp_path)])
     assert missing.exit_code == 2 and "no batch.sqlite" in missing.output
+
+
+# --- arenas credited to the right side --------------------------------------------------------
+
+def test_an_arena_names_both_entrants_and_splits_model_use_by_side(tmp_path: Path) -> None:
+    spec = load_spec(write(tmp_path, ARENA.replace("games_per_script: 6",
+                                                   "games_per_script: 6\n  first_seed: 0")
+                           .replace(f"[{TINY}, lighthouse-keeper]", f"[{TINY}]")))
+    batch = Batch.open(spec, tmp_path / "b")
+    asyncio.run(batch.run())
+    rows = batch.index.rows()
+    batch.close()
+    assert all(".vs." in row.name for row in rows)  # folder names say both entrants
+    assert any(".extractive.scripted.vs.naive.scripted." in row.name for row in rows)
+    for row in rows:  # the model-free extractive side spends nothing, whoever it meets
+        civilians, murderers = row.sides["civilians"], row.sides["murderers"]
+        assert civilians.calls + murderers.calls == row.usage.calls
+        if row.architecture == "extractive":
+            assert civilians.calls == 0 and murderers.calls > 0
+    report = build_report(rows)
+    extractive = next(g for g in report.groups if g.architecture == "extractive")
+    assert extractive.murderers in ("naive@scripted", "werewolf@scripted")
+    assert extractive.sides["civilians"].calls_per_game == 0
+    assert extractive.sides["murderers"].calls_per_game > 0
+    cells = {(c.murderers, c.civilians): (c.civilian_wins, c.games) for c in report.matrix}
+    assert sum(n for _, n in cells.values()) == 6 and len(cells) == 6  # each ordered pair once
+    assert all(m != c for m, c in cells)
+    titles = [t.title for t in report.tables()]
+    assert any(t.startswith("Civilian wins: murderers (rows) × civilians (columns)")
+               for t in titles)
+    assert report.tables()[0].columns[:3] == ["architecture", "model", "murderers"]
+    page = CliRunner().invoke(app, ["runs", "report", str(tmp_path / "b"), "--html",
+                                    str(tmp_path / "b" / "r.html")])
+    assert page.exit_code == 0, page.output
+    html = (tmp_path / "b" / "r.html").read_text(encoding="utf-8")
+    assert "extractive@scripted vs naive@scripted" in html
+
+
+def test_a_model_free_architecture_is_not_crossed_with_every_model(tmp_path: Path) -> None:
+    games = expand(load_spec(write(tmp_path, f"scripts: [{TINY}]\n"
+                                             "architectures: [naive, extractive]\n"
+                                             "models: [scripted, local]\nembedder: none\n")))
+    assert sorted((g.settings.architecture, g.settings.model) for g in games) == [
+        ("extractive", "scripted"), ("naive", "local"), ("naive", "scripted")]
+    fixed = expand(load_spec(write(tmp_path, f"scripts: [{TINY}]\n"
+                                             "architectures: [extractive]\n"
+                                             "models: [scripted, local]\n"
+                                             "murderer: {architecture: naive}\n"
+                                             "embedder: none\n")))
+    assert len(fixed) == 2  # the murderers take the model: the games differ
+
+
+def test_a_self_play_leaderboard_ranks_by_a_pool_it_shows() -> None:
+    rows = [game(i, STRONG, STRONG, "civilians") for i in range(3)] + [
+        game(3 + i, WEAK, WEAK, "murderers") for i in range(3)]
+    board = rate(rows)
+    assert board.ranked_by == "civilian"
+    assert [e.entrant for e in board.entrants] == [STRONG, WEAK]
+    table = leaderboard_table(board)
+    assert table.columns[3] == "mu - 3 sigma (as civilian, ranks)"
+    first = table.rows[0]
+    assert first[2] == "–" and first[3] != "–"
+    assert "no combined rating (–)" in table.notes[0]
+    assert rate(always_wins()).ranked_by == "combined"

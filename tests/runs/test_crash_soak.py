@@ -80,15 +80,28 @@ def document(path: Path, root: Path) -> Any:
         json.dumps(str(root))[1:-1], "BATCH")))
 
 
+def unresumed(calls: list[Any]) -> list[Any]:
+    """Calls with those answered from an earlier attempt's log read as live."""
+    return [{**call, "origin": "live"} if call["origin"] == "resumed" else call
+            for call in calls]
+
+
+def without_resume(meta: Any) -> Any:
+    meta["options"].pop("resumed_calls", None)
+    return meta
+
+
 def snapshot(root: Path) -> dict[str, Any]:
     """What a batch produced, minus clocks and minus what only says how many attempts it
-    took (attempts, spend over all attempts, set-aside folders, the metrics' call logs)."""
+    took (attempts, spend over all attempts, set-aside folders, the metrics' call logs,
+    which calls a resumed attempt answered from an earlier one's log)."""
     found: dict[str, Any] = {}
     for folder in sorted(p for p in root.iterdir() if p.is_dir() and ".partial-" not in p.name):
         game: dict[str, Any] = {
-            "events": jsonl(folder / "events.jsonl"), "calls": jsonl(folder / "calls.jsonl"),
+            "events": jsonl(folder / "events.jsonl"),
+            "calls": unresumed(jsonl(folder / "calls.jsonl")),
             "result": document(folder / "result.json", root),
-            "meta": document(folder / "meta.json", root),
+            "meta": without_resume(document(folder / "meta.json", root)),
             "transcript": (folder / "transcript.md").read_text(encoding="utf-8")}
         for metric in sorted((folder / "eval").glob("*.json")):
             data = document(metric, root)

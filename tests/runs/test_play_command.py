@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from jubensha.cli import app
 from jubensha.runs.play import PlayError, parse_seat, plan_seats
-from jubensha.scripts import DEFAULT_SCRIPT, load_script
+from jubensha.scripts import DEFAULT_SCRIPT, find_script, load_script
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
 runner = CliRunner()
@@ -51,7 +51,8 @@ def test_options_reach_the_run(tmp_path: Path) -> None:
                           "--out", str(tmp_path / "run"))
     assert code == 0, output
     meta = json.loads((tmp_path / "run" / "meta.json").read_text(encoding="utf-8"))
-    questioning = [s for s in meta["procedure"]["stages"] if s["kind"] == "questioning"]
+    stages = [inner for s in meta["procedure"]["stages"] for inner in [s, *s.get("stages", [])]]
+    questioning = [s for s in stages if s["kind"] == "questioning"]  # inside the acts block
     assert [(s["rounds"], s["questions"]) for s in questioning] == [(2, 2)]
     assert meta["language"] == "zh"
     assert meta["seats"]["Ann"]["architecture"] == "naive:history_chars=300"
@@ -95,6 +96,19 @@ def test_replay_of_a_partial_run_and_of_nothing(tmp_path: Path) -> None:
     assert code == 0 and "This run did not finish." in output
     code, output = invoke("replay", str(tmp_path / "nothing"))
     assert code == 2 and "no such run folder" in output
+
+
+def test_a_seat_may_be_named_by_a_first_or_last_name_that_fits_one_character() -> None:
+    lighthouse = find_script("lighthouse-keeper")
+    assert parse_seat("agnes=human", lighthouse)[0] == "Agnes Pike"
+    assert parse_seat("Pike=naive@scripted", lighthouse)[0] == "Agnes Pike"
+    tiny = load_script(TINY)
+    twins = tiny.model_copy(update={"characters": [
+        c.model_copy(update={"name": f"{c.name} Vance" if c.name in ("Ann", "Bob") else c.name})
+        for c in tiny.characters]})
+    with pytest.raises(PlayError, match="could be Ann Vance or Bob Vance"):
+        parse_seat("vance=human", twins)
+    assert parse_seat("bob=human", twins)[0] == "Bob Vance"
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -148,7 +148,7 @@ import os
 
 target, marker = os.environ.get("JUBENSHA_TEST_DIE_ON"), os.environ.get("JUBENSHA_TEST_MARKER")
 if target and marker:
-    import jubensha.runs.batch as batch
+    import jubensha.runs.attempt as batch
 
     real = batch.play_attempt
 
@@ -166,9 +166,15 @@ if target and marker:
 def test_a_dead_worker_fails_one_game_which_is_retried_per_policy(
         cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, retries: int) -> None:
     """The worker playing one game dies (its process exits) the first time; the variables
-    named in executor.env reach the workers, and a sitecustomize there does the killing."""
+    named in executor.env (which the user's settings allow) reach the workers, and a
+    sitecustomize there does the killing."""
     hook = tmp_path / "hook"
     hook.mkdir()
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "settings.yaml").write_text(
+        "worker_env: [PYTHONPATH, JUBENSHA_TEST_DIE_ON, JUBENSHA_TEST_MARKER]\n",
+        encoding="utf-8")
+    monkeypatch.setenv("JUBENSHA_CONFIG", str(tmp_path / "config"))
     (hook / "sitecustomize.py").write_text(DYING, encoding="utf-8")
     spec_path = tmp_path / "spec.yaml"
     spec_path.write_text(SPEC + f"executor: {{kind: ray, retries: {retries}, env: "
@@ -257,6 +263,9 @@ def test_a_driver_killed_outright_resumes_with_no_game_lost_or_repeated(tmp_path
     import sys
     import time
 
+    from jubensha.llm.calls import read_calls
+    from jubensha.runlog.resume import replayable
+
     spec_path = tmp_path / "spec.yaml"
     spec_path.write_text(SPEC.replace("[naive, extractive]", "naive").replace(
         "[0, 1]", "{start: 0, count: 6}") + "model_options: {latency_s: 0.2}\n"
@@ -292,3 +301,14 @@ def test_a_driver_killed_outright_resumes_with_no_game_lost_or_repeated(tmp_path
     assert finished() == {p.name for p in root.iterdir() if p.is_dir() and ".partial-" not in
                           p.name} and len(finished()) == 12
     assert all((root / n / "calls.jsonl").read_bytes() == data for n, data in calls.items())
+    # games in flight at the kill were played in the batch folder (same machine): their
+    # calls count as spent, and the resume answered them from the log instead of paying again
+    with sqlite3.connect(f"file:{root / 'batch.sqlite'}?mode=ro", uri=True) as db:
+        spends = list(db.execute("SELECT name, calls, spent_calls FROM games"))
+    assert all(spent == calls for _, calls, spent in spends), spends
+    for partial in root.glob("*.partial-*"):
+        game = partial.name.rsplit(".partial-", 1)[0]
+        logged = len(replayable(read_calls(partial / "calls.jsonl")))
+        resumed = (root / game / "calls.jsonl").read_text(encoding="utf-8").count(
+            '"origin":"resumed"')
+        assert resumed == logged

@@ -18,8 +18,9 @@ from jubensha.cli import app
 from jubensha.engine.decisions import Action, CastVote, Decision, Vote
 from jubensha.runs.batch import Batch
 from jubensha.runs.index import GameRow, Spend
-from jubensha.runs.report import Mean, build_report, render, wilson
+from jubensha.runs.report import build_report, render, wilson
 from jubensha.runs.spec import load_spec
+from jubensha.runs.statistics import Estimate
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
 
@@ -93,7 +94,8 @@ def test_the_report_of_a_batch_with_a_known_outcome(known_batch: Path) -> None:
     assert (bob["civilian_wins"]["k"], bob["identification"]["k"],
             bob["identification"]["n"]) == (0, 0, 6)
     assert bob["identification"]["high"] == pytest.approx(0.3903, abs=1e-4)
-    assert ann["metrics"]["culprit-rank"]["reciprocal_rank"] == {"mean": 1.0, "n": 2}
+    assert ann["metrics"]["culprit-rank"]["reciprocal_rank"] == {
+        "mean": 1.0, "n": 2, "low": 1.0, "high": 1.0}
     assert bob["metrics"]["culprit-rank"]["reciprocal_rank"]["mean"] == pytest.approx(0.5)
     assert "mirage-trust" not in ann["metrics"]  # skipped: the demo procedure rates no trust
     assert ann["calls_per_game"] > 0 and ann["cost_usd"] is None and ann["failed"] == 0
@@ -105,14 +107,19 @@ def test_markdown_and_csv_forms(known_batch: Path, tmp_path: Path) -> None:
                              "--out", str(tmp_path / "report.md")])
     assert md.exit_code == 0, md.output
     assert "| accuser:Ann | scripted | 2 | 2 | 0 | 1.000 (2/2) [0.342, 1.000] |" in md.output
-    assert "| accuser:Bob | scripted | culprit-rank | reciprocal_rank | 0.500 | 2 |" in md.output
+    assert ("| accuser:Bob | scripted | culprit-rank | reciprocal_rank | 0.500 [0.500, 0.500] "
+            "| 2 |") in md.output
     assert (tmp_path / "report.md").read_text(encoding="utf-8") == md.output
     table = runner.invoke(app, ["runs", "report", str(known_batch), "--format", "csv"])
-    rows = list(csv.DictReader(io.StringIO(table.output)))
+    warning, _, body = table.output.partition("\n")
+    assert warning.startswith("# warning:") and "scripted fake" in warning
+    rows = list(csv.DictReader(io.StringIO(body)))
     assert [(r["architecture"], r["win_k"], r["win_n"], r["ident_k"], r["ident_n"])
             for r in rows] == [("accuser:Ann", "2", "2", "6", "6"),
                                ("accuser:Bob", "0", "2", "0", "6")]
     assert float(rows[1]["culprit-rank.reciprocal_rank"]) == 0.5
+    assert float(rows[1]["culprit-rank.reciprocal_rank.ci_low"]) == 0.5
+    assert float(rows[1]["culprit-rank.reciprocal_rank.ci_high"]) == 0.5
 
 
 def test_by_script_rows_and_plots(known_batch: Path, tmp_path: Path) -> None:
@@ -153,7 +160,7 @@ def test_failed_and_unfinished_games_count_apart_from_the_rates() -> None:
     assert a.tokens_per_game == 200 and a.calls_per_game == 3 and a.fallbacks_per_game == 1
     assert a.cost_usd == pytest.approx(0.04) and a.spent_cost_usd == pytest.approx(0.045)
     assert b.cost_usd is None and b.mean_duration_s == 2.0
-    assert a.metrics == {"similarity": {"tfidf": Mean(mean=0.2, n=1)}} and a.metric_errors == 1
+    assert a.metrics == {"similarity": {"tfidf": Estimate(mean=0.2, n=1)}} and a.metric_errors == 1
     assert [f.name for f in report.failed] == ["g2"]
     assert "| g2 | 1 | ModelError: boom |" in render(report, "md")
 
@@ -161,3 +168,18 @@ def test_failed_and_unfinished_games_count_apart_from_the_rates() -> None:
 def test_report_of_a_folder_that_is_not_a_batch(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["runs", "report", str(tmp_path)])
     assert result.exit_code == 2 and "not a batch folder" in result.output
+
+
+def test_runs_batch_the_report_and_the_page_title_a_batch_alike(tmp_path: Path) -> None:
+    """The spec's name is only the folder's default: every report names the folder."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"name: tea-party\nscripts: [{TINY}]\narchitectures: [naive]\n"
+                    "models: scripted\nseeds: [0]\nembedder: none\n", encoding="utf-8")
+    runner = CliRunner()
+    played = runner.invoke(app, ["runs", "batch", str(spec), "--out", str(tmp_path / "b1")])
+    assert played.exit_code == 0, played.output
+    reported = runner.invoke(app, ["runs", "report", str(tmp_path / "b1"), "--html",
+                                   str(tmp_path / "page.html")])
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    for shown in (played.output, reported.output, page):
+        assert "Batch b1" in shown and "tea-party" not in shown

@@ -38,7 +38,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_finished_run_has_every_file(finished: Path) -> None:
     names = sorted(p.name for p in finished.iterdir())
     assert names == ["calls.jsonl", "events.jsonl", "meta.json", "result.json",
-                     "transcript.md"]
+                     "script.played.yaml", "transcript.md"]
 
 
 def test_meta_says_what_was_played(finished: Path) -> None:

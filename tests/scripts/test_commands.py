@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from jubensha.cli import app
 from jubensha.scripts import bundled_scripts, load_script
 from jubensha.scripts.io import save_script
-from jubensha.scripts.model import Derivation
+from jubensha.scripts.model import Candidate, Derivation
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 MALFORMED = FIXTURES / "malformed"
@@ -41,14 +41,21 @@ def test_show_a_bundled_script() -> None:
 def test_show_reveals_the_solution_and_its_derivation_only_with_truth(tmp_path) -> None:
     script = load_script(bundled_scripts()["lighthouse-keeper"])
     script.metadata.derivations.append(Derivation(
-        fact="murderers", value=script.murderers, source="Truth.json",
-        evidence="She struck him on the landing.", method="a kill sentence"))
+        fact="murderers", value=script.murderers, source="Truth.json", confidence=0.91,
+        evidence="She struck him on the landing.", method="a kill sentence",
+        candidates=[Candidate(name=script.murderers[0], score=6.5, confidence=0.91,
+                              derived=True)]))
     save_script(script, tmp_path / "s")
     hidden = run("show", tmp_path / "s")
     assert script.murderers[0] not in hidden.output.split("victims:")[1]
+    assert "confidence" not in hidden.output
     shown = run("show", tmp_path / "s", "--truth")
     assert f"murderers: {', '.join(script.murderers)}" in shown.output
-    assert "derived murderers:" in shown.output and "She struck him on the landing." in shown.output
+    assert (f"murderers: {script.murderers[0]} (derived from the texts, Truth.json, "
+            "confidence 0.91)") in shown.output
+    assert "She struck him on the landing." in shown.output
+    assert f"candidate {script.murderers[0]}: score 6.5, confidence 0.91 (derived)" in \
+        shown.output
 
 
 def test_show_prints_markup_in_a_script_as_text(tmp_path) -> None:
@@ -170,3 +177,39 @@ def test_schema_prints_and_writes_the_json_schema(tmp_path) -> None:
     out = tmp_path / "schema" / "script.json"
     assert run("schema", "--out", out).exit_code == 0
     assert json.loads(out.read_text(encoding="utf-8")) == schema
+
+
+@pytest.mark.datasets
+def test_import_prints_each_warning_it_counts(datasets: Path, tmp_path: Path) -> None:
+    source = datasets / "mirage" / "En" / "Bride in Filial Dress"
+    result = run("import", "mirage", source, tmp_path / "bride")
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.output.splitlines() if ": warning: " in line]
+    [row] = [line for line in result.output.splitlines() if "Bride" in line and "│" in line]
+    counted = int(row.strip("│ ").split("│")[-1])
+    assert counted > 0 and len(warnings) == counted
+    assert all(line.startswith(str(tmp_path / "bride")) for line in warnings)
+
+
+@pytest.mark.parametrize("script_id", list(bundled_scripts()))
+def test_show_full_prints_no_character_sheet_without_truth(script_id: str) -> None:
+    def bare(text: str) -> str:  # the terminal wraps lines, Chinese ones between characters
+        return "".join(text.split())
+
+    script = load_script(bundled_scripts()[script_id])
+    sheets = [text for c in script.characters
+              for text in (c.mission, c.story, *(s.text for s in c.acts)) if text.strip()]
+    lines = {bare(line)[:40] for text in sheets for line in text.splitlines()
+             if len(bare(line)) > 40}
+    hidden = run("show", script_id, "--full")
+    assert hidden.exit_code == 0
+    assert not [line for line in lines if line in bare(hidden.output)]
+    assert f"{len(script.characters)} character sheets hidden" in " ".join(hidden.output.split())
+    shown = bare(run("show", script_id, "--full", "--truth").output)
+    assert all(line in shown for line in lines)
+
+
+def test_show_full_hides_the_murderers_confession() -> None:
+    output = run("show", "lighthouse-keeper", "--full").output
+    assert "You killed Elias Thorne" not in output
+    assert "(the solution is hidden; --truth shows it)" in output

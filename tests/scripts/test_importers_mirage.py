@@ -37,18 +37,28 @@ def test_acts_and_derived_murderer_and_victim(mirage: Path, folder, acts, murder
 
 
 @pytest.mark.parametrize("folder", ["En/The Final Performance of a Big Star",
-                                    "Zh/大明星最后的演出", "En/Li Chuan Strange Talk Book",
-                                    "Zh/漓川怪谈簿"])
+                                    "Zh/大明星最后的演出"])
 def test_no_murderer_is_guessed_where_no_player_is_named(mirage: Path, folder) -> None:
     script = import_mirage(mirage / folder)
-    # The Big Star's victim is the star 李天船; Li Chuan's body in the coffin is never named
-    # by its truth text (which tells side deaths of the backstory only in passing).
+    # The Big Star's victim is the star 李天船; its culprit, Richard Li, is no player.
     assert [v.name for v in script.victims] == (
-        [] if "Li Chuan" in folder or "漓川" in folder
-        else ["Tianchuan Li"] if folder.startswith("En") else ["李天船"])
+        ["Tianchuan Li"] if folder.startswith("En") else ["李天船"])
     assert script.truth.murderers == [] and script.metadata.has_truth is False
     assert script.truth.narrative and validate(script).ok
-    assert any("names no character as the murderer" in n for n in script.metadata.notes)
+    assert any("no character is derived as the murderer" in n for n in script.metadata.notes)
+
+
+@pytest.mark.parametrize(("folder", "culprit"), [("En/Li Chuan Strange Talk Book",
+                                                   "Woman in Blue-green"),
+                                                  ("Zh/漓川怪谈簿", "青衣女子")])
+def test_a_character_told_it_is_the_culprit_is_the_murderer(mirage: Path, folder,
+                                                             culprit) -> None:
+    # Her own story says "(You are the culprit of all the cases in this script." where the
+    # release's code names the Elderly in Tattered; the dead of the truth text (日和, called
+    # Rihe, Hiyori and Hiwa in English) belong to the backstory, so no victim is derived.
+    script = import_mirage(mirage / folder)
+    assert script.murderers == [culprit] and script.victims == []
+    assert any(n.startswith("warning: the release's code names") for n in script.metadata.notes)
 
 
 def test_stages_become_acts_and_act_sheets(mirage: Path) -> None:

@@ -174,3 +174,25 @@ def test_unescaping_leaves_texts_with_real_line_breaks_alone() -> None:
 
     assert unescape_doubled('a\\nb \\"c\\"') == 'a\nb "c"'
     assert unescape_doubled("C:\\new\nfolder\nx") == "C:\\new\nfolder\nx"
+
+
+def test_files_without_victims_or_murderer_flags_get_a_derived_truth(tmp_path) -> None:
+    folder = tmp_path / "Bare (3 people)"
+    (folder / "json").mkdir(parents=True)
+    (folder / "final_result").mkdir()
+    (folder / "json" / "script_info.json").write_text(json.dumps(
+        {"script_name": "Bare", "character_name": ["Ann", "Bob", "Cid"]}), encoding="utf-8")
+    sheets = {"Ann": "You killed Vic Hale at midnight; conceal it.",
+              "Bob": "You found Vic Hale's body in the garden.", "Cid": "You slept."}
+    for name, story in sheets.items():
+        (folder / "json" / f"{name}.json").write_text(json.dumps({"script": [story]}),
+                                                      encoding="utf-8")
+    (folder / "final_result" / "Bob.csv").write_text(
+        "value,type,question,a,b,c,d,e,truth\na,a,Who killed Vic Hale?,Ann,Bob,Cid,,,a\n"
+        "a,a,Who killed your friend Vic Hale?,Ann,Bob,Cid,,,a\n", encoding="utf-8")
+    script = import_wellplay(folder)
+    assert script.murderers == ["Ann"] and [v.name for v in script.victims] == ["Vic Hale"]
+    assert script.character("Ann").killed == ["Vic Hale"]
+    assert {d.fact: d.origin for d in script.metadata.derivations} == {
+        "murderers": "text", "victims": "text"}
+    assert validate(script).ok

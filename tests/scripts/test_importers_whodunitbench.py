@@ -177,3 +177,25 @@ def test_derived_facts_say_where_they_come_from(bench: Path) -> None:
     found = {d.fact: d for d in script.metadata.derivations}
     assert found["murderers"].value == ["钟于宁"] and found["murderers"].source == "env_p_all.json"
     assert found["victims"].value == ["丁硕楠"] and "丁硕楠" in found["victims"].evidence
+
+
+def test_without_a_murder_field_the_murderer_is_weighed_from_the_answers(tmp_path) -> None:
+    questions = [{"q": "谁是真正的凶手？a. 甲 b. 乙", "ans": "a", "source": "p-1"},
+                 {"q": "是谁杀死了丙丁？a. 甲 b. 乙", "ans": "a", "source": "p-2"}]
+    roles = [{"name": "甲", "back": "我是甲", "r_q": []}, {"name": "乙", "back": "我是乙", "r_q": []}]
+    script = import_whodunitbench(_env(tmp_path, murder="", role=roles,
+                                       key_clues_questions=questions,
+                                       task_nm="死者是丙丁。"))
+    assert script.murderers == ["甲"] and [v.name for v in script.victims] == ["丙丁"]
+    found = {d.fact: d for d in script.metadata.derivations}
+    assert found["murderers"].origin == "text" and found["murderers"].confidence >= 0.5
+
+
+def test_a_role_s_own_question_counts_half(tmp_path) -> None:
+    roles = [{"name": "甲", "back": "我是甲", "r_q": [
+        {"q": "卡门最终被谁杀害？a. 甲 b. 乙", "ans": "b"}]},
+             {"name": "乙", "back": "我是乙", "r_q": []}]
+    script = import_whodunitbench(_env(tmp_path, murder="", role=roles,
+                                       key_clues_questions=[]))
+    assert script.murderers == [] and not script.metadata.has_truth
+    assert any("do not make the murderer clear" in n for n in script.metadata.notes)

@@ -18,7 +18,7 @@ def test_a_person_plays_the_demo_to_the_reveal_and_the_run_folder_is_ordinary(tm
         (person, invite), = invites.items()
         kinds = play_seat(web, invite, text="I heard the foghorn at ten.")
         assert {"speak", "ask", "vote"} <= set(kinds)
-        assert "The game is over." in web.get(invite).text
+        assert "The reveal" in web.get(invite).text
     run_dir, = [p for p in tmp_path.iterdir() if p.is_dir()]
     run = read_run(run_dir)
     assert run.finished and run.meta.seats[person].architecture == "human"
@@ -79,7 +79,10 @@ def test_a_removed_person_is_played_by_the_table_defaults(tmp_path):
         host, invites, _ = open_table(web, seat_form("lighthouse-keeper", "demo", {0: "human"}, 4))
         (person, invite), = invites.items()
         _wait_for_decision(web, invite)
-        web.post(host + "/remove", data={"seat": person})
+        asked = web.post(host + "/remove", data={"seat": person})
+        assert asked.status_code == 200 and "Remove" in asked.text
+        assert "removed you" not in web.get(invite).text  # not before the host confirms
+        web.post(host + "/remove", data={"seat": person, "confirm": "yes"})
         assert "removed you" in web.get(invite).text
         _wait_until_ended(web, invite)
     run = read_run(next(p for p in tmp_path.iterdir() if p.is_dir()))
@@ -116,7 +119,7 @@ def test_a_chinese_table_speaks_chinese(tmp_path):
         _, invites, _ = open_table(web, seat_form("tingsong-tea-estate", "demo", {0: "human"}, 5))
         invite = next(iter(invites.values()))
         page = _wait_for_decision(web, invite)
-        assert 'lang="zh"' in page and "你的角色剧本" in page and "发送" in page
+        assert 'lang="zh-Hans"' in page and "你的角色剧本" in page and "发送" in page
         bad = web.post(invite, data={"decision": DECISION.search(page).group(1), "text": ""})
         assert "请填写内容" in bad.text
 

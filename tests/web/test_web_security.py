@@ -13,7 +13,6 @@ import yaml
 from jubensha.engine.events import Event
 from jubensha.llm.registry import ModelOptions
 from jubensha.scripts import PUBLIC, Script, load_script
-from jubensha.web.app import Settings, create_app
 from jubensha.web.tables import TableHost
 from tests.web.web_helpers import DECISION, client, open_table, play_seat, seat_form
 
@@ -103,6 +102,8 @@ def test_spectators_see_public_events_before_the_reveal_and_everything_after(tmp
         assert not leaked(web.get(watch).text + web.get(watch + "/live").json()["events"],
                           None, public)
         assert web.get(watch + "/review").status_code == 403
+        assert web.get(invite + "/review").status_code == 403
+        assert "The reveal" not in web.get(watch).text + web.get(invite).text
         play_seat(web, invite)
         review = web.get(watch + "/review")
         assert review.status_code == 200
@@ -125,7 +126,7 @@ def test_every_endpoint_refuses_wrong_missing_and_other_kinds_of_tokens(tmp_path
         wrong = {"guess": "AAAAAAAAAAAAAAAAAAAAAA", "empty": "", "spectator": watch_token,
                  "host": host_token}
         for name, token in wrong.items():
-            for path in ("/seat/{}", "/seat/{}/live", "/seat/{}/stream"):
+            for path in ("/seat/{}", "/seat/{}/live", "/seat/{}/stream", "/seat/{}/review"):
                 assert web.get(path.format(token)).status_code == 404, (name, path)
             assert web.post(f"/seat/{token}", data={"decision": "1", "text": "x"}
                             ).status_code in (404, 405), name
@@ -133,15 +134,14 @@ def test_every_endpoint_refuses_wrong_missing_and_other_kinds_of_tokens(tmp_path
             for path in ("/watch/{}", "/watch/{}/live", "/watch/{}/stream", "/watch/{}/review"):
                 assert web.get(path.format(token)).status_code == 404, (name, path)
         for token in (seat_token, watch_token, "nope"):
-            assert web.get(f"/host/{token}").status_code == 404
+            for path in ("/host/{}", "/host/{}/live", "/host/{}/stream"):
+                assert web.get(path.format(token)).status_code == 404, path
             assert web.post(f"/host/{token}/remove", data={"seat": "x"}).status_code == 404
 
 
 def test_a_host_password_locks_the_lobby_tables_runs_and_reviews(tmp_path):
     runs = tmp_path / "runs"
-    app = create_app(Settings(runs=runs, models=["scripted"], password="s3cret"), TableHost(runs))
-    from fastapi.testclient import TestClient
-    with TestClient(app) as web:
+    with client(runs, password="s3cret") as web:
         assert web.get("/").status_code == 401 and "Password" in web.get("/").text
         for path in ("/new?script=lighthouse-keeper&procedure=demo", "/runs", "/review/x"):
             assert web.get(path).status_code == 401, path
@@ -192,8 +192,7 @@ def test_the_lobby_seats_only_models_the_server_offers_and_never_shows_endpoints
     runs = tmp_path / "runs"
     host = TableHost(runs, ModelOptions(base_url="http://user:hunter2@10.0.0.1/v1",
                                         api_key="sk-verysecret"))
-    from fastapi.testclient import TestClient
-    with TestClient(create_app(Settings(runs=runs, models=["scripted"]), host)) as web:
+    with client(runs, host) as web:
         form = seat_form("lighthouse-keeper", "demo", {0: "human"}, 4)
         bad = dict(form, model1="replay:/etc/passwd")
         assert web.post("/tables", data=bad).status_code == 422

@@ -18,10 +18,18 @@ DECISION = re.compile(r'name="decision" value="(\d+)"')
 KIND = re.compile(r'data-kind="(\w+)"')
 
 
-def client(runs: Path, **settings: Any) -> TestClient:
+BASE = "http://localhost"
+
+
+def browser_like(app: Any) -> TestClient:
+    """A client that sends what a browser on the server's own page sends: its Host, and
+    its origin with every form."""
+    return TestClient(app, base_url=BASE, headers={"Origin": BASE})
+
+
+def client(runs: Path, host: TableHost | None = None, **settings: Any) -> TestClient:
     options = {"models": ["scripted"], **settings}
-    host = TableHost(runs)
-    return TestClient(create_app(Settings(runs=runs, **options), host))
+    return browser_like(create_app(Settings(runs=runs, **options), host or TableHost(runs)))
 
 
 def seat_form(script: str, procedure: str, seats: dict[int, str], players: int,
@@ -76,3 +84,5 @@ def play_seat(web: TestClient, invite: str, *, limit_s: float = 60,
         response = web.post(invite, data=data, follow_redirects=False)
         assert response.status_code == 303, response.text
     raise AssertionError(f"the game did not end within {limit_s} s")
+
+

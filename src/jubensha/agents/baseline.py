@@ -151,7 +151,9 @@ class BaselineAgent(Agent):
                 "dialogue": [h.record.text for h in dialogue if h.record.text not in latest],
                 "latest": latest}
 
-    def system(self) -> str:
+    def system(self, script: list[str] | None = None, notes: str = "") -> str:
+        """Who the seat is and what only it knows: its sheet, the passages of its script
+        retrieved for this call, and its own ``notes`` (a draft, a critique, reflections)."""
         sheet = self.seat.sheet
         me = sheet.me
         act = self.act_sheet
@@ -161,15 +163,18 @@ class BaselineAgent(Agent):
                       background=clip(sheet.background, self.config.background_chars),
                       others=[o.name for o in sheet.others], description=me.description,
                       goals=goals, murderer=sheet.is_murderer, secrets=me.secrets,
-                      clues=recent(self.clues, 600))
+                      clues=recent(self.clues, 600), script=script or [], notes=notes)
 
-    async def messages(self, area: str, template: str, query: str | None,
+    async def messages(self, area: str, template: str, query: str | None, notes: str = "",
                        **values: Any) -> list[Message]:
-        """System prompt and the rendered user prompt, with the context retrieved for
-        ``query`` (none when the template does not use it)."""
+        """The system prompt holds what only this seat knows (its sheet, the script
+        retrieved for ``query``, its ``notes``); the user prompt what was said at the table
+        and the request. A reply draws on both, but the split keeps the seat's own text
+        apart from what it may repeat: the scripted fake repeats only the user prompt."""
         context = await self.context(query) if query is not None else {}
+        script = context.pop("script", [])
         user = render(area, template, self.lang, me=self.name, **context, **values)
-        return [Message(role="system", content=self.system()),
+        return [Message(role="system", content=self.system(script, notes)),
                 Message(role="user", content=user)]
 
     def request(self, purpose: str, messages: list[Message], max_tokens: int) -> Request:
@@ -178,10 +183,10 @@ class BaselineAgent(Agent):
         return Request(messages=messages, config=config, purpose=purpose, seat=self.name)
 
     async def text(self, purpose: str, area: str, template: str, query: str | None,
-                   **values: Any) -> str:
+                   notes: str = "", **values: Any) -> str:
         """One free-text call (a speech or a thought), cleaned of speaker prefixes; a reply
         that is empty once cleaned is asked for again (a new sample), up to ``attempts``."""
-        messages = await self.messages(area, template, query, **values)
+        messages = await self.messages(area, template, query, notes, **values)
         request = self.request(purpose, messages, self.config.max_tokens)
         for sample in range(self.config.attempts):
             response = await self.model.generate(request.model_copy(update={"sample": sample}))
@@ -193,8 +198,8 @@ class BaselineAgent(Agent):
                          "attempt(s)")
 
     async def structured(self, purpose: str, area: str, template: str, query: str,
-                         schema: type[BaseModel], **values: Any) -> Any:
-        messages = await self.messages(area, template, query, **values)
+                         schema: type[BaseModel], notes: str = "", **values: Any) -> Any:
+        messages = await self.messages(area, template, query, notes, **values)
         result = await generate_object(self.model, self.request(purpose, messages, 300),
                                        schema, attempts=self.config.attempts, lang=self.lang)
         return result.value

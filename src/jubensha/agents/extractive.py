@@ -74,13 +74,18 @@ class ExtractiveConfig(BaseModel):
                                              "either side of a sentence about its kill.")
     secret_overlap: int = Field(2, ge=1, description="Shared content words with a secret that "
                                                      "make a sentence secret.")
-    own_weight: float = Field(1.0, ge=0, description="Evidence: own script naming a seat.")
+    own_weight: float = Field(0.5, ge=0, description="Evidence: own script naming a seat.")
     clue_weight: float = Field(1.0, ge=0, description="Evidence: a clue naming a seat.")
-    said_weight: float = Field(0.5, ge=0, description="Evidence: what a seat said itself.")
-    heard_weight: float = Field(0.5, ge=0, description="Evidence: others' words naming a seat.")
+    said_weight: float = Field(0.0, ge=0, description="Evidence: what a seat said itself.")
+    heard_weight: float = Field(0.25, ge=0, description="Evidence: others' words naming a seat.")
     accused_weight: float = Field(1.0, ge=0, description="Evidence: per accusation of a seat.")
     contradiction_weight: float = Field(2.0, ge=0, description="Evidence: per clock time at "
                                         "which a seat's account differs from own script.")
+    evasion_weight: float = Field(4.0, ge=0, description="Evidence: per unit of shortfall of "
+                                  "a seat's answers in speaking to the crime.")
+    scene_texts: int = Field(3, ge=0, description="Crime query: clue and act texts whose "
+                             "words extend it (those that best match the crime).")
+    scene_words: int = Field(12, ge=0, description="Crime query: words those texts add.")
 
     @classmethod
     def parse(cls, option: str) -> ExtractiveConfig:
@@ -94,6 +99,7 @@ class Lexicon(BaseModel):
     kill_words_zh: tuple[str, ...]
     motive_words: tuple[str, ...]
     titles: frozenset[str]
+    zh_honorifics: tuple[str, ...]
     function_words: frozenset[str]
     object_you_after: frozenset[str]
 
@@ -106,6 +112,7 @@ def lexicon() -> Lexicon:
                    kill_words_zh=tuple(data["kill_words"]["zh"]),
                    motive_words=(*data["motive_words"]["en"], *data["motive_words"]["zh"]),
                    titles=frozenset(data["titles"]),
+                   zh_honorifics=tuple(data["zh_honorifics"]),
                    function_words=frozenset(data["function_words"]),
                    object_you_after=frozenset(data["object_you_after"]))
 
@@ -146,10 +153,11 @@ def clock_times(text: str) -> set[str]:
 # -- names -------------------------------------------------------------------------------------
 def name_parts(name: str) -> list[str]:
     """The ways a name is shortened in text: its words (not titles), and a three-character
-    Chinese name without its surname."""
+    Chinese name without its surname, or as its surname and an honorific (钱先生)."""
     parts = [p for p in _NAME_SPLIT.split(name) if p and p != name]
     if len(name) == 3 and all(_HAN.match(c) for c in name):
         parts.append(name[1:])
+        parts += [name[0] + title for title in lexicon().zh_honorifics]
     return [p for p in parts if p.lower() not in lexicon().titles
             and (len(p) >= 2 if _HAN.match(p) else len(p) >= 3)]
 
@@ -337,31 +345,44 @@ def _swap(match: re.Match[str], text: str) -> str:
 @dataclass
 class Evidence:
     """Texts that concern seats, each weighted per seat; a seat's evidence for a crime is the
-    weighted sum of the BM25 scores of its texts for the crime's query. ``said`` keeps who
-    spoke a text (None for the own script and clues) and how, so a question can quote it."""
+    weighted sum of the BM25 scores of its texts for the crime's query. A clue found at a
+    place counts as much as the place's most crime-related clue (the shawl drying in the
+    kitchen where the rolling pin was scrubbed). ``said`` keeps who spoke a text (None for
+    the own script and clues) and how, so a question can quote it."""
 
     tokenizer: TokenizerOptions
     index: BM25Index = field(init=False)
     texts: list[str] = field(default_factory=list)
     about: list[dict[str, float]] = field(default_factory=list)
     said: list[tuple[str, str] | None] = field(default_factory=list)
+    places: list[str | None] = field(default_factory=list)
     _last: tuple[str, int, list[float]] | None = None
 
     def __post_init__(self) -> None:
         self.index = BM25Index(self.tokenizer)
 
     def add(self, text: str, about: dict[str, float],
-            said: tuple[str, str] | None = None) -> None:
-        if about and text.strip():
+            said: tuple[str, str] | None = None, place: str | None = None) -> None:
+        """Keep ``text`` when it concerns a seat, or when it was found at a place (it then
+        tells how much that place has to do with the crime)."""
+        if (about or place) and text.strip():
             self.index.add([text])
             self.texts.append(text)
             self.about.append(about)
             self.said.append(said)
+            self.places.append(place)
 
     def row_scores(self, query: str) -> list[float]:
-        """BM25 score of every text for ``query`` (kept until the next text arrives)."""
+        """Score of every text for ``query``: its BM25 score, or its place's best (kept
+        until the next text arrives)."""
         if self._last is None or self._last[:2] != (query, len(self.texts)):
             scores = self.index.scores(query).tolist() if self.texts else []
+            best: dict[str, float] = {}
+            for score, place in zip(scores, self.places, strict=True):
+                if place:
+                    best[place] = max(best.get(place, 0.0), score)
+            scores = [max(score, best.get(place, 0.0)) if place else score
+                      for score, place in zip(scores, self.places, strict=True)]
             self._last = (query, len(self.texts), scores)
         return self._last[2]
 
@@ -384,6 +405,7 @@ class Evidence:
 
 class ExtractiveAgent(Agent):
     architecture = "extractive"
+    uses_model = False
 
     def __init__(self, config: ExtractiveConfig | None = None):
         self.config = config or ExtractiveConfig()
@@ -413,7 +435,10 @@ class ExtractiveAgent(Agent):
         self.asked: Counter[str] = Counter()
         self.said: set[int] = set()
         self.queries: dict[str | None, str] = {}
+        self.extended: dict[tuple[str | None, int], str] = {}
         self.clues: list[str] = []
+        self.scene = BM25Index(self.tokens)
+        self.scene_texts: list[str] = []
         self.turns = 0
         self.background = sentences(sheet.background)
         self.learn(sheet_facts(sheet.me, self.lang, include_secrets=not sheet.is_murderer))
@@ -446,16 +471,24 @@ class ExtractiveAgent(Agent):
             if event.sheet is not None:
                 self.learn_act(event.sheet)
             elif event.public_text:
+                self.add_scene(event.public_text)
                 self.evidence.add(event.public_text,
                                   self.others_in(event.public_text, self.config.clue_weight))
         elif isinstance(event, ClueRevealed):
-            self.evidence.add(event.text, self.others_in(event.text, self.config.clue_weight))
+            self.add_scene(event.text)
+            self.evidence.add(event.text, self.others_in(event.text, self.config.clue_weight),
+                              place=event.location)
             if event.audience != "public":
                 self.clues.append(event.text)
         elif isinstance(event, Spoke) and event.speaker != self.name:
             self.hear(event)
         elif isinstance(event, Accused) and event.accused and event.accuser != self.name:
             self.bonus[event.accused] += self.config.accused_weight
+
+    def add_scene(self, text: str) -> None:
+        """A clue or an act's public text: what the table knows of the crime scene."""
+        self.scene.add([text])
+        self.scene_texts.append(text)
 
     def learn_act(self, sheet: ActSheet) -> None:
         if sheet.act in self.acts:
@@ -488,7 +521,7 @@ class ExtractiveAgent(Agent):
         return count
 
     # -- judging -------------------------------------------------------------------------------
-    def crime_query(self, victim: str | None) -> str:
+    def death_query(self, victim: str | None) -> str:
         """Victim names, the killing words of the languages in play and the background's
         sentences about the victim (where and when it happened, as far as anyone knows)."""
         if victim not in self.queries:
@@ -503,14 +536,68 @@ class ExtractiveAgent(Agent):
             self.queries[victim] = " ".join([*victims, *about, *english, *chinese])
         return self.queries[victim]
 
+    def crime_query(self, victim: str | None) -> str:
+        """The death query extended by the scene: the words most frequent in the clue and
+        act texts that best match it (the flour on the collar, the scrubbed rolling pin), so
+        that what points at the weapon and the place counts, not only what names the dead."""
+        key = (victim, len(self.scene_texts))
+        if key not in self.extended:
+            death = self.death_query(victim)
+            found = self.scene.search(death, self.config.scene_texts)
+            words: Counter[str] = Counter()
+            for row, _ in found:
+                words.update(dict.fromkeys(self.scene_words(self.scene_texts[row]), 1))
+            extra = [w for w, _ in words.most_common(self.config.scene_words)]
+            self.extended[key] = " ".join([death, *extra])
+        return self.extended[key]
+
+    def scene_words(self, text: str) -> list[str]:
+        """The content words of a scene text: no names, function words or numbers."""
+        function = lexicon().function_words
+        names = {form.lower() for forms in self.names.forms.values() for form in forms}
+        return [t for t in self.names.content_tokens.tokenize(self.names.strip(
+            text, self.names.forms)) if t not in function and t not in names
+            and not t.isdigit() and not kill_words(t)]
+
     def suspicion(self, candidates: list[str], victim: str | None) -> list[tuple[str, float]]:
         """Candidates (never this seat) from most to least suspicious; ties go to the seat
-        questioned less so far, then to the candidates' order."""
-        scores = self.evidence.totals(self.crime_query(victim))
+        questioned less so far, then to the candidates' order. A seat's suspicion is its
+        evidence as a share of the most any candidate has, plus ``evasion_weight`` times how
+        far its answers fall short of the others' in speaking to the crime."""
+        query = self.crime_query(victim)
+        totals = self.evidence.totals(query)
         pool = [c for c in candidates if c != self.name] or list(candidates)
+        raw = {name: totals[name] + self.bonus[name] for name in pool}
+        top = max(raw.values(), default=0.0)
+        evasion = self.evasion(query)
+        score = {name: (raw[name] / top if top > 0 else 0.0)
+                 + self.config.evasion_weight * evasion.get(name, 0.0) for name in pool}
         ranked = sorted(enumerate(pool), key=lambda item: (
-            -(scores[item[1]] + self.bonus[item[1]]), self.asked[item[1]], item[0]))
-        return [(name, round(scores[name] + self.bonus[name], 3)) for _, name in ranked]
+            -score[item[1]], self.asked[item[1]], item[0]))
+        return [(name, round(score[name], 3)) for _, name in ranked]
+
+    def tied(self, victim: str | None, seats: list[str]) -> bool:
+        """Whether a text it holds names ``victim`` and concerns one of ``seats``."""
+        if victim is None:
+            return True
+        return any(self.names.mentioned(text, [victim]) and any(about.get(s) for s in seats)
+                   for text, about in zip(self.evidence.texts, self.evidence.about,
+                                          strict=True))
+
+    def evasion(self, query: str) -> dict[str, float]:
+        """How far each seat's answers fall short of the others' in speaking to the crime:
+        1 - its mean score for the crime query over the mean of every answering seat (0 for
+        a seat that says as much as the rest, or more)."""
+        scores = self.evidence.row_scores(query)
+        per_seat: dict[str, list[float]] = {}
+        for row, said in enumerate(self.evidence.said):
+            if said is not None and said[1] == "answer":
+                per_seat.setdefault(said[0], []).append(scores[row])
+        means = {seat: sum(v) / len(v) for seat, v in per_seat.items()}
+        overall = sum(means.values()) / len(means) if means else 0.0
+        if overall <= 0:
+            return {}
+        return {seat: max(0.0, 1 - mean / overall) for seat, mean in means.items()}
 
     def reason_about(self, suspect: str, victim: str | None) -> str:
         """The sayable own sentence naming ``suspect`` most related to the crime."""
@@ -530,9 +617,9 @@ class ExtractiveAgent(Agent):
         if isinstance(decision, AskQuestions):
             return self.ask(decision.candidates, decision.count, decision.victim)
         if isinstance(decision, CastVote):
-            suspect, score = self.suspicion(
-                [c for c in decision.candidates if c != NOBODY], decision.victim)[0]
-            if NOBODY in decision.candidates and score <= 0:
+            seats = [c for c in decision.candidates if c != NOBODY]
+            suspect, score = self.suspicion(seats, decision.victim)[0]
+            if NOBODY in decision.candidates and not self.tied(decision.victim, seats):
                 suspect = NOBODY  # nothing it heard ties anyone present to this death
             return Vote(target=suspect, reason=render(
                 "extractive", "vote_reason", self.lang, suspect=suspect, score=score))
@@ -595,7 +682,10 @@ class ExtractiveAgent(Agent):
         return first_person(text) if self.config.voice == "first" else text
 
     def ask(self, candidates: list[str], count: int, victim: str | None) -> Questions:
-        target, _ = self.suspicion(candidates, victim)[0]
+        """Questions to the candidate this seat has asked least so far, the most suspicious
+        among equals: it hears every seat on the crime before it votes."""
+        ranked = [name for name, _ in self.suspicion(candidates, victim)]
+        target = min(ranked, key=lambda name: (self.asked[name], ranked.index(name)))
         victim_name = victim or (self.victims[0] if self.victims else "")
         lines = render("extractive", "questions", self.lang, target=target, victim=victim_name,
                        quote=self.quote(target, victim)).splitlines()

@@ -45,10 +45,12 @@ from jubensha.engine.decisions import (
     Vote,
 )
 from jubensha.engine.events import ActStarted, ClueRevealed, Event, HostSpoke
-from jubensha.engine.narration import describe, rich_line
+from jubensha.engine.narration import describe, print_line
 from jubensha.engine.voting import NOBODY
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet
+from jubensha.scripts.naming import names_meant
+from jubensha.terminal import Terminal
 
 Reader = Callable[[str], str]
 """Shows a prompt and reads one line (``input``); raises EOFError when the input ended."""
@@ -208,9 +210,20 @@ def terminal_lock() -> asyncio.Lock:
     return _LOCKS[loop]
 
 
+class Ambiguous(ValueError):
+    """What was typed fits several options (a first name two seats share)."""
+
+    def __init__(self, answer: str, options: list[str]):
+        super().__init__(f"{answer!r} could be {' or '.join(options)}")
+        self.answer = answer
+        self.options = options
+
+
 def parse_choice(answer: str, options: Sequence[str], none: str | None = None) -> int | None:
-    """The index of the option chosen by number (1-based) or name, any case; None for 0 or
-    ``none`` when that is offered. ValueError otherwise."""
+    """The index of the option chosen by number (1-based) or name: whole, any case, or a
+    first or last name alone that fits one option (``scripts.naming``); None for 0 or
+    ``none`` when that is offered. ``Ambiguous`` when a part fits several options,
+    ValueError otherwise."""
     text = answer.strip().casefold()
     if text.isdigit():
         number = int(text)
@@ -221,9 +234,11 @@ def parse_choice(answer: str, options: Sequence[str], none: str | None = None) -
     elif none is not None and text == none.casefold():
         return None
     else:
-        for index, option in enumerate(options):
-            if option.casefold() == text:
-                return index
+        meant = names_meant(answer, options)
+        if len(meant) > 1:
+            raise Ambiguous(answer.strip(), meant)
+        if meant:
+            return list(options).index(meant[0])
     raise ValueError(f"{answer!r} is not one of the choices")
 
 
@@ -246,7 +261,7 @@ class ConsoleIO(HumanIO):
 
     def __init__(self, console: Console | None = None, read: Reader = input, *,
                  history: int = 20, handover: bool = False):
-        self.console = console or Console(highlight=False)
+        self.console = console or Terminal(highlight=False)
         self.read = read
         self.history = history
         self.handover = handover
@@ -274,7 +289,7 @@ class ConsoleIO(HumanIO):
 
     def print_event(self, event: Event) -> None:
         for line in describe(event, self.lang):
-            self.console.print(rich_line(line))
+            print_line(self.console, line, self.lang)
 
     def print_new_events(self) -> None:
         for event in self.view.events[self.shown:]:
@@ -369,8 +384,10 @@ class ConsoleIO(HumanIO):
             answer = await self.line(self.text("field", field="choice"))
             try:
                 return parse_choice(answer, options, none)
+            except Ambiguous as exc:
+                self.hint("ambiguous", typed=exc.answer, options=exc.options)
             except ValueError:
-                self.hint("choice", count=len(options), none=none is not None)
+                self.hint("choice", count=len(options), zero=none is not None)
 
     # -- decisions -----------------------------------------------------------------------
     async def answer(self, decision: Decision) -> Action:

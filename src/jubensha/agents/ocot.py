@@ -3,7 +3,8 @@ mysteries as in the PLAYER* paper's appendix C.2 (after Park et al. 2023, Zhao e
 
 Before each questioning turn the agent reflects on its objectives one at a time
 (``objective.reflect``: achieved or not, and what is still missing), then writes its
-questions from those reflections, its script and the dialogue (``question``). It answers in
+questions from those reflections, its script and the dialogue (``question``); the
+objectives and reflections stay in the seat's system prompt, apart from the dialogue. It answers in
 one call from its script and the dialogue (``answer``). The objectives are the character's
 own (the act's goals, else the final goals, else the mission); a sheet without any gets the
 side's default objectives (``prompts/ocot/*/objectives.j2``).
@@ -59,15 +60,17 @@ class OCoTAgent(BaselineAgent):
     async def ask(self, decision: AskQuestions) -> Questions:
         reflections = []
         for objective in self.objectives():
-            thought = await self.structured("objective.reflect", "ocot", "reflect",
-                                            objective, Reflection, objective=objective)
+            thought = await self.structured(
+                "objective.reflect", "ocot", "reflect", objective, Reflection,
+                render("ocot", "notes", self.lang, objective=objective, reflections=[]))
             reflections.append({"objective": objective, "achieved": thought.achieved,
                                 "reflection": thought.reflection})
         query = " ".join([self.victims_query(decision.victim),
                           *(r["reflection"] for r in reflections)])
         reply = await self.structured(
             "question", "ocot", "question", query,
-            questions_schema(decision.candidates, decision.count), reflections=reflections,
+            questions_schema(decision.candidates, decision.count),
+            render("ocot", "notes", self.lang, objective=None, reflections=reflections),
             candidates=decision.candidates, count=decision.count)
         return Questions(target=reply.target, questions=reply.questions)
 

@@ -98,6 +98,11 @@ def make_agent(spec: str) -> Agent:
     return GuardedAgent(agent)
 
 
+def model_free(spec: str) -> bool:
+    """Whether the architecture ``spec`` plays without a language model."""
+    return not make_agent(spec).uses_model
+
+
 def check_agent_spec(spec: str) -> str:
     """Validate ``spec`` by building one agent; returns it stripped."""
     make_agent(spec)

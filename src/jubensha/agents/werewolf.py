@@ -6,7 +6,8 @@ fixed list written by experts (the paper's table A2, ``prompts/werewolf/*/questi
 given the script and the dialogue; ``question.rewrite`` fits the picked questions to the case
 and the conversation. Answering takes three: ``answer.draft`` from the script and the
 dialogue, ``answer.reflect`` criticises the draft against the dialogue, ``answer.final``
-writes the answer the critique calls for. Everything else is ``BaselineAgent``'s.
+writes the answer the critique calls for; the draft and the critique stay in the seat's
+system prompt, the question in the user prompt. Everything else is ``BaselineAgent``'s.
 """
 
 from __future__ import annotations
@@ -69,7 +70,12 @@ class WerewolfAgent(BaselineAgent):
         values = {"asker": question.speaker, "question": question.text,
                   "murderer": self.seat.sheet.is_murderer, "sentences": self.config.sentences}
         draft = await self.text("answer.draft", "werewolf", "draft", question.text, **values)
-        reflection = await self.text("answer.reflect", "werewolf", "reflect",
-                                     f"{question.text} {draft}", draft=draft, **values)
-        return await self.text("answer.final", "werewolf", "final", None, draft=draft,
-                               reflection=reflection, **values)
+        # The draft and the critique are the seat's own thoughts: the system prompt's
+        # (BaselineAgent.messages), never part of what it was asked.
+        reflection = await self.text(
+            "answer.reflect", "werewolf", "reflect", f"{question.text} {draft}",
+            render("werewolf", "notes", self.lang, draft=draft, reflection=None), **values)
+        return await self.text(
+            "answer.final", "werewolf", "final", None,
+            render("werewolf", "notes", self.lang, draft=draft, reflection=reflection),
+            **values)

@@ -82,6 +82,9 @@ class Agent(ABC):
     """A player. Subclasses keep their own memory of what they observed."""
 
     architecture: str = "agent"
+    uses_model: bool = True
+    """False for an architecture that plays without a language model: its games are the
+    same whatever model a spec names for it."""
     timed: bool = True
     """False for a seat played by a person: the table's decision timeout, a guard against
     stuck model calls, does not apply to someone thinking about their move."""

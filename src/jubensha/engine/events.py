@@ -80,6 +80,8 @@ class Investigated(_Event):
     seat: str
     location: str
     clue_ids: list[str] = Field(default_factory=list)
+    clue_titles: list[str] = Field(default_factory=list, description="What people read of "
+                                   "the clues found: their titles (logs before: none).")
 
 
 class ActStarted(_Event):
@@ -132,6 +134,8 @@ class GameEnded(_Event):
     outcomes: list[VictimOutcome]
     winner: Literal["civilians", "murderers", "none"]
     truth: str = ""
+    solution: bool = Field(True, description="False: the script records no solution, so "
+                           "the vote names nobody as caught and nobody won.")
 
 
 class Failure(_Event):

@@ -15,12 +15,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from jubensha.engine.agent import Agent, CharacterSheet, SeatContext
-from jubensha.engine.events import GameEnded, StageStarted, VictimOutcome
+from jubensha.engine.events import GameEnded, VictimOutcome
 from jubensha.engine.procedure import Procedure
-from jubensha.engine.registry import stage_kind
-from jubensha.engine.stages import end_game
-from jubensha.engine.table import AskHook, EventSink, Table, VoteRecord
-from jubensha.engine.voting import Winner
+from jubensha.engine.stages import end_game, run_stage
+from jubensha.engine.table import AskHook, EventSink, Table, TableState, VoteRecord
+from jubensha.engine.voting import Winner, records_solution
 from jubensha.llm.base import Embedder, Model
 from jubensha.scripts.model import Language, Script
 
@@ -47,8 +46,12 @@ class GameResult(BaseModel):
     failures: int
     decisions: int = 0
     fallbacks: int = Field(0, description="Decisions answered by the table's default.")
-    degraded: bool = Field(False, description="More than the game's share of decisions "
-                           "fell back: the game was not really played, it is no result.")
+    solution: bool = Field(True, description="False: the script records no solution; "
+                           "nothing that needs one (the winner, identification) is scored.")
+    degraded: bool = Field(False, description="Nobody really played the game (see "
+                           "``no_result``): it is a failed game, never a result.")
+    no_result: str = Field("", description="Why the game is no result: a decisive round "
+                           "defaulted for most seats, or too many decisions fell back.")
     events: int
     duration_s: float
     extra: dict[str, Any] = Field(
@@ -57,7 +60,23 @@ class GameResult(BaseModel):
 
 
 DEGRADED_SHARE = 0.5
-"""A game in which more than this share of decisions fell back to defaults is degraded."""
+"""A game in which this share of its decisions or more fell back to defaults is no result."""
+
+
+def no_result(state: TableState, share: float = DEGRADED_SHARE) -> str:
+    """Why a game nobody really played is no result ('' when it was played): a decisive
+    round (a vote, the accusations that choose the suspects) whose answer fell back for most
+    of the seats asked, or ``share`` of all decisions or more that fell back. The same rule
+    for every number of players."""
+    for label, seats in state.decisive.items():
+        defaulted = sum(seats.values())
+        if defaulted * 2 > len(seats):
+            return (f"{label} fell back to the table's default for {defaulted} of "
+                    f"{len(seats)} seats")
+    if state.fallbacks and state.fallbacks >= share * state.decisions:
+        return (f"{state.fallbacks} of {state.decisions} decisions fell back to the table's "
+                f"defaults ({share:.0%} or more)")
+    return ""
 
 
 class GameSetupError(ValueError):
@@ -87,13 +106,14 @@ class Game:
         if missing or unknown:
             raise GameSetupError(f"seats must be the script's characters: missing {missing}, "
                                  f"unknown {unknown}")
+        procedure.check_acts(script)
         self.script = script
         self.procedure = procedure
         self.seats = dict(seats)
         self.seed = seed
         self.language: Language = language or script.language
         self.degraded_share = degraded_share
-        self.table = Table(script, procedure, {n: s.agent for n, s in seats.items()},
+        self.table = Table(script, procedure.voting, {n: s.agent for n, s in seats.items()},
                            turn_order(script.names, seed, shuffle), seed=seed,
                            language=self.language, sinks=sinks, on_ask=on_ask,
                            decision_timeout_s=decision_timeout_s)
@@ -114,16 +134,9 @@ class Game:
                 await seat.agent.start(context)
             except Exception as exc:  # noqa: BLE001  (the seat plays on with what it has)
                 await table.fail(name, "start", f"{type(exc).__name__}: {exc}", None)
-        specs = self.procedure.stages
-        for index, (spec, stage_id) in enumerate(zip(specs, self.procedure.stage_ids(),
-                                                     strict=True)):
-            kind = stage_kind(spec.kind)
-            table.begin_stage(index, stage_id)
-            if kind.skip is not None and kind.skip(spec, table):
-                continue
-            title = spec.title or table.host_text("title", kind=spec.kind, id=spec.id)
-            await table.emit(StageStarted(kind=spec.kind, title=title))
-            await kind.run(spec, table)
+        specs = self.procedure.with_ids().stages
+        for index, spec in enumerate(specs):
+            await run_stage(spec, table, index)
         if not table.state.ended and table.state.outcomes:
             table.begin_stage(len(specs), "end")
             await end_game(table, audience=[], truth=False)
@@ -134,10 +147,12 @@ class Game:
         ended = [event for event in table.events if isinstance(event, GameEnded)]
         won = ended[-1].winner if ended else "none"
         state = table.state
-        degraded = state.decisions > 0 and state.fallbacks / state.decisions > self.degraded_share
+        reason = no_result(state, self.degraded_share)
         return GameResult(script_id=self.script.id, procedure=self.procedure.name,
                           seed=self.seed, language=self.language, order=table.seats,
                           winner=won, outcomes=state.outcomes, votes=state.votes,
                           failures=table.failures, decisions=state.decisions,
-                          fallbacks=state.fallbacks, degraded=degraded, events=len(table.events),
+                          fallbacks=state.fallbacks, degraded=bool(reason), no_result=reason,
+                          solution=records_solution(self.script),
+                          events=len(table.events),
                           duration_s=round(duration_s, 3), extra=table.state.extra)

@@ -3,6 +3,8 @@
 Presets are YAML files in ``engine/presets/`` (the same format a user writes for
 ``--procedure path.yaml``); other packages may add presets with ``register_preset``. Every
 error in a procedure file is a ``ProcedureError`` naming the file, the field and the problem.
+A procedure that would leave an act of a script unplayed, or ask for a vote before the last
+act, refuses that script before the game starts (``check_acts``).
 """
 
 from __future__ import annotations
@@ -17,9 +19,17 @@ from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationErr
 from jubensha.engine import stages as _builtin_stages  # noqa: F401  (registers the kinds)
 from jubensha.engine import stages_mirage as _mirage_stages  # noqa: F401
 from jubensha.engine import stages_whodunit as _whodunit_stages  # noqa: F401
-from jubensha.engine.registry import StageSpec, UnknownName, load_plugins, stage_kind
+from jubensha.engine.acts import last_act, playable_acts
+from jubensha.engine.registry import (
+    StageSpec,
+    UnknownName,
+    load_plugins,
+    specs_by_kind,
+    stage_kind,
+)
 from jubensha.engine.voting import VotingRules
 from jubensha.safeload import DocumentError, is_path, read_document
+from jubensha.scripts.model import Script
 from jubensha.scripts.validation import Problem
 
 
@@ -45,26 +55,91 @@ class Procedure(BaseModel):
     @classmethod
     def _by_kind(cls, value: Any) -> Any:
         """Validate each stage with the options model of its kind (a registry lookup)."""
-        if not isinstance(value, list):
-            return value
-        return [stage_kind(str(item.get("kind"))).spec.model_validate(item)
-                if isinstance(item, dict) else item for item in value]
+        return specs_by_kind(value)
 
-    def stage_ids(self) -> list[str]:
-        """Each stage's id: its own, else its kind, numbered from the second repeat on."""
+    def with_ids(self) -> Procedure:
+        """A copy in which every stage, those inside blocks too, carries its id: its own,
+        else its kind, numbered from the second repeat on."""
         seen: dict[str, int] = {}
-        ids = []
-        for spec in self.stages:
+
+        def named(spec: StageSpec) -> StageSpec:
             base = spec.id or spec.kind
             seen[base] = seen.get(base, 0) + 1
-            ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
-        return ids
+            update: dict[str, Any] = {"id": base if seen[base] == 1 else f"{base}-{seen[base]}"}
+            if inner := spec.substages():
+                update["stages"] = [named(child) for child in inner]
+            return spec.model_copy(update=update)
+
+        return self.model_copy(update={"stages": [named(spec) for spec in self.stages]})
+
+    def stage_ids(self) -> list[str]:
+        """Every stage's id, blocks followed by the stages they hold."""
+        def ids(specs: list[StageSpec]) -> list[str]:
+            return [name for spec in specs for name in [spec.id, *ids(spec.substages())]]
+
+        return ids(self.with_ids().stages)
+
+    def announced_stages(self, script: Script) -> list[StageSpec]:
+        """The stages a game of ``script`` announces at most, in order, with the ids their
+        ``StageStarted`` events carry: a block's stages once per act from the act the game
+        is in when the block begins (``open_questioning-act2``). A progress display counts
+        and names stages by it."""
+        playable, last = playable_acts(script), last_act(script)
+        found: list[StageSpec] = []
+        act = 1
+        for spec in self.with_ids().stages:
+            if spec.substages():
+                acts = [n for n in playable if n >= act]
+                found += [inner if n == acts[0] else
+                          inner.model_copy(update={"id": f"{inner.id}-act{n}"})
+                          for n in acts for inner in spec.substages()]
+            elif spec.announced:
+                found.append(spec)
+            act = spec.act_after(act, last)
+        return found
+
+    def stage_count(self, script: Script) -> int:
+        """How many stages a game of ``script`` announces at most (a progress total)."""
+        return len(self.announced_stages(script))
+
+    def unplayed_acts(self, script: Script) -> tuple[list[int], bool]:
+        """The acts of ``script`` this procedure never reaches, and whether it asks who the
+        culprit is (a vote) before the last act."""
+        last = last_act(script)
+        act, early = 1, False
+        for spec in self.stages:
+            decides = spec.decides or any(inner.decides for inner in spec.substages())
+            early = early or (decides and act < last)
+            act = spec.act_after(act, last)
+        return [n for n in playable_acts(script) if n > act], early
+
+    def check_acts(self, script: Script) -> None:
+        """Refuse, in one line, a script whose acts this procedure cannot all play."""
+        unplayed, early = self.unplayed_acts(script)
+        if not unplayed and not early:
+            return
+        acts = playable_acts(script)
+        problem = (f"votes before act {acts[-1]} is played" if early and not unplayed else
+                   f"never plays act{'s' if len(unplayed) > 1 else ''} "
+                   f"{', '.join(map(str, unplayed))}")
+        able = [name for name in presets() if not _fails(name, script)]
+        raise ProcedureError(self.name, [_problem("stages", (
+            f"{script.id!r} is played in {len(acts)} acts ({', '.join(map(str, acts))}) and "
+            f"this procedure {problem}; presets that play every act: {', '.join(able)}"))])
 
     def with_options(self, *, rounds: int | None = None,
                      questions: int | None = None) -> Procedure:
         """A copy whose open rounds use ``rounds`` and ``questions`` per turn."""
         stages = [spec.scaled(rounds=rounds, questions=questions) for spec in self.stages]
         return self.model_copy(update={"stages": stages})
+
+
+def _fails(name: str, script: Script) -> bool:
+    try:
+        unplayed, early = find_procedure(name).unplayed_acts(script)
+    except ProcedureError:
+        return True
+    return bool(unplayed) or early
 
 
 def presets_dir() -> Path:
@@ -126,12 +201,12 @@ def parse_procedure(data: Any, source: str) -> Procedure:
     return Procedure.model_validate(data)
 
 
-def _stage_problems(stages: Any) -> list[Problem]:
+def _stage_problems(stages: Any, field: str = "stages") -> list[Problem]:
     if not isinstance(stages, list) or not stages:
-        return [_problem("stages", "expected a non-empty list of stages")]
+        return [_problem(field, "expected a non-empty list of stages")]
     problems = []
     for index, item in enumerate(stages):
-        where = f"stages[{index}]"
+        where = f"{field}[{index}]"
         if not isinstance(item, dict):
             problems.append(_problem(where, "expected a mapping with a `kind`"))
             continue
@@ -140,11 +215,16 @@ def _stage_problems(stages: Any) -> list[Problem]:
         except UnknownName as exc:
             problems.append(_problem(f"{where}.kind", str(exc)))
             continue
+        nested = item.get("stages")
+        inner = (_stage_problems(nested, f"{where}.stages")
+                 if "stages" in spec.model_fields and isinstance(nested, list) else [])
         try:
             spec.model_validate(item)
         except ValidationError as exc:
             problems += [_problem(f"{where}.{_field(err['loc'])}", _message(err))
-                         for err in exc.errors()]
+                         for err in exc.errors()
+                         if not (inner and err["loc"][:1] == ("stages",))]
+        problems += inner
     return problems
 
 

@@ -1,8 +1,10 @@
 """The registry of stage kinds: a stage kind is an options model plus an async runner.
 
 A procedure names stages by ``kind``; the engine looks the kind up here, validates the
-stage's options with the kind's model and runs it with the table (``engine.table.Table``).
-Other packages add kinds with ``@register_stage(TheirSpec)`` in their own module; to make a
+stage's options with the kind's model and runs it with the table. The registry knows neither
+the table nor the procedure: stage modules import it to register, the procedure to look kinds
+up, so the engine reads top-down (game → procedure → stage kinds → table, registry). Other
+packages add kinds with ``@register_stage(TheirSpec)`` in their own module; to make a
 kind usable by name from YAML or the CLI without an import, the module is declared as an
 entry point in the ``jubensha.stages`` group, which is loaded the first time a name is missing.
 """
@@ -12,12 +14,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from importlib import metadata
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
-
-if TYPE_CHECKING:
-    from jubensha.engine.table import Table
 
 ENTRY_POINT_GROUP = "jubensha.stages"
 
@@ -38,10 +37,26 @@ class StageSpec(BaseModel):
         open rounds override it, the others ignore both."""
         return self
 
+    decides: ClassVar[bool] = False
+    """Asks the seats who the culprit is (a vote, an accusation): every act of the script
+    must have been played before this stage."""
+    announced: ClassVar[bool] = True
+    """Opens with a ``StageStarted`` event; a stage that only holds other stages does not."""
+
+    def act_after(self, act: int, last: int) -> int:
+        """The act the game is in once this stage has run from ``act`` (``last``: the
+        script's last act). Kinds that start acts override it."""
+        return act
+
+    def substages(self) -> list[StageSpec]:
+        """The stages this one runs in turn (a block of stages); none for most kinds."""
+        return []
+
 
 S = TypeVar("S", bound=StageSpec)
-Runner = Callable[[Any, "Table"], Awaitable[None]]
-Skip = Callable[[Any, "Table"], bool]
+Runner = Callable[[Any, Any], Awaitable[None]]
+"""``runner(spec, table)``: the registry does not need to know what a table is."""
+Skip = Callable[[Any, Any], bool]
 
 
 @dataclass(frozen=True)
@@ -105,6 +120,24 @@ def stage_kind(name: str) -> StageKind:
     except KeyError:
         known = ", ".join(sorted(_KINDS))
         raise UnknownName(f"unknown stage kind {name!r} (known: {known})") from None
+
+
+def specs_by_kind(value: Any) -> Any:
+    """Each mapping of a stage list validated with the options model of its kind (a kind
+    nobody registered is a ValueError, so it is reported like any invalid field)."""
+    if not isinstance(value, list):
+        return value
+    specs = []
+    for item in value:
+        if not isinstance(item, dict):
+            specs.append(item)
+            continue
+        try:
+            kind = stage_kind(str(item.get("kind")))
+        except UnknownName as exc:
+            raise ValueError(str(exc)) from None
+        specs.append(kind.spec.model_validate(item))
+    return specs
 
 
 def stage_kinds() -> dict[str, StageKind]:

@@ -1,14 +1,18 @@
-"""The built-in stage kinds: act, introduction, questioning, clues, statement, accusation,
-vote and reveal. Each is an options model and a runner registered in ``engine.registry``;
-see ``docs/procedures.md`` for what each does and which paper it follows."""
+"""The built-in stage kinds: act, acts, introduction, questioning, clues, statement,
+accusation, vote and reveal. Each is an options model and a runner registered in
+``engine.registry``; see ``docs/procedures.md`` for what each does and which paper it
+follows. ``run_stage`` runs any registered kind: the game runs its procedure with it, and
+the ``acts`` kind its stages once per act."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializeAsAny, field_validator
 
+from jubensha.engine.acts import playable_acts
 from jubensha.engine.decisions import (
     Accusation,
     Accuse,
@@ -26,9 +30,10 @@ from jubensha.engine.events import (
     ClueRevealed,
     GameEnded,
     Spoke,
+    StageStarted,
     VoteCast,
 )
-from jubensha.engine.registry import StageSpec, register_stage
+from jubensha.engine.registry import StageSpec, register_stage, specs_by_kind, stage_kind
 from jubensha.engine.table import Check, Table, VoteRecord
 from jubensha.engine.voting import (
     NOBODY,
@@ -37,6 +42,7 @@ from jubensha.engine.voting import (
     count_votes,
     offers_nobody,
     outcome,
+    records_solution,
     victims_to_vote,
     winner,
 )
@@ -135,6 +141,25 @@ async def speak_in_turn(table: Table, seat: str, kind: Literal["introduction", "
     await table.emit(Spoke(speaker=seat, kind=kind, text=action.text))
 
 
+_NUMBERED = re.compile(r"(-\d+)?(-act\d+)?$")
+"""What ``Procedure.with_ids`` and the ``acts`` kind add to a stage's own id."""
+
+
+# -- running a stage -------------------------------------------------------------------------
+async def run_stage(spec: StageSpec, table: Table, key: int | str) -> None:
+    """Run one stage of any registered kind: seed it by ``key``, skip it when its kind says
+    there is nothing to do, announce it, run it."""
+    kind = stage_kind(spec.kind)
+    table.begin_stage(key, spec.id or spec.kind)
+    if kind.skip is not None and kind.skip(spec, table):
+        return
+    if spec.announced:
+        named = _NUMBERED.sub("", spec.id)  # the host's title of "open_questioning-2"
+        title = spec.title or table.host_text("title", kind=spec.kind, id=named)
+        await table.emit(StageStarted(kind=spec.kind, title=title))
+    await kind.run(spec, table)
+
+
 # -- act -----------------------------------------------------------------------------------
 class ActSpec(StageSpec):
     """Start an act: its public text to everyone, each seat's act sheet privately. Act 1 is
@@ -143,6 +168,10 @@ class ActSpec(StageSpec):
     kind: Literal["act"] = "act"
     act: int | Literal["next"] = Field("next", description="An act number, or the next act.")
 
+    def act_after(self, act: int, last: int) -> int:
+        number = act + 1 if self.act == "next" else self.act
+        return number if number <= last else act
+
 
 def _act_number(spec: ActSpec, table: Table) -> int:
     return table.state.act + 1 if spec.act == "next" else spec.act
@@ -150,15 +179,14 @@ def _act_number(spec: ActSpec, table: Table) -> int:
 
 def _no_such_act(spec: ActSpec, table: Table) -> bool:
     number = _act_number(spec, table)
-    has_text = any(act.number == number for act in table.script.acts)
-    has_sheet = any(c.act_sheet(number) for c in table.script.characters)
-    return number > 1 and not (has_text or has_sheet)
+    return number > 1 and number not in playable_acts(table.script)
 
 
 @register_stage(ActSpec, skip=_no_such_act)
 async def run_act(spec: ActSpec, table: Table) -> None:
     number = _act_number(spec, table)
     table.state.act = number
+    table.state.started.add(number)
     act = next((a for a in table.script.acts if a.number == number), None)
     await table.say("distribution" if number == 1 else "act_started", act=number,
                     title=act.title if act else "")
@@ -168,6 +196,58 @@ async def run_act(spec: ActSpec, table: Table) -> None:
         sheet = table.script.character(seat).act_sheet(number)
         if sheet is not None:
             await table.emit(ActStarted(act=number, sheet=sheet, audience=[seat]))
+
+
+# -- acts ----------------------------------------------------------------------------------
+class ActsSpec(StageSpec):
+    """Play every act of the script in turn: for the current act and then each later one
+    (started as by ``act``: its public text, each seat's sheet), run ``stages``. On a
+    one-act script the stages run once. Stages repeated in a later act carry the act in
+    their id (``open_questioning-act2``)."""
+
+    kind: Literal["acts"] = "acts"
+    stages: list[SerializeAsAny[StageSpec]] = Field(
+        min_length=1, description="The stages each act runs, in order.")
+    announced: ClassVar[bool] = False
+
+    @field_validator("stages", mode="before")
+    @classmethod
+    def _by_kind(cls, value: Any) -> Any:
+        if isinstance(value, list) and any(isinstance(item, dict) and item.get("kind") ==
+                                           "acts" for item in value):
+            raise ValueError("an `acts` stage cannot hold another `acts` stage")
+        return specs_by_kind(value)
+
+    def act_after(self, act: int, last: int) -> int:
+        return last
+
+    def substages(self) -> list[StageSpec]:
+        return list(self.stages)
+
+    def scaled(self, *, rounds: int | None = None, questions: int | None = None) -> ActsSpec:
+        stages = [spec.scaled(rounds=rounds, questions=questions) for spec in self.stages]
+        return self.model_copy(update={"stages": stages})
+
+
+def acts_from(table: Table) -> list[int]:
+    """The current act (when not over yet) and every later act with content."""
+    return [n for n in playable_acts(table.script) if n >= table.state.act]
+
+
+@register_stage(ActsSpec)
+async def run_acts(spec: ActsSpec, table: Table) -> None:
+    block = table.stage
+    acts = acts_from(table)
+    for act in acts:
+        if act not in table.state.started:
+            table.begin_stage(f"{block}:act{act}", block)
+            await run_act(ActSpec(act=act), table)
+        for index, inner in enumerate(spec.stages):
+            stage_id = inner.id or inner.kind
+            if act != acts[0]:
+                stage_id = f"{stage_id}-act{act}"
+            await run_stage(inner.model_copy(update={"id": stage_id}), table,
+                            f"{block}.{index}:act{act}")
 
 
 # -- introduction --------------------------------------------------------------------------
@@ -290,16 +370,21 @@ class AccusationSpec(StageSpec):
 
     kind: Literal["accusation"] = "accusation"
     self_allowed: bool = False
+    decides: ClassVar[bool] = True
 
 
-async def collect_accusations(table: Table, *, self_allowed: bool = False) -> None:
-    """Each seat in turn accuses one seat or no one, publicly; kept in the table's state."""
+async def collect_accusations(table: Table, *, self_allowed: bool = False,
+                              decisive: bool = False) -> None:
+    """Each seat in turn accuses one seat or no one, publicly; kept in the table's state.
+    ``decisive``: the accusations decide the vote (its candidates), so a round of them
+    mostly defaulted makes the game no result."""
     for seat in table.seats:
         await table.say("accuse", to=seat)
         candidates = list(table.seats) if self_allowed else table.others(seat)
         action = await table.ask(seat, Accuse(candidates=candidates),
                                  fallback=lambda: Accusation(target=None),
-                                 check=check_choice(candidates, Accusation))
+                                 check=check_choice(candidates, Accusation),
+                                 decisive=decisive)
         assert isinstance(action, Accusation)
         event = await table.emit(Accused(accuser=seat, accused=action.target,
                                          reason=action.reason))
@@ -319,13 +404,14 @@ class VoteSpec(StageSpec):
     ``voting``."""
 
     kind: Literal["vote"] = "vote"
+    decides: ClassVar[bool] = True
 
 
 async def collect_ballots(table: Table, victim: str | None, among: list[str] | None, *,
                           accused: list[str] | None = None, public: bool = False) -> Ballots:
     """Every seat's vote on ``victim``, asked concurrently, among ``among`` (all seats when
     None); each ballot is a VoteCast event, log-only unless ``public``."""
-    rules = table.procedure.voting
+    rules = table.voting
     if accused is None:
         accused = [a.accused for a in table.state.accusations if a.accused]
     asks = []
@@ -348,7 +434,7 @@ async def collect_ballots(table: Table, victim: str | None, among: list[str] | N
 
 def nobody_label(table: Table) -> str:
     """What the host tells seats to answer for "nobody here" ('' when not offered)."""
-    return NOBODY if offers_nobody(table.script, table.procedure.voting) else ""
+    return NOBODY if offers_nobody(table.script, table.voting) else ""
 
 
 BallotBox = Callable[[Table, str | None, list[str] | None], Awaitable[Ballots]]
@@ -358,7 +444,7 @@ async def vote_per_victim(table: Table, call_vote: Callable[[str | None], Awaita
                           ballot_box: BallotBox = collect_ballots) -> None:
     """For each victim (or once, for "the murderer"): call the vote, collect the ballots,
     re-vote among the tied when the rules say so, and record the outcome."""
-    rules = table.procedure.voting
+    rules = table.voting
     for victim in victims_to_vote(table.script, rules):
         table.round = None
         await call_vote(victim)
@@ -390,13 +476,14 @@ class RevealSpec(StageSpec):
 
 async def end_game(table: Table, *, audience: Audience = "public", truth: bool = True) -> None:
     """Emit the GameEnded event with the outcomes so far (the reveal, or a log-only record)."""
-    rules = table.procedure.voting
+    rules = table.voting
     story = ""
     if truth and table.script.truth is not None:
         story = table.script.truth.narrative or table.script.truth.solution
     await table.emit(GameEnded(outcomes=table.state.outcomes,
                                winner=winner(table.state.outcomes, table.murderers, rules),
-                               truth=story, audience=audience))
+                               truth=story, solution=records_solution(table.script),
+                               audience=audience))
     table.state.ended = True
 
 

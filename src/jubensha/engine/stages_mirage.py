@@ -16,7 +16,7 @@ totals and the speaker's running totals) and ``verdicts`` (the combined score pe
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -40,6 +40,7 @@ from jubensha.engine.registry import StageSpec, register_stage
 from jubensha.engine.stages import (
     ActSpec,
     CluesSpec,
+    acts_from,
     check_speech,
     collect_accusations,
     collect_ballots,
@@ -157,6 +158,9 @@ class ConversationSpec(StageSpec):
                questions: int | None = None) -> ConversationSpec:
         return self.model_copy(update={"rounds": rounds}) if rounds else self
 
+    def act_after(self, act: int, last: int) -> int:
+        return last if self.acts == "all" else act
+
 
 def hidden_clues(table: Table, location: str | None = None) -> list[Clue]:
     """Clues still hidden at a place (any place when None) in the acts released so far."""
@@ -236,7 +240,8 @@ async def investigate(spec: ConversationSpec, table: Table, seat: str, action: I
                          rated, spec.ratings)
     found = hidden_clues(table, action.location)[:1]
     await table.emit(Investigated(seat=seat, location=action.location,
-                                  clue_ids=[clue.id for clue in found]))
+                                  clue_ids=[clue.id for clue in found],
+                                  clue_titles=[clue.title or clue.id for clue in found]))
     for clue in found:
         table.state.released.add(clue.id)
         await table.emit(ClueRevealed(clue_id=clue.id, title=clue.title, text=clue.text,
@@ -247,9 +252,7 @@ async def investigate(spec: ConversationSpec, table: Table, seat: str, action: I
 def _acts_to_play(spec: ConversationSpec, table: Table) -> list[int]:
     if spec.acts == "current":
         return [table.state.act]
-    numbers = {act.number for act in table.script.acts}
-    numbers |= {sheet.act for c in table.script.characters for sheet in c.acts}
-    return [table.state.act, *sorted(n for n in numbers if n > table.state.act)]
+    return [table.state.act, *(n for n in acts_from(table) if n > table.state.act)]
 
 
 @register_stage(ConversationSpec)
@@ -280,6 +283,7 @@ class AccusationVoteSpec(StageSpec):
     accumulated from the ratings; the highest score is the accused culprit."""
 
     kind: Literal["accusation_vote"] = "accusation_vote"
+    decides: ClassVar[bool] = True
     accuse: bool = Field(True, description="Ask for accusations first (paper, 2.1 C); "
                                            "off: the vote is over every seat.")
     among: Literal["accused", "all"] = "accused"
@@ -314,7 +318,7 @@ def leaders(scores: dict[str, float]) -> list[str]:
 
 async def accusations(table: Table) -> list[str]:
     """Each seat in turn accuses one other seat or no one; the distinct accused, in order."""
-    await collect_accusations(table)
+    await collect_accusations(table, decisive=True)
     return list(dict.fromkeys(a.accused for a in table.state.accusations if a.accused))
 
 
@@ -322,7 +326,7 @@ async def accusations(table: Table) -> list[str]:
 async def run_accusation_vote(spec: AccusationVoteSpec, table: Table) -> None:
     accused = await accusations(table) if spec.accuse else []
     suspects = accused if spec.among == "accused" and accused else list(table.seats)
-    rules = table.procedure.voting
+    rules = table.voting
     for victim in victims_to_vote(table.script, rules):
         table.round = None
         nobody = nobody_label(table)
@@ -354,7 +358,7 @@ def resolve_tie(table: Table, top: list[str]) -> list[str]:
     a re-vote eliminates no one)."""
     if len(top) <= 1:
         return top
-    ties = table.procedure.voting.ties
+    ties = table.voting.ties
     if ties == "all":
         return top
     if ties == "random":

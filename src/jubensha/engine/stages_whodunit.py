@@ -15,7 +15,7 @@ What the stages parse is kept in ``table.state.extra["whodunit"]`` (copied into 
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -134,11 +134,12 @@ class OpenVoteSpec(StageSpec):
     X"); the procedure's voting rules count the ballots."""
 
     kind: Literal["open_vote"] = "open_vote"
+    decides: ClassVar[bool] = True
 
 
 async def open_ballots(table: Table, victim: str | None, among: list[str] | None
                        ) -> dict[str, str | None]:
-    rules = table.procedure.voting
+    rules = table.voting
     ballots: dict[str, str | None] = {}
     for voter in table.seats:
         candidates = ballot_candidates(voter, table.seats, table.script, rules, victim, among)

@@ -5,7 +5,9 @@ the shared state; it makes events happen with ``emit`` (the runner states the au
 table numbers the event, logs it and hands it to exactly the seats that may see it); it asks
 seats for decisions with ``ask``, which never raises: a failed or invalid answer becomes a
 ``Failure`` event (log only) and the runner's fallback action. ``rng`` is seeded per stage so
-tie breaks and fallbacks do not depend on what ran before.
+tie breaks and fallbacks do not depend on what ran before. The table also holds the rule that
+nobody is asked who the culprit is before every act has been played (``engine.acts``), and
+counts each decisive decision's fallbacks per seat so a game of defaults is no result.
 """
 
 from __future__ import annotations
@@ -15,14 +17,16 @@ import inspect
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel
 
+from jubensha.engine.acts import ActNotPlayed, last_act
 from jubensha.engine.agent import Agent, UnsupportedDecision
 from jubensha.engine.decisions import (
     Accusation,
     Action,
+    CastVote,
     Decision,
     Investigate,
     Questions,
@@ -33,17 +37,16 @@ from jubensha.engine.decisions import (
 )
 from jubensha.engine.defaults import default_action
 from jubensha.engine.events import Accused, Event, Failure, HostSpoke, VictimOutcome
+from jubensha.engine.voting import VotingRules
 from jubensha.prompts import render
 from jubensha.scripts.model import Language, Script
-
-if TYPE_CHECKING:
-    from jubensha.engine.procedure import Procedure
 
 EventSink = Callable[[Event], Awaitable[None] | None]
 """Receives every event, whatever its audience (the run log, a live transcript)."""
 
-AskHook = Callable[[str, Decision], None]
-"""Told which seat is being asked what, before it answers (progress displays)."""
+AskHook = Callable[[str, Decision], Callable[[], None] | None]
+"""Told which seat is being asked what, before it answers (progress displays); what it
+returns, when callable, is called once the seat has answered (or failed to)."""
 
 Check = Callable[[Any], tuple[Any, str | None]]
 """Validates an action: returns the action to use and, when it had to change it, why."""
@@ -70,6 +73,8 @@ class TableState:
     the game's result, so it holds JSON data only."""
 
     act: int = 1
+    started: set[int] = field(default_factory=set)
+    """Acts whose sheets and public text were handed out."""
     released: set[str] = field(default_factory=set)
     accusations: list[Accused] = field(default_factory=list)
     votes: list[VoteRecord] = field(default_factory=list)
@@ -78,6 +83,9 @@ class TableState:
     decisions: int = 0
     """Decisions asked of seats; ``fallbacks`` of them were answered by the table's default."""
     fallbacks: int = 0
+    decisive: dict[str, dict[str, bool]] = field(default_factory=dict)
+    """Each decisive round (one vote, the accusations that pick the suspects) → seat →
+    whether its answer fell back to the table's default."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -88,13 +96,25 @@ def purpose_of(decision: BaseModel) -> str:
     return str(getattr(decision, "type", type(decision).__name__))
 
 
+def decisive_round(decision: Decision, decisive: bool | None) -> str | None:
+    """The label of the decisive round ``decision`` belongs to, or None when it decides
+    nothing: a vote always decides, an accusation when its stage says so."""
+    if isinstance(decision, CastVote):
+        victim = f" on {decision.victim}" if decision.victim else ""
+        again = "re-vote" if (decision.round or 1) > 1 else "vote"
+        return f"the {again}{victim} (stage {decision.stage})"
+    if decisive:
+        return f"the {purpose_of(decision)}s (stage {decision.stage})"
+    return None
+
+
 class Table:
-    def __init__(self, script: Script, procedure: Procedure, agents: Mapping[str, Agent],
+    def __init__(self, script: Script, voting: VotingRules, agents: Mapping[str, Agent],
                  order: Sequence[str], *, seed: int, language: Language,
                  sinks: Sequence[EventSink] = (), on_ask: AskHook | None = None,
                  decision_timeout_s: float | None = None):
         self.script = script
-        self.procedure = procedure
+        self.voting = voting
         self.agents = dict(agents)
         self.seats = list(order)
         self.seed = seed
@@ -120,10 +140,22 @@ class Table:
     def failures(self) -> int:
         return sum(isinstance(event, Failure) for event in self.events)
 
-    def begin_stage(self, index: int, stage_id: str) -> None:
+    def begin_stage(self, key: int | str, stage_id: str) -> None:
+        """Enter a stage: ``key`` seeds its generator (its place in the procedure)."""
         self.stage = stage_id
         self.round = None
-        self.rng = random.Random(f"{self.seed}:stage:{index}")
+        self.rng = random.Random(f"{self.seed}:stage:{key}")
+
+    def require_every_act(self, decision: Decision) -> None:
+        """Nobody is asked who the culprit is before the last act has started."""
+        last = last_act(self.script)
+        if self.state.act < last:
+            about = f" about {decision.victim}" if isinstance(decision, CastVote) and \
+                decision.victim else ""
+            raise ActNotPlayed(
+                f"stage {self.stage!r} asks a {purpose_of(decision)}{about} in act "
+                f"{self.state.act}, but {self.script.id!r} has {last} acts: every act must "
+                "be played first")
 
     # -- events ----------------------------------------------------------------------------
     async def emit(self, event: Event) -> Event:
@@ -166,32 +198,47 @@ class Table:
 
     # -- decisions -------------------------------------------------------------------------
     async def ask(self, seat: str, decision: Decision, *, fallback: Callable[[], Action],
-                  check: Check | None = None) -> Action:
-        """The seat's action for ``decision``; never raises (failures fall back, recorded)."""
+                  check: Check | None = None, decisive: bool | None = None) -> Action:
+        """The seat's action for ``decision``; never raises for the seat (failures fall
+        back, recorded). A vote, or an accusation asked as ``decisive``, counts toward the
+        rule that a game whose decisive rounds were mostly defaulted is no result; either
+        asked before the last act raises ``ActNotPlayed``."""
         decision = decision.model_copy(update={"stage": self.stage, "round": self.round})
+        if decision.type in ("vote", "accuse"):
+            self.require_every_act(decision)
         self.state.decisions += 1
-        if self._on_ask is not None:
-            self._on_ask(seat, decision)
+        answered = self._on_ask(seat, decision) if self._on_ask is not None else None
+        try:
+            action, fell_back = await self._answer(seat, decision, fallback, check)
+        finally:
+            if answered is not None:
+                answered()
+        self.state.fallbacks += fell_back
+        label = decisive_round(decision, decisive)
+        if label is not None:
+            self.state.decisive.setdefault(label, {})[seat] = fell_back
+        return action
+
+    async def _answer(self, seat: str, decision: Decision, fallback: Callable[[], Action],
+                      check: Check | None) -> tuple[Action, bool]:
+        """The action to use and whether it is the table's (a fallback or a correction)."""
         purpose = purpose_of(decision)
         try:
             timeout = self._timeout if self.agents[seat].timed else None
             action = await asyncio.wait_for(self._decide(seat, decision), timeout)
         except Exception as exc:  # noqa: BLE001  (any failure of a seat becomes a fallback)
-            self.state.fallbacks += 1
-            return await self._record_failure(seat, purpose, exc, fallback())
+            return await self._record_failure(seat, purpose, exc, fallback()), True
         expected = EXPECTED_ACTIONS.get(decision.type, ())
         if expected and not isinstance(action, expected):
             names = " or ".join(kind.__name__ for kind in expected)
-            self.state.fallbacks += 1
             return await self.fail(seat, purpose, f"returned {type(action).__name__}, "
-                                   f"expected {names}", fallback())
+                                   f"expected {names}", fallback()), True
         if check is not None:
             fixed, problem = check(action)
             if problem:
-                self.state.fallbacks += 1
                 return await self.fail(seat, purpose, f"invalid action: {problem}", fixed,
-                                       {"action": action.model_dump(mode="json")})
-        return action
+                                       {"action": action.model_dump(mode="json")}), True
+        return action, False
 
     async def _decide(self, seat: str, decision: Decision) -> Action:
         """The agent's answer, or the shared default when its architecture has none."""

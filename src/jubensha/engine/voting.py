@@ -173,6 +173,13 @@ def outcome(script: Script, victim: str | None, ballots: Ballots,
                          murderers=killers, caught=bool(set(eliminated) & set(killers)))
 
 
+def records_solution(script: Script) -> bool:
+    """Whether the script says who did it (a murderer, or deaths nobody at the table
+    caused); without that (an imported Conan story) no vote can be scored."""
+    offstage = script.truth.killed_offstage if script.truth is not None else []
+    return bool(script.murderers or offstage)
+
+
 def winner(outcomes: Sequence[VictimOutcome], murderers: Sequence[str],
            rules: VotingRules) -> Winner:
     """Which side won; ``none`` when nobody voted or the script names no murderer."""

@@ -22,6 +22,7 @@ shorter than a passage.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from collections.abc import Container, Iterable, Iterator, Sequence
@@ -277,9 +278,27 @@ class _Prompt:
 
 def seat_calls(run: RunLog, extra: Sequence[CallRecord] = ()
                ) -> list[tuple[CallRecord, Literal["game", "eval"]]]:
-    """(call, log) of the game's calls and the evaluation's."""
+    """(call, log) of the game's calls and the evaluation's, each evaluation request once:
+    ``eval/calls.jsonl`` is appended by every evaluation, and a metric scored again (a
+    resumed batch, ``eval`` run twice) logs its cached calls a second time, so counting
+    every record would make the audit depend on how often the run was evaluated."""
     game: list[tuple[CallRecord, Literal["game", "eval"]]] = [(c, "game") for c in run.calls]
-    return game + [(c, "eval") for c in extra]
+    seen: set[str] = set()
+    for call in extra:
+        key = request_identity(call)
+        if key not in seen:
+            seen.add(key)
+            game.append((call, "eval"))
+    return game
+
+
+def request_identity(call: CallRecord) -> str:
+    """What makes two logged calls the same request (what a reply cache keys on, with the
+    seat and purpose it was made for)."""
+    return json.dumps([call.seat, call.subject, call.purpose, call.access,
+                       [m.model_dump(mode="json") for m in call.messages],
+                       call.config.model_dump(mode="json"), call.json_schema],
+                      sort_keys=True, ensure_ascii=False)
 
 
 def access_of(call: CallRecord) -> str:

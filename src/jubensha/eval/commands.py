@@ -18,10 +18,9 @@ from typing import Annotated, Any, Literal
 
 import typer
 from pydantic import BaseModel, Field
-from rich.console import Console
 from rich.text import Text
 
-from jubensha.eval.judge import EVAL_CALLS, EvalError, open_session
+from jubensha.eval.judge import EVAL_CALLS, EvalError, open_session, tallied
 from jubensha.eval.playerlog_report import compare_rules, score_logs
 from jubensha.eval.playerlogs import Grading, PlayerLogError
 from jubensha.eval.postgame_commands import factual_questions, wellplay_reference
@@ -30,7 +29,9 @@ from jubensha.eval.report import (
     Format,
     MetricResult,
     ResultTable,
+    headline,
     markdown_table,
+    number,
     print_table,
 )
 from jubensha.jobs import model_job, takes_time
@@ -42,17 +43,18 @@ from jubensha.llm.registry import ModelSpecError, parse_model_spec
 from jubensha.memory.dense import EmbeddingCache
 from jubensha.outdir import write_whole
 from jubensha.runlog.folder import RunError, RunLog, read_run
+from jubensha.runlog.script import played_script
 from jubensha.safeload import DocumentError, one_line, read_document
 from jubensha.scripts.bundled import find_script
 from jubensha.scripts.importers.wellplay import import_wellplay
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Script
-from jubensha.scripts.validation import Problem
+from jubensha.terminal import Terminal
 
 app = typer.Typer(help="Score games: the metrics of the four papers, and the PLAYER* logs.",
                   no_args_is_help=True)
-console = Console()
-errors = Console(stderr=True)
+console = Terminal()
+errors = Terminal(stderr=True)
 
 FormatOption = Annotated[Format, typer.Option("--format", help="table, markdown or json.")]
 OutOption = Annotated[Path | None, typer.Option("--out", help="Also write the JSON here.")]
@@ -70,6 +72,8 @@ EmbedderOption = Annotated[str, typer.Option(
     help="local (embedded), scripted, none, or openai:<model>.")]
 SamplesOption = Annotated[int, typer.Option(min=1, help="Samples per question.")]
 REFERENCE_METRICS = ("wellplay", "inferential")
+EXIT_NO_SCORE = 4
+"""A metric failed (its model answers were mostly unusable) or nothing could be scored."""
 
 
 def fail(message: str) -> typer.Exit:
@@ -189,11 +193,9 @@ def build_embedder(spec: str) -> Embedder | None:
 
 
 def _script_for(run: RunLog, given: str | None) -> Script:
-    source = given or (run.meta.script_source or run.meta.script_id if run.meta else None)
-    if not source:
-        raise ScriptError(str(run.path), [Problem(
-            severity="error", field="meta.json", message="names no script; pass --script")])
-    return load_reference_script(source)
+    """The script the person names with ``--script``, else the run folder's own copy
+    (``runlog.script``: nothing the folder names outside itself is opened)."""
+    return load_reference_script(given) if given else played_script(run)
 
 
 def merge(results: list[MetricResult]) -> list[ResultTable]:
@@ -242,7 +244,7 @@ async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
         played = _script_for(run, script)
         reason = spec.applies(played, run) if spec.applies else None
         if reason:
-            errors.print(f"{path}: {spec.name}: not applicable: {reason}", soft_wrap=True)
+            errors.print(f"{path}: {spec.name}: no score: {reason}", soft_wrap=True)
             continue
         session = open_session(path)
         try:
@@ -250,13 +252,21 @@ async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
                                     embedder=embedder, samples=samples,
                                     options=dict(options or {}), calls=session.calls,
                                     cache=session.cache, answerer=answerer)
-            result = await spec.compute(context)
+            with tallied() as tally:
+                result = await spec.compute(context)
         finally:
             session.close()
+        if problem := tally.problem():
+            errors.print(f"{path}: {spec.name}: failed, no score: {problem}", soft_wrap=True)
+            raise NoScore
         result = result.model_copy(update={"group": _group(run)})
         write_result(session.folder, spec.name, result)
         results.append(result)
     return results
+
+
+class NoScore(Exception):
+    """A metric failed on a run (said on stderr already): the command exits non-zero."""
 
 
 def write_result(folder: Path, name: str, result: MetricResult) -> None:
@@ -307,9 +317,10 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
         culprits: Annotated[Literal["truth", "release"] | None, typer.Option(
             help="mirage metrics: score against the culprit of the truth text (default) or "
                  "the one the MIRAGE release's code hard-codes.")] = None,
-        variant: Annotated[Literal["ours", "release"] | None, typer.Option(
-            help="mirage metrics: ROUGE-L as ours (Chinese by character, no punctuation) or "
-                 "as the MIRAGE release computes it (jieba words, punctuation kept).")
+        reading: Annotated[Literal["ours", "release"] | None, typer.Option(
+            help="mirage metrics: ours (default) or as the MIRAGE release's code computes "
+                 "them (last stage's ratings, ties in script order, its ROUGE-L over all six "
+                 "parts); docs/evaluation.md lists the differences.")
         ] = None,
         fmt: FormatOption = "table",
         out: OutOption = None,
@@ -322,7 +333,7 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
         if reference:
             settings[spec.name] = {**settings.get(spec.name, {}), "answerer": reference}
         for flag, key, value in (("--culprits", "culprits", culprits),
-                                 ("--variant", "rouge", variant)):
+                                 ("--reading", "reading", reading)):
             if value:
                 if not spec.name.startswith("mirage"):
                     raise fail(f"{flag} applies to the mirage metrics")
@@ -338,6 +349,10 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
                                 title=f"eval {spec.name}", expected=expected, models=models)
         except (RunError, ScriptError, ModelSpecError, EmbedderSpecError, EvalError) as exc:
             raise fail(str(exc)) from None
+        except NoScore:
+            raise typer.Exit(EXIT_NO_SCORE) from None
+        if not results:  # every run said why it has no score
+            raise typer.Exit(EXIT_NO_SCORE)
         emit(results, fmt, out)
 
     command.__doc__ = f"{spec.summary} ({spec.source})."
@@ -401,10 +416,15 @@ async def _score_all(specs: list[MetricSpec], path: Path, script: str | None,
                                     calls=session.calls, cache=session.cache,
                                     answerer=answerer)
             try:
-                result = await spec.compute(context)
+                with tallied() as tally:
+                    result = await spec.compute(context)
             except (EvalError, ModelError, ScriptError, KeyError, ValueError) as exc:
                 statuses.append(MetricStatus(metric=spec.name, status="failed",
                                              note=f"{type(exc).__name__}: {exc}"))
+                continue
+            if problem := tally.problem():
+                statuses.append(MetricStatus(metric=spec.name, status="failed",
+                                             note=f"{problem}: no score"))
                 continue
             result = result.model_copy(update={"group": _group(run)})
             write_result(session.folder, spec.name, result)
@@ -439,7 +459,7 @@ async def count_eval_calls(specs: list[MetricSpec], path: Path, script: str | No
     fake = ScriptedModel()
     with tempfile.TemporaryDirectory(prefix="jubensha-estimate-") as folder:
         copy = Path(folder) / path.name
-        shutil.copytree(path, copy)
+        shutil.copytree(path, copy, symlinks=True)  # a link stays one, refused by read_run
         _, summary = await _score_all(specs, copy, script, fake if judge else None,
                                       HashingEmbedder() if embedder else None, samples,
                                       options, fake)
@@ -476,17 +496,20 @@ def evaluate_all(
     fmt: FormatOption = "table",
 ) -> None:
     """Score each run with every registered metric that applies to it and whose models are
-    given; say which were skipped and why. Results go to RUN_DIR/eval/<metric>.json."""
+    given; say which were skipped and why. Results go to RUN_DIR/eval/<metric>.json. Exits 4
+    when a metric failed (an error, or model answers that were mostly unusable)."""
     known = load_metrics()
     unknown = [name for name in metric or [] if name not in known]
     if unknown:
         raise fail(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(known)}")
     specs = [known[name] for name in metric] if metric else list(known.values())
     settings = read_options(options)
+    failed = False
     try:
         judge_model = parse_model_spec(judge) if judge else None
         answerer = parse_model_spec(seat_model) if seat_model else None
         embed = build_embedder(embedder)
+        scored: dict[Path, list[MetricResult]] = {}
         for path in runs:
             expected, models = estimate(specs, [path], script, judge, seat_model,
                                         embed is not None, samples, settings)
@@ -495,6 +518,8 @@ def evaluate_all(
                                    embed, samples, settings, answerer),
                 title=f"eval all {path}", expected=expected,
                 models=models)
+            scored[path] = results
+            failed = failed or any(s.status == "failed" for s in summary.statuses)
             if fmt == "json":
                 typer.echo(json.dumps({"run": str(path), "summary": summary.model_dump(),
                                        "results": {r.metric: r.model_dump() for r in results}},
@@ -503,8 +528,25 @@ def evaluate_all(
             for result in results:
                 show(result.tables(), fmt)
             show(summary.tables(), fmt)
-    except (RunError, ScriptError, ModelSpecError, EmbedderSpecError) as exc:
+    except (RunError, ScriptError, ModelSpecError, EmbedderSpecError, EvalError) as exc:
         raise fail(str(exc)) from None
+    if len(scored) > 1 and fmt != "json":
+        show([across_runs(scored)], fmt)
+    if failed:
+        raise typer.Exit(EXIT_NO_SCORE)
+
+
+def across_runs(scored: dict[Path, list[MetricResult]]) -> ResultTable:
+    """One table over every run scored: a row per run, a column per metric number."""
+    numbers = {path: {f"{r.metric}.{name}": value for r in results
+                      for name, value in headline(r).items()}
+               for path, results in scored.items()}
+    columns = list(dict.fromkeys(name for found in numbers.values() for name in found))
+    return ResultTable(
+        title=f"Across {len(scored)} runs", columns=["run", *columns],
+        rows=[[path.name, *(number(found.get(name)) for name in columns)]
+              for path, found in numbers.items()],
+        notes=["– : the metric was skipped or failed on that run (see its table above)."])
 
 
 for _spec in load_metrics().values():

@@ -8,11 +8,16 @@ evaluation record: ``RUN_DIR/eval/calls.jsonl`` (one ``CallRecord`` per call, ap
 across invocations) and ``RUN_DIR/eval/cache.sqlite`` (a reply cache, so evaluating a run
 again costs nothing and gives the same numbers). A judge reply that is out of range or not
 an object even after the retries becomes a ``JudgeFailure`` in the metric's result, never
-an exception.
+an exception. ``tallied()`` counts those answers and failures while a metric computes: a
+metric whose model answers were mostly unusable has no score (``AnswerTally.problem``).
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -24,11 +29,12 @@ from jubensha.eval.registry import MetricContext
 from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request
 from jubensha.llm.calls import CallLog, JsonlSink, SeatModel, drop_torn_tail
 from jubensha.llm.health import Health
-from jubensha.llm.registry import parse_model_spec
+from jubensha.llm.registry import named_file, parse_model_spec
 from jubensha.llm.structured import generate_object
 from jubensha.llm.wrappers import CachedModel, SqliteCache
 from jubensha.memory.text import chunk, count_tokens
 from jubensha.prompts import render
+from jubensha.safeload import MAX_LOG_BYTES, DocumentError, one_line, read_bounded
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -59,12 +65,45 @@ class EvalError(ValueError):
     message says why in one line."""
 
 
+@dataclass
+class AnswerTally:
+    """The judge (and post-game) answers one metric asked for, and how many were unusable."""
+
+    asked: int = 0
+    unusable: int = 0
+
+    def problem(self) -> str | None:
+        """Why the metric has no score: most of its answers were unusable."""
+        if self.unusable * 2 > self.asked:
+            return f"{self.unusable} of {self.asked} model answers were unusable"
+        return None
+
+
+_TALLY: ContextVar[AnswerTally | None] = ContextVar("jubensha_answer_tally", default=None)
+
+
+@contextmanager
+def tallied() -> Iterator[AnswerTally]:
+    """Count every ``ask`` made inside (by the metric computing, and the tasks it starts)."""
+    tally = AnswerTally()
+    token = _TALLY.set(tally)
+    try:
+        yield tally
+    finally:
+        _TALLY.reset(token)
+
+
 async def ask(model: Model, request: Request, schema: type[T], *, item: str = "",
               attempts: int = 3, lang: str | None = None) -> Judged[T]:
     """One structured call; a reply that never validates (or a failed call) is a failure."""
+    tally = _TALLY.get()
+    if tally is not None:
+        tally.asked += 1
     try:
         result = await generate_object(model, request, schema, attempts=attempts, lang=lang)
     except ModelError as error:
+        if tally is not None:
+            tally.unusable += 1
         return Judged(None, JudgeFailure(purpose=request.purpose, seat=request.seat,
                                          item=item, error=str(error)))
     return Judged(result.value)
@@ -123,7 +162,12 @@ def seat_model(context: MetricContext, seat: str) -> Model:
     meta = context.run.meta
     if meta is None or seat not in meta.seats:
         raise EvalError(f"{context.run.path}: meta.json names no model for seat {seat!r}")
-    return recorded(_client(meta.seats[seat].model), context, seat)
+    spec = meta.seats[seat].model
+    if named_file(spec) is not None:
+        raise EvalError(f"seat {seat!r} played with {one_line(spec, 120)}, a file the run "
+                        "folder names; models are chosen by you, not by a folder: pass "
+                        "--seat-model MODEL")
+    return recorded(_client(spec), context, seat)
 
 
 def clip(text: str, max_tokens: int) -> str:
@@ -162,11 +206,28 @@ def open_session(run_path: Path) -> EvalSession:
     """Create ``RUN_DIR/eval/`` with its call log (numbering continues after earlier
     evaluations) and reply cache."""
     folder = Path(run_path) / EVAL_DIR
+    _own_files(folder)
     folder.mkdir(parents=True, exist_ok=True)
     log_path = folder / EVAL_CALLS
     calls = CallLog(JsonlSink(log_path), Health())  # a dead judge stops the evaluation
     drop_torn_tail(log_path)  # a killed evaluation's half record (maybe mid-character)
     if log_path.is_file():
-        with log_path.open("rb") as handle:
-            calls.count = sum(1 for line in handle if line.strip())
+        try:
+            data = read_bounded(log_path, MAX_LOG_BYTES, links=False)
+        except DocumentError as exc:
+            raise EvalError(f"{log_path}: {exc}") from None
+        calls.count = sum(1 for line in data.split(b"\n") if line.strip())
     return EvalSession(folder, calls, SqliteCache(folder / EVAL_CACHE))
+
+
+def _own_files(folder: Path) -> None:
+    """The evaluation writes only into the run folder's own files: an ``eval`` folder, log
+    or cache that is a link (or a FIFO...) from a shared folder is refused, never followed
+    (appending to a linked log would write, and cut, a file elsewhere)."""
+    for path in (folder, folder / EVAL_CALLS, folder / EVAL_CACHE):
+        if path.is_symlink():
+            raise EvalError(f"{path}: a symbolic link; an evaluation writes only into the "
+                            "run folder's own files")
+        kind_ok = path.is_dir() if path == folder else path.is_file()
+        if os.path.lexists(path) and not kind_ok:
+            raise EvalError(f"{path}: not a regular {'folder' if path == folder else 'file'}")

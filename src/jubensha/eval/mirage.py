@@ -10,7 +10,9 @@ part (``rouge_eval``), per character doubt and belief probabilities
 ICI = mean over seats of (reasoning + communication + observation + thinking) / 80,
 SCI = mean over seats of (role-play / 20 + ROUGE-L) / 2, the trust index per character
 from the two probabilities, CIC from the clues investigated, and the accused ranked by
-votes x seats + doubt - trust for Victory. ``docs/evaluation.md`` lists every choice.
+votes x seats + doubt - trust for Victory. ``docs/evaluation.md`` lists every choice;
+option ``reading: release`` gives the numbers of the release's code where it departs from
+these (the last stage's ratings, ties in script order, its ROUGE-L over its six part texts).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from jubensha.engine.events import (
     Accused,
+    ActStarted,
     ClueRevealed,
     Event,
     Investigated,
@@ -32,14 +35,16 @@ from jubensha.engine.events import (
 from jubensha.eval.judge import EvalError, JudgeFailure, ask, clip, judge_of, judge_request
 from jubensha.eval.registry import MetricContext, metric, options
 from jubensha.eval.report import MetricResult, ResultTable, number
-from jubensha.eval.text import release_tokens, rouge_l
-from jubensha.eval.vote_metrics import culprits, final_ballots
+from jubensha.eval.text import release_rouge, rouge_l
+from jubensha.eval.vote_metrics import culprits, final_ballots, has_solution
 from jubensha.eval.votes import Ties, Vote, culprit_rank, tally
 from jubensha.llm.calls import declare
 from jubensha.prompts import render
 from jubensha.runlog.folder import RunLog
+from jubensha.scripts.importers.mirage_release import RELEASE_PART_KEY
 from jubensha.scripts.model import Character, Script
 
+Reading = Literal["ours", "release"]
 Ability = Literal["role_play", "reasoning", "communication", "observation", "thinking"]
 ABILITIES: tuple[Ability, ...] = ("role_play", "reasoning", "communication", "observation",
                                   "thinking")
@@ -72,11 +77,13 @@ class MirageOptions(BaseModel):
     script_tokens: int = Field(3000, ge=200, description="A seat's script shown to a judge.")
     vote_weight: float | None = Field(None, ge=0, description="Score of one vote in the "
                                       "Victory ranking; default: the number of seats.")
-    ties: Ties = "optimistic"
+    ties: Ties = Field("optimistic", description="Ties in the Victory ranking (ours; the "
+                       "release reading breaks them in script order).")
     attempts: int = Field(3, ge=1, description="Structured attempts per judge call.")
-    rouge: Literal["ours", "release"] = Field(
-        "ours", description="ours: Chinese by character, punctuation dropped; release: the "
-        "MIRAGE release's jieba words with punctuation and case kept.")
+    reading: Reading = Field(
+        "ours", description="ours: every stage's ratings, ties by `ties`, ROUGE-L by "
+        "character over the non-empty parts; release: as the MIRAGE release's code computes "
+        "them (docs/evaluation.md lists each difference).")
     culprits: Literal["truth", "release"] = Field(
         "truth", description="truth: the culprit the importer read in the truth text; "
         "release: the list the MIRAGE release's code hard-codes (imported MIRAGE scripts).")
@@ -229,6 +236,7 @@ class DoubtBelief(MetricResult):
     sides: dict[str, TrustCount]
     """``culprits`` and ``civilians``: the ratings their statements received, pooled."""
     murderers: list[str]
+    reading: Reading = "ours"
 
     @property
     def tii(self) -> float | None:
@@ -246,7 +254,7 @@ class DoubtBelief(MetricResult):
                         columns=["side", *columns[1:]],
                         rows=[row(side, count) for side, count in self.sides.items()],
                         notes=[(f"culprits: {', '.join(self.murderers)}; P = sum of the "
-                               "0-2 scores / (2 x ratings)")]),
+                               "0-2 scores / (2 x ratings)"), *reading_notes(self.reading)]),
             ResultTable(title="Trust and doubt received per seat",
                         columns=["seat", *columns[1:]],
                         rows=[*(row(seat, c) for seat, c in self.received.items()),
@@ -261,17 +269,34 @@ def doubt_belief(run: RunLog, script: Script, seats: Sequence[str],
     received = {seat: TrustCount() for seat in seats}
     given = {seat: TrustCount() for seat in seats}
     sides = {"culprits": TrustCount(), "civilians": TrustCount()}
-    murderers = guilty_of(script, None, options or MirageOptions())
-    for event in run.events:
-        if isinstance(event, Rated):
-            received.setdefault(event.speaker, TrustCount()).add(event)
-            given.setdefault(event.rater, TrustCount()).add(event)
-            sides["culprits" if event.speaker in murderers else "civilians"].add(event)
+    options = options or MirageOptions()
+    murderers = guilty_of(script, None, options)
+    for event in counted_ratings(run.events, options.reading):
+        received.setdefault(event.speaker, TrustCount()).add(event)
+        given.setdefault(event.rater, TrustCount()).add(event)
+        sides["culprits" if event.speaker in murderers else "civilians"].add(event)
     return DoubtBelief(run=str(run.path), received=received, given=given, sides=sides,
-                       murderers=sorted(murderers))
+                       murderers=sorted(murderers), reading=options.reading)
+
+
+def counted_ratings(events: Iterable[Event], reading: Reading) -> list[Rated]:
+    """The ratings that the trust indices and the Victory ranking count: every one of the
+    game (ours), or those of its last stage (release: each stage's ``init_stage`` zeroes
+    the candidates' counts, so the earlier stages' ratings are lost)."""
+    kept: list[Rated] = []
+    act = 1
+    for event in events:
+        if isinstance(event, Rated):
+            kept.append(event)
+        elif reading == "release" and isinstance(event, ActStarted) and event.act > act:
+            kept, act = [], event.act
+    return kept
 
 
 def has_ratings(script: Script, run: RunLog) -> str | None:
+    """Ratings to read, and culprits to tell from civilians."""
+    if (unsolved := has_solution(script, run)) is not None:
+        return unsolved
     if any(isinstance(e, Rated) for e in run.events):
         return None
     return "no trust/doubt ratings in the run (MIRAGE procedure only)"
@@ -379,6 +404,13 @@ class LLMScore(MetricResult):
                             rows=rows, notes=failure_notes(self.failures))]
 
 
+def reading_notes(reading: Reading) -> list[str]:
+    if reading == "ours":
+        return []
+    return [("release reading: the last stage's ratings, ties in script order, the "
+             "release's ROUGE-L over its six part texts (an empty part scores 0)")]
+
+
 def failure_notes(failures: Sequence[JudgeFailure]) -> list[str]:
     return [f"{len(failures)} judgement(s) failed and are left out: "
             + "; ".join(f"{f.seat or '-'} {f.item}: {f.error[:120]}" for f in failures[:5])
@@ -464,6 +496,7 @@ class Reconstruction(MetricResult):
     method: Literal["judge", "extractive"]
     seats: dict[str, SeatReconstruction]
     failures: list[JudgeFailure] = Field(default_factory=list)
+    reading: Reading = "ours"
 
     @property
     def rouge(self) -> float | None:
@@ -479,7 +512,8 @@ class Reconstruction(MetricResult):
                "extractive: the seat's own statements stand for the reconstruction (no judge)")
         return [ResultTable(title="ROUGE-L of the reconstructed script",
                             columns=["seat", "parts", "precision", "recall", "ROUGE-L F"],
-                            rows=rows, notes=[how, *failure_notes(self.failures)])]
+                            rows=rows, notes=[how, *failure_notes(self.failures),
+                                              *reading_notes(self.reading)])]
 
 
 class ScriptText(BaseModel):
@@ -502,15 +536,20 @@ async def reconstructions(context: MetricContext, seats: Sequence[str] | None = 
     script, lang = context.script, context.script.language
     lines = history_lines(context.run.events)
     history = clip(render_lines(lines, lang), options.history_tokens)
-    result = Reconstruction(run=str(context.run.path), method=method, seats={})
+    result = Reconstruction(run=str(context.run.path), method=method, seats={},
+                            reading=options.reading)
     judge = judge_of(context, "mirage-rouge") if method == "judge" else None
     for seat in seats or seats_of(context):
         own = [x for x in lines if x.actor == seat]
-        parts = script_parts(script.character(seat))
+        parts = reference_parts(script, seat, options.reading)
         if not options.per_part:
-            parts = {"whole": "\n\n".join(parts.values())}
+            parts = {"whole": "\n\n".join(text for text in parts.values() if text)}
         scored: dict[str, PartScore] = {}
         for part, reference in parts.items():
+            if not reference:  # the release reading scores an empty part 0
+                scored[part] = PartScore(reconstruction="", precision=0.0, recall=0.0,
+                                         fmeasure=0.0)
+                continue
             if judge is None:
                 text = "\n".join(x.text for x in own if x.text)
             else:
@@ -525,12 +564,31 @@ async def reconstructions(context: MetricContext, seats: Sequence[str] | None = 
                     result.failures.append(judged.failure)
                     continue
                 text = judged.value.script
-            prf = (rouge_l(release_tokens(text), release_tokens(reference))
-                   if options.rouge == "release" else rouge_l(text, reference))
+            prf = (release_rouge(text, reference) if options.reading == "release"
+                   else rouge_l(text, reference))
             scored[part] = PartScore(reconstruction=text, precision=prf.precision,
                                      recall=prf.recall, fmeasure=prf.fmeasure)
         result.seats[seat] = SeatReconstruction(parts=scored)
     return result
+
+
+def reference_parts(script: Script, seat: str, reading: Reading) -> dict[str, str]:
+    """The texts a seat's reconstructions are compared with. Ours: the character's
+    non-empty parts. Release: all six parts, empty ones included (they score 0), as the
+    release held them at the end of the game: the texts the importer recorded from a MIRAGE
+    release script (``metadata.extra``), else ours."""
+    character = script.character(seat)
+    ours = script_parts(character)
+    if reading == "ours":
+        return ours
+    recorded = script.metadata.extra.get(RELEASE_PART_KEY, {})
+    texts = recorded.get(character.name) if isinstance(recorded, dict) else None
+    if texts is None:
+        return {part: ours.get(part, "") for part in PARTS}
+    if not isinstance(texts, dict) or not all(isinstance(t, str) for t in texts.values()):
+        raise EvalError(f"{script.id}: metadata.extra.{RELEASE_PART_KEY}.{character.name}: "
+                        "not a mapping of part names to texts")
+    return {part: texts.get(part, "") for part in PARTS}
 
 
 @metric("mirage-rouge", "ROUGE-L F between each character's script and its reconstruction "
@@ -573,9 +631,12 @@ def victory(run: RunLog, script: Script, seats: Sequence[str], options: MirageOp
     (the reference's final ranking over all characters) from each victim's final ballots."""
     weight = options.vote_weight if options.vote_weight is not None else float(len(seats))
     suspicion: dict[str, float] = defaultdict(float)
-    for event in run.events:
-        if isinstance(event, Rated):
-            suspicion[event.speaker] += event.doubt - event.trust
+    for event in counted_ratings(run.events, options.reading):
+        suspicion[event.speaker] += event.doubt - event.trust
+    release = options.reading == "release"
+    if release:  # the release ranks its candidates in script order
+        seats = [*(n for n in script.names if n in seats), *(s for s in seats
+                                                             if s not in script.names)]
     scores: dict[str, dict[str, float]] = {}
     ranks: dict[str, int | None] = {}
     chance: dict[str, float] = {}
@@ -586,7 +647,7 @@ def victory(run: RunLog, script: Script, seats: Sequence[str], options: MirageOp
         combined = {seat: weight * votes.get(seat, 0) + suspicion[seat] for seat in pool}
         key = victim or "-"
         scores[key] = combined
-        ranks[key] = culprit_rank(combined, guilty, pool, options.ties)
+        ranks[key] = culprit_rank(combined, guilty, pool, "order" if release else options.ties)
         chance[key] = len(guilty & set(pool)) / len(pool) if pool else 0.0
     return Victory(scores=scores, ranks=ranks, chance=chance)
 
@@ -599,6 +660,7 @@ class MirageIndices(MetricResult):
     scores: LLMScore | None = None
     reconstruction: Reconstruction | None = None
     notes: list[str] = Field(default_factory=list)
+    reading: Reading = "ours"
 
     @property
     def ici(self) -> float | None:
@@ -630,7 +692,8 @@ class MirageIndices(MetricResult):
             rows=[[pct(won.rate), pct(won.chance_rate), pct(won.mrr), pct(self.trust.tii),
                    pct(self.clues.cic), pct(self.ici), pct(self.sci)]],
             notes=[*self.notes, ("Victory (paper): culprit ranked first; random guess: the "
-                   "chance of picking a culprit at random; MRR: the release README's reading")])]
+                   "chance of picking a culprit at random; MRR: the release README's reading"),
+                   *reading_notes(self.reading)])]
 
 
 @metric("mirage", "The MIRAGE indices: Victory (MRR of the culprit), TII, CIC, ICI and SCI "
@@ -654,7 +717,11 @@ async def mirage_metric(context: MetricContext) -> MirageIndices:
     if clues.cic is None:
         notes.append("CIC: the script has no clue to investigate")
     won = victory(context.run, context.script, seats, options)
-    if not won.ranks:
+    if (unsolved := has_solution(context.script, context.run)) is not None:
+        won = won.model_copy(update={"ranks": {}})
+        notes.append(f"Victory: {unsolved}")
+    elif not won.ranks:
         notes.append("Victory: no vote in the run")
     return MirageIndices(run=str(context.run.path), victory=won, trust=trust, clues=clues,
-                         scores=scores, reconstruction=rebuilt, notes=notes)
+                         scores=scores, reconstruction=rebuilt, notes=notes,
+                         reading=options.reading)

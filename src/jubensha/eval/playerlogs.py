@@ -16,6 +16,7 @@ import zlib
 from collections.abc import Iterator
 from functools import cache
 from importlib import resources
+from io import BytesIO
 from pathlib import Path
 from typing import Any, Literal
 
@@ -36,7 +37,7 @@ from jubensha.eval.wellplay import (
     score_pass,
     score_script,
 )
-from jubensha.safeload import one_line
+from jubensha.safeload import DocumentError, one_line, read_bounded
 
 _BAD_WORKBOOK = (zipfile.BadZipFile, InvalidFileException, KeyError, ValueError, OSError,
                  EOFError, SyntaxError, zlib.error)
@@ -101,10 +102,10 @@ class EvaluationPass(BaseModel):
 
 def _open_rows(path: Path, columns: tuple[str, ...]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Rows of the first sheet as dicts keyed by the header, numbered as in Excel."""
-    try:
-        workbook = load_workbook(path, read_only=True, data_only=True)
-    except FileNotFoundError:
-        raise PlayerLogError(f"{path}: no such file") from None
+    try:  # its kind and size checked first: a FIFO named .xlsx would hang the reader
+        workbook = load_workbook(BytesIO(read_bounded(path)), read_only=True, data_only=True)
+    except DocumentError as exc:
+        raise PlayerLogError(f"{path}: {exc}") from None
     except _BAD_WORKBOOK as exc:
         raise PlayerLogError(f"{path}: not a readable xlsx workbook ({exc})") from None
     try:

@@ -5,7 +5,7 @@ JSON, so that numbers in docs are generated, never typed."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 from rich.console import Console
@@ -23,6 +23,10 @@ class ResultTable(BaseModel):
 
 class MetricResult(BaseModel):
     """Base of every metric's result; subclasses add fields and say how to tabulate them."""
+
+    settings: ClassVar[tuple[str, ...]] = ()
+    """Numeric fields that say how the metric was measured, not what it found: never
+    averaged or compared as results (``headline`` leaves them out)."""
 
     metric: str
     run: str = ""
@@ -83,3 +87,31 @@ def markdown_table(table: ResultTable) -> str:
 
 def number(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def headline(result: BaseModel, prefix: str = "", depth: int = 3) -> dict[str, float]:
+    """A metric result's numbers: its numeric fields and numeric properties, and those of
+    the models nested in its fields (``score.overall.mean``). Numbers inside dictionaries
+    and lists (per seat, per question) are left to the result file. A result's
+    ``settings`` (how it was measured, e.g. similarity's ``n``) are not results."""
+    numbers: dict[str, float] = {}
+    settings = getattr(type(result), "settings", ())
+    for name in type(result).model_fields:
+        if name in settings:
+            continue
+        value = getattr(result, name)
+        if _number(value):
+            numbers[prefix + name] = value
+        elif isinstance(value, BaseModel) and depth > 1:
+            numbers |= headline(value, f"{prefix}{name}.", depth - 1)
+    for cls in type(result).__mro__:
+        if cls in (MetricResult, BaseModel):
+            break
+        for name, attribute in vars(cls).items():
+            if isinstance(attribute, property) and _number(value := getattr(result, name)):
+                numbers[prefix + name] = value
+    return numbers

@@ -50,7 +50,7 @@ from jubensha.eval.postgame import (
 )
 from jubensha.eval.registry import MetricContext, metric, options
 from jubensha.eval.report import MetricResult, ResultTable, number
-from jubensha.eval.vote_metrics import final_ballots
+from jubensha.eval.vote_metrics import final_ballots, has_solution
 from jubensha.eval.votes import Vote, identification
 from jubensha.llm.base import GenerateConfig, Message, Model, Request
 from jubensha.llm.calls import declare
@@ -256,6 +256,6 @@ def played_game(script: Script, run: RunLog, rules: VotingRules, options: Revote
 
 @metric("revote", "Civilian win rate and murderer identification accuracy from N "
         "memoryless re-votes of every seat from its final memory",
-        "ThinkThrice, section 6.4 (figure 3) and table 15")
+        "ThinkThrice, section 6.4 (figure 3) and table 15", applies=has_solution)
 async def revote_metric(context: MetricContext) -> Revotes:
     return await revote(context, RevoteOptions.model_validate(context.options.get("revote", {})))

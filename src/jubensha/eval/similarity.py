@@ -8,6 +8,8 @@ Jaccard similarity of their sets of word trigrams.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from pydantic import BaseModel
 
 from jubensha.engine.events import Spoke
@@ -29,6 +31,9 @@ class SimilarityOptions(BaseModel):
 
 
 class Similarity(MetricResult):
+    settings: ClassVar[tuple[str, ...]] = ("n", "script_tokens")
+    """The n-gram size and the size of what the chat is compared with, not results."""
+
     metric: str = "similarity"
     embedding: float | None
     tfidf: float

@@ -9,9 +9,16 @@ target when it answers "nobody here".
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 
 from jubensha.engine.events import VoteCast
-from jubensha.engine.voting import killers_of
+from jubensha.engine.table import VoteRecord
+from jubensha.engine.voting import (
+    VotingRules,
+    ballot_candidates,
+    killers_of,
+    records_solution,
+)
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.votes import Vote, culprit_rank, identification, tally
@@ -53,9 +60,18 @@ class VictimVotes(MetricResult):
                             columns=["victim", "on culprit", "votes", "accuracy"], rows=rows)]
 
 
+def has_solution(script: Script, run: RunLog) -> str | None:
+    """A script that records no solution (an imported Conan story) has no culprit to score
+    a vote, a suspicion or a win against."""
+    return None if records_solution(script) else (
+        "the script records no solution (no murderer): nothing to score against")
+
+
 def has_votes(script: Script, run: RunLog) -> str | None:
     """A run with no ballot (stopped before its vote) has no identification to score: 0
-    would read as 'everyone voted wrong'."""
+    would read as 'everyone voted wrong'; nor has a script with no solution."""
+    if (unsolved := has_solution(script, run)) is not None:
+        return unsolved
     if any(isinstance(e, VoteCast) for e in run.events):
         return None
     return ("no vote was cast in this run" + ("" if run.finished else
@@ -102,3 +118,21 @@ async def culprit_rank_metric(context: MetricContext) -> CulpritRanks:
         pool = [*candidates, *sorted(guilty - set(candidates))]
         ranks[victim or "-"] = culprit_rank(votes, guilty, pool)
     return CulpritRanks(run=str(context.run.path), ranks=ranks)
+
+
+def against_chance(script: Script, rules: VotingRules, seats: Sequence[str],
+                   votes: Sequence[VoteRecord]) -> tuple[int, int, float]:
+    """The final ballots of a game on a culprit, the ballots, and how many of them a voter
+    choosing uniformly among its first-round candidates would put on a culprit (its
+    expectation): identification next to random voting on the same ballots."""
+    final = {record.victim: record for record in votes}
+    hits = cast = 0
+    chance = 0.0
+    for victim, record in final.items():
+        guilty = culprits(script, victim)
+        for voter, target in record.ballots.items():
+            offered = ballot_candidates(voter, seats, script, rules, victim)
+            cast += 1
+            hits += target in guilty
+            chance += len(guilty & set(offered)) / len(offered) if offered else 0.0
+    return hits, cast, chance

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-Ties = Literal["optimistic", "pessimistic"]
+Ties = Literal["optimistic", "pessimistic", "order"]
 
 
 class Vote(BaseModel):
@@ -56,19 +56,24 @@ def tally(votes: Iterable[Vote]) -> dict[str, int]:
     return dict(Counter(v.target for v in votes if v.target is not None))
 
 
-def culprit_rank(votes_received: Mapping[str, int], culprits: Collection[str],
+def culprit_rank(votes_received: Mapping[str, float], culprits: Collection[str],
                  candidates: Sequence[str] = (), ties: Ties = "optimistic") -> int | None:
     """Rank (1 = most votes) of the best-placed culprit among ``candidates``.
 
     Candidates default to those who received votes; a culprit with no vote among explicit
     candidates ranks with the others on zero. A tie shares the best rank ("optimistic",
-    1-1-3 competition ranking) or the worst ("pessimistic"). ``None``: no culprit is a
-    candidate (nobody voted for one and no candidate list says they could have been).
+    1-1-3 competition ranking) or the worst ("pessimistic"), or is broken by the order of
+    the candidates ("order": a stable sort, as the MIRAGE release ranks). ``None``: no
+    culprit is a candidate (nobody voted for one and no candidate list says they could
+    have been).
     """
     pool = list(dict.fromkeys([*candidates, *votes_received]))
     placed = [c for c in pool if c in culprits]
     if not placed:
         return None
+    if ties == "order":
+        ranked = sorted(pool, key=lambda c: votes_received.get(c, 0), reverse=True)
+        return next(i for i, c in enumerate(ranked, 1) if c in culprits)
     best = max(votes_received.get(c, 0) for c in placed)
     above = sum(votes_received.get(c, 0) > best for c in pool)
     level = sum(votes_received.get(c, 0) == best for c in pool)

@@ -109,8 +109,9 @@ class Response(BaseModel):
     model: str
     usage: Usage = Field(default_factory=Usage)
     finish_reason: str | None = None
-    origin: Literal["live", "cache", "replay"] = Field(
-        "live", description="Where the reply came from: the model, a cache, or a cassette."
+    origin: Literal["live", "cache", "replay", "resumed"] = Field(
+        "live", description="Where the reply came from: the model, a cache, a cassette, or the "
+        "log of an earlier attempt at the same game (resumed: spent there)."
     )
     notes: list[str] = Field(
         default_factory=list,
@@ -126,6 +127,15 @@ class ModelError(Exception):
     def __init__(self, *args: object, fatal: bool = False) -> None:
         super().__init__(*args)
         self.fatal = fatal
+
+
+class ModelExhausted(ModelError):
+    """The endpoint refuses for longer than a call may wait (HTTP 429 with a
+    ``Retry-After`` past the call's deadline: a spent quota). Every call would wait as long,
+    so the job stops at once, however many calls were answered before."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args, fatal=True)
 
 
 @runtime_checkable

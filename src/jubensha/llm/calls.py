@@ -20,6 +20,7 @@ only what that seat itself was shown.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,6 +32,7 @@ from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Reques
 from jubensha.llm.health import Health
 from jubensha.llm.structured import ParseFailure, current_attempt
 from jubensha.llm.wrappers import ModelWrapper
+from jubensha.safeload import MAX_LOG_BYTES, DocumentError, read_bounded
 
 NOT_A_CALL = "guard"
 """The ``model`` of a record an agent writes that is no model call (the speech guard's
@@ -94,7 +96,7 @@ class CallRecord(BaseModel):
     parse_error: str | None = None
     attempt: int | None = Field(None, description="1-based attempt of a structured call.")
     usage: Usage = Field(default_factory=Usage)
-    origin: Literal["live", "cache", "replay"] = "live"
+    origin: Literal["live", "cache", "replay", "resumed"] = "live"
     finish_reason: str | None = None
     notes: list[str] = Field(default_factory=list)
     error: str | None = None
@@ -155,8 +157,14 @@ def drop_torn_tail(path: Path, chunk: int = 65_536) -> None:
 
 def read_calls(path: Path) -> list[CallRecord]:
     """The records of a ``calls.jsonl``; a bad line is an error naming the file and line,
-    except a last line cut off while it was written (even inside a character), skipped."""
-    lines = [line for line in Path(path).read_bytes().split(b"\n") if line.strip()]
+    except a last line cut off while it was written (even inside a character), skipped.
+    Only a regular file of at most ``MAX_LOG_BYTES`` is read, never a link (a log may
+    come in a folder someone shared)."""
+    try:
+        data = read_bounded(Path(path), MAX_LOG_BYTES, links=False)
+    except DocumentError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    lines = [line for line in data.split(b"\n") if line.strip()]
     records = []
     for number, line in enumerate(lines, 1):
         try:
@@ -270,14 +278,15 @@ class SeatModel(ModelWrapper):
     async def generate(self, request: Request) -> Response:
         request = self.tag(request)
         record = self._record(request)
+        started = time.perf_counter()
         try:
             response = await self.inner.generate(request)
         except ModelError as error:
-            self._failed(record, error)
+            self._failed(record, error, time.perf_counter() - started)
             raise
         except Exception as error:  # a client's bug is a failed call too
             failure = ModelError(f"{type(error).__name__}: {error}")
-            self._failed(record, failure)
+            self._failed(record, failure, time.perf_counter() - started)
             raise failure from error
         if self.log.health is not None:
             self.log.health.succeeded(record.seat or record.subject)
@@ -291,9 +300,11 @@ class SeatModel(ModelWrapper):
         self.log.append(record)
         return response
 
-    def _failed(self, record: CallRecord, error: ModelError) -> None:
-        """Log the failed call, then let the run's health decide whether the game goes on."""
+    def _failed(self, record: CallRecord, error: ModelError, seconds: float) -> None:
+        """Log the failed call with the time it took (retries and waits included), then let
+        the run's health decide whether the game goes on."""
         record.error = f"{type(error).__name__}: {error}"
+        record.usage = Usage(latency_s=seconds)
         self.log.append(record)
         if self.log.health is not None:
             self.log.health.failed(record.seat or record.subject, record.model, error)

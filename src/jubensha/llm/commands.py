@@ -8,13 +8,13 @@ import json
 from typing import Annotated, Literal
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from jubensha.llm.catalog import KNOWN, cache_folder, default_play_model, status
 from jubensha.llm.registry import MODEL_ENV
+from jubensha.terminal import Terminal
 
-console = Console()
+console = Terminal()
 
 
 def models(
@@ -31,12 +31,15 @@ def models(
             "languages": list(row.model.languages), "ram_gb": row.model.ram_gb,
             "needs": row.needs} for row in rows]))
         return
-    table = Table("model", "spec", "state", "size", "languages", "RAM", "needs / notes")
+    # The spec is what a person types: its column is never cut or folded; the rest wraps.
+    table = Table(show_lines=True)
+    table.add_column("spec", no_wrap=True, style="bold")
+    table.add_column("model")
     for row in rows:
         size = f"{row.size / 1e9:.2f} GB" if row.size else "–"
-        table.add_row(row.model.title, row.spec, row.state, size,
-                      ", ".join(row.model.languages), f"{row.model.ram_gb:g} GB",
-                      row.needs or row.model.note)
+        facts = " · ".join([row.state, size, ", ".join(row.model.languages),
+                            f"{row.model.ram_gb:g} GB RAM"])
+        table.add_row(row.spec, f"{row.model.title}\n{facts}\n{row.needs or row.model.note}")
     console.print(table)
     if importlib.util.find_spec("xllamacpp") is None:
         console.print("Every local model runs on xllamacpp, not installed: pip install xllamacpp")

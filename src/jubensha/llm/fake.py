@@ -6,7 +6,9 @@ sentences drawn from the user messages (what the seat heard and was asked; never
 sheet in the system message, so a scripted player never tells its secrets), and schema
 requests get an object built by walking the JSON schema (enums picked by hashing the
 request, strings from the prompt, numbers within their bounds, arrays within their sizes).
-Per-purpose scripts override this to force garbage, errors or particular answers.
+A text request that states a format of labelled lines to fill in ("Modus operandi: ..." /
+"Motive: ...") gets those lines, each filled with a prompt sentence. Per-purpose scripts
+override this to force garbage, errors or particular answers.
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ MAX_DEPTH = 6
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*|\n+")
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _WORD = re.compile(r"[^\W\u3400-\u4dbf\u4e00-\u9fff]+")
+_FORMAT_LINE = re.compile(r"^[ \t]*([^\n:：\"“”]{1,40}?)[ \t]*([:：])[ \t]*(?:\.{3,}|…+)"
+                          r"[ \t\"”」']*$", re.MULTILINE)
+"""A line of a stated format: a label, a colon and a placeholder ("Motive: ...", "动机：……")."""
 
 
 class ScriptedModel(Model):
@@ -102,9 +107,13 @@ class ScriptedModel(Model):
         """The reply made up when no script applies: a schema object or prompt sentences."""
         rng = random.Random(self._digest(request))
         sentences = prompt_sentences(request)
+        form = filled_format(rng, request, sentences)
         if request.json_schema is not None:
-            value = SchemaFaker(rng, sentences, request.json_schema).value(request.json_schema)
+            value = SchemaFaker(rng, sentences, request.json_schema, form).value(
+                request.json_schema)
             return json.dumps(value, ensure_ascii=False)
+        if form:
+            return form
         count = rng.randint(1, min(3, len(sentences)))
         start = rng.randrange(len(sentences) - count + 1)
         text = " ".join(sentences[start:start + count])
@@ -148,6 +157,33 @@ def prompt_sentences(request: Request) -> list[str]:
     return sentences or ["I have nothing to add."]
 
 
+def stated_format(request: Request) -> list[tuple[str, str]]:
+    """The last block of labelled lines the last user message asks to fill in (two lines or
+    more in a row: one alone is a prompt, not a format), with their colons; the block may
+    be quoted inside a retold conversation. Empty when the message states none."""
+    last = next((m.text for m in reversed(request.messages) if m.role == "user"), "")
+    blocks: list[list[re.Match[str]]] = []
+    for match in _FORMAT_LINE.finditer(last):
+        if blocks and last.count("\n", blocks[-1][-1].end(), match.start()) <= 1:
+            blocks[-1].append(match)
+        else:
+            blocks.append([match])
+    found = [block for block in blocks if len(block) >= 2]
+    return [(m.group(1).strip(), m.group(2)) for m in found[-1]] if found else []
+
+
+def filled_format(rng: random.Random, request: Request, sentences: list[str]) -> str:
+    """The format the request states, each label followed by a plain prompt sentence (no
+    colon or quote, which an agent would read as another label or a speaker); '' when it
+    states none."""
+    labels = stated_format(request)
+    if not labels:
+        return ""
+    plain = [t for t in sentences if not re.search(r"[:：\"“”]", t)] or ["I have nothing to add."]
+    return "\n".join(f"{label}{colon}{' ' if colon == ':' else ''}{rng.choice(plain)}"
+                     for label, colon in labels)
+
+
 def _tokens(text: str) -> list[str]:
     lowered = text.lower()
     chars = _CJK_CHAR.findall(lowered)
@@ -167,13 +203,20 @@ def hashing_vectors(texts: Sequence[str], dimensions: int = 256) -> np.ndarray:
     return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
 
 
-class SchemaFaker:
-    """Builds a value that satisfies a JSON schema (the subset pydantic emits)."""
+SPOKEN = frozenset({"answer", "response", "reply", "text", "speech", "statement"})
+"""Object fields that hold what a seat says: they follow a format the prompt states."""
 
-    def __init__(self, rng: random.Random, sentences: list[str], root: dict[str, Any]) -> None:
+
+class SchemaFaker:
+    """Builds a value that satisfies a JSON schema (the subset pydantic emits); a string
+    field named as speech (``SPOKEN``) is ``form`` when the prompt states a format."""
+
+    def __init__(self, rng: random.Random, sentences: list[str], root: dict[str, Any],
+                 form: str = "") -> None:
         self.rng = rng
         self.sentences = sentences
         self.root = root
+        self.form = form
 
     def value(self, schema: dict[str, Any] | bool, depth: int = 0) -> Any:
         if schema is True or schema == {}:
@@ -202,6 +245,13 @@ class SchemaFaker:
             return None
         return {"string": self.string, "integer": self.integer, "number": self.number,
                 "boolean": self.boolean}[kind](schema)
+
+    def free_text(self, schema: Any, value: Any) -> bool:
+        """Whether ``form`` may stand for ``value``: free text long enough to hold it."""
+        resolved = self.resolve(schema) if isinstance(schema, dict) else {}
+        bounded = {"enum", "const", "pattern", "format"} & set(resolved)
+        return isinstance(value, str) and not bounded and \
+            len(self.form) <= int(resolved.get("maxLength", len(self.form)))
 
     def resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
         while "$ref" in schema:
@@ -303,6 +353,8 @@ class SchemaFaker:
         for name, sub in schema.get("properties", {}).items():
             if name in required or depth < MAX_DEPTH:
                 result[name] = self.value(sub, depth + 1)
+                if self.form and name in SPOKEN and self.free_text(sub, result[name]):
+                    result[name] = self.form
         extra = 0
         while len(result) < int(schema.get("minProperties", 0)):
             extra += 1

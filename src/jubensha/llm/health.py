@@ -4,15 +4,18 @@ at once instead of playing to the end on fallbacks.
 ``Health`` watches every call record of a run (the ``CallLog`` reports each call to it).
 It stops the game (``ModelUnreachable``) when a call fails with an error that no retry can
 fix (connection refused, key rejected, no such model, a cassette that does not hold the
-call) before any call of the game was answered, or when one seat's calls fail
+call) before any call of the game was answered, when the endpoint asks to wait longer
+than a call may (``ModelExhausted``: a spent quota), or when one seat's calls fail
 ``max_consecutive`` times in a row.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from jubensha.llm.base import ModelError
+from jubensha.llm.base import ModelError, ModelExhausted
+from jubensha.prompts import message
 
 DEFAULT_MAX_CONSECUTIVE = 5
 
@@ -20,7 +23,24 @@ DEFAULT_MAX_CONSECUTIVE = 5
 class ModelUnreachable(BaseException):
     """Ends the game at once. It derives from ``BaseException`` because agents and the
     table turn every ``Exception`` of a seat into a fallback, which is exactly what must
-    not happen when no call can succeed."""
+    not happen when no call can succeed. ``seat`` is set when that seat's calls kept
+    failing (``failures`` in a row), unset when the model could not be reached at all."""
+
+    def __init__(self, model: str, error: BaseException, seat: str | None = None,
+                 failures: int = 0) -> None:
+        self.model, self.error, self.seat, self.failures = model, error, seat, failures
+        super().__init__(self.say("en"))
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled by name (process executors)
+        return ModelUnreachable, (self.model, self.error, self.seat, self.failures)
+
+    def say(self, lang: str) -> str:
+        """What happened, in ``lang`` (the model's own error as it gave it)."""
+        if self.seat is None:
+            key = "exhausted" if isinstance(self.error, ModelExhausted) else "unreachable"
+            return message(lang, key, model=self.model, error=self.error)
+        return message(lang, "failing", failures=self.failures, seat=self.seat,
+                       model=self.model, error=self.error)
 
 
 @dataclass
@@ -38,11 +58,12 @@ class Health:
         """Count a failed call; raise ``ModelUnreachable`` when the game cannot go on."""
         key = seat or "-"
         self.failures[key] = self.failures.get(key, 0) + 1
+        if isinstance(error, ModelExhausted):
+            raise ModelUnreachable(model, error)
         if is_fatal(error) and not self.answered:
-            raise ModelUnreachable(f"the model {model!r} cannot be reached: {error}")
+            raise ModelUnreachable(model, error)
         if self.max_consecutive and self.failures[key] >= self.max_consecutive:
-            raise ModelUnreachable(f"{self.failures[key]} model calls in a row failed for "
-                                   f"{key} ({model}); the last: {error}")
+            raise ModelUnreachable(model, error, key, self.failures[key])
 
 
 def is_fatal(error: BaseException) -> bool:

@@ -35,6 +35,7 @@ from jubensha.llm.base import Model, ModelError, Request, Response, Usage
 from jubensha.llm.catalog import KNOWN, SMOLLM2, KnownModel, model_file
 from jubensha.llm.completion import read_completion
 from jubensha.llm.text import contains_cjk, estimate_tokens, fit_messages
+from jubensha.prompts import message
 
 INSTALL_HINT = SMOLLM2.install
 DEFAULT_CONTEXT_TOKENS = 8192
@@ -53,11 +54,6 @@ _ENGINES: dict[Engine, Any] = {}
 _LOCK = threading.Lock()
 """Held while a server is built (and around every call of a model that is not ``parallel``)."""
 _warned_chinese = False
-CHINESE_ADVICE = ("The embedded local model (SmolLM2-135M) does not understand Chinese, so "
-                  "for a Chinese script use a capable model, e.g. --model "
-                  "local:qwen2.5-coder-1.5b, openai:gpt-4o-mini or a Qwen model behind "
-                  "--base-url (docs/models.md).")
-"""Said once, as a plain line (a log record, not a Python warning with a source line)."""
 
 
 def default_threads() -> int:
@@ -307,12 +303,14 @@ class LocalModel(Model):
 
 
 def slot_key(request: Request) -> tuple[str | None, str]:
-    """Calls of one seat that open with the same system message (its sheet) share a slot,
-    so each reads only what follows the prefix it shares with the last; calls that open
+    """Calls of one seat whose system message opens alike (its sheet's first paragraph)
+    share a slot, so each reads only what follows the prefix it shares with the last (a
+    system message may end with what was retrieved for the call); calls that open
     otherwise (ThinkThrice's judgements, with no sheet) get a slot per purpose."""
     first = request.messages[0] if request.messages else None
     if first is not None and first.role == "system":
-        return request.seat, "system:" + hashlib.sha256(first.text.encode()).hexdigest()
+        opening = first.text.split("\n\n", 1)[0]
+        return request.seat, "system:" + hashlib.sha256(opening.encode()).hexdigest()
     return request.seat, "purpose:" + request.purpose
 
 
@@ -320,4 +318,6 @@ def _warn_if_chinese(request: Request) -> None:
     global _warned_chinese
     if not _warned_chinese and any(contains_cjk(m.text) for m in request.messages):
         _warned_chinese = True
-        logging.getLogger(__name__).warning(CHINESE_ADVICE)
+        # Said once, in Chinese (the prompt is), as a plain line: a log record, not a
+        # Python warning with a source line.
+        logging.getLogger(__name__).warning(message("zh", "chinese_advice"))

@@ -3,19 +3,26 @@ server, DeepSeek, Qwen (DashScope)...
 
 Transient failures (rate limits, 5xx, timeouts, dropped connections) are retried with
 exponential backoff, honouring ``Retry-After``; other 4xx errors are not, since asking
-again cannot help. Schemas go out as ``response_format: json_schema``; servers that reject
+again cannot help, and neither is a 429 whose ``Retry-After`` is longer than the call's
+deadline (a spent quota: ``ModelExhausted`` stops the job at once). Each request ends at
+its timeout by the wall clock, however slowly a server drips its reply. Schemas go out as ``response_format: json_schema``; servers that reject
 it are asked for ``json_object`` and then plain text with the schema spelled out in the
 prompt, and the client remembers what worked. Local image paths are sent as data URLs.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import mimetypes
 import re
+import socket
 import ssl
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from functools import cache, partial
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -23,7 +30,7 @@ from typing import Any, Literal, TypeVar
 import httpx2
 import openai
 from openai import AsyncOpenAI
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, stop_after_delay
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop_after_delay
 from tenacity.wait import wait_exponential_jitter
 
 from jubensha.llm.base import (
@@ -31,6 +38,7 @@ from jubensha.llm.base import (
     Message,
     Model,
     ModelError,
+    ModelExhausted,
     Request,
     Response,
     TextPart,
@@ -60,12 +68,20 @@ class OpenAIError(ModelError):
 
 
 def _retry_after(error: BaseException | None) -> float | None:
+    """The server's ``Retry-After`` in seconds: a number, or an HTTP date."""
     response = getattr(error, "response", None)
     value = response.headers.get("retry-after") if response is not None else None
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
+    if value is None:
         return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (when - datetime.now(when.tzinfo or UTC)).total_seconds())
 
 
 class _Wait(wait_exponential_jitter):
@@ -77,21 +93,64 @@ class _Wait(wait_exponential_jitter):
         return min(hinted, self.max) if hinted is not None else super().__call__(retry_state)
 
 
+def _causes(error: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    cause: BaseException | None = error
+    while cause is not None and cause not in chain:
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    return chain
+
+
+def no_server(error: BaseException) -> bool:
+    """Nothing listens at the address (the connection is refused, the host name does not
+    exist): every try would meet the same, so it is not retried and stops a game at once.
+    A connection dropped in the middle of a reply is still retried."""
+    return any(isinstance(cause, ConnectionRefusedError) or (
+        isinstance(cause, socket.gaierror) and cause.errno == socket.EAI_NONAME)
+        for cause in _causes(error))
+
+
+def _reason(error: BaseException) -> str:
+    """The SDK's error and, where it only says "Connection error.", what lay under it."""
+    root = _causes(error)[-1]
+    below = f" ({root})" if root is not error and str(root) else ""
+    return f"{type(error).__name__}: {error}{below}"
+
+
+def _transient(error: BaseException) -> bool:
+    return isinstance(error, TRANSIENT) and not no_server(error)
+
+
 async def with_retries(call: Callable[[], Awaitable[T]], max_retries: int, backoff_s: float,
                        backoff_max_s: float, deadline_s: float | None = None) -> T:
     """Run ``call``, retrying transient errors up to ``max_retries`` times, and starting no
-    new attempt once ``deadline_s`` has passed."""
+    new attempt once ``deadline_s`` has passed. A rate limit asking to wait longer than
+    ``deadline_s`` is ``ModelExhausted`` at once: no wait, no retry."""
     stop = stop_after_attempt(max_retries + 1)
     if deadline_s is not None:
         stop = stop | stop_after_delay(deadline_s)
     retrying = AsyncRetrying(stop=stop,
                              wait=_Wait(multiplier=backoff_s, max=backoff_max_s,
                                         jitter=backoff_s),
-                             retry=retry_if_exception_type(TRANSIENT), reraise=True)
+                             retry=retry_if_exception(_transient), reraise=True)
     async for attempt in retrying:
         with attempt:
-            result = await call()
+            result = await _unless_exhausted(call, deadline_s)
     return result
+
+
+async def _unless_exhausted(call: Callable[[], Awaitable[T]], deadline_s: float | None) -> T:
+    try:
+        return await call()
+    except openai.RateLimitError as error:
+        wait = _retry_after(error)
+        if wait is not None and deadline_s is not None and wait > deadline_s:
+            raise ModelExhausted(
+                f"rate limited: the server asks to wait {wait:,.0f} s (Retry-After), longer "
+                f"than a call's deadline of {deadline_s:,.0f} s; its quota is probably spent "
+                "(try again later, or raise deadline_s)") from None
+        raise
 
 
 def image_url(part: ImagePart) -> str:
@@ -136,6 +195,7 @@ class OpenAIModel(Model):
                                   http_client=openai.DefaultAsyncHttpxClient(
                                       verify=_ssl_context(), timeout=timeout_s))
         self.max_retries = max_retries
+        self.timeout_s = timeout_s
         self.temperature = temperature
         self.embedding_model = embedding_model
         self.vision = vision
@@ -153,6 +213,8 @@ class OpenAIModel(Model):
             try:
                 completion = await self._retrying(create)
                 break
+            except ModelExhausted as error:
+                raise ModelExhausted(f"{self.name}: {error}") from None
             except REJECTED as error:
                 if request.json_schema is None or mode == "plain":
                     raise OpenAIError(f"{self.name} rejected the request: {error}") from None
@@ -160,7 +222,7 @@ class OpenAIModel(Model):
                 notes.append(f"server rejected response_format {mode}; "
                              f"using {self.response_format}")
             except (openai.OpenAIError, ValueError) as error:
-                raise OpenAIError(f"{self.name}: {type(error).__name__}: {error}",
+                raise OpenAIError(f"{self.name}: {_reason(error)}",
                                   fatal=isinstance(error, FATAL)) from None
         if completion is None:
             raise OpenAIError(f"{self.name} returned no choices")
@@ -177,9 +239,22 @@ class OpenAIModel(Model):
         walks every argument against its TypedDicts and builds a model of the reply, ~2 ms
         of CPU a call that 64 games at once wait on. A body that is not a completion is a
         ``ValueError``, retried like a garbled reply."""
-        response = await self.client.post("/chat/completions", cast_to=httpx2.Response,
-                                          body=body)
+        async with self._wall_clock("/chat/completions"):
+            response = await self.client.post("/chat/completions", cast_to=httpx2.Response,
+                                              body=body)
         return read_completion(response.json())
+
+    @asynccontextmanager
+    async def _wall_clock(self, path: str) -> AsyncIterator[None]:
+        """End a request at ``timeout_s`` by the wall clock: the HTTP client's timeout is
+        per read, so a server dripping a byte every few seconds would never meet it. Ends
+        as the client's own timeout does (``APITimeoutError``: retried, then failed)."""
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                yield
+        except TimeoutError:
+            url = f"{str(self.client.base_url).rstrip('/')}{path}"
+            raise openai.APITimeoutError(request=httpx2.Request("POST", url)) from None
 
     async def _retrying(self, call: Callable[[], Awaitable[T]]) -> T:
         return await with_retries(call, self.max_retries, *self.backoff, self.deadline_s)
@@ -223,9 +298,12 @@ class OpenAIModel(Model):
                               "(ModelOptions.embedding_model) or use another embedder")
         if not texts:
             return []
+        async def create() -> Any:
+            async with self._wall_clock("/embeddings"):
+                return await self.client.embeddings.create(model=model, input=texts)
+
         try:
-            result = await self._retrying(
-                lambda: self.client.embeddings.create(model=model, input=texts))
+            result = await self._retrying(create)
         except openai.OpenAIError as error:
             raise OpenAIError(f"embeddings {model}: {type(error).__name__}: {error}") from None
         vectors = sorted(result.data, key=lambda item: item.index)

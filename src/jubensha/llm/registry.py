@@ -92,6 +92,21 @@ def validate_model_spec(spec: str) -> str:
     raise _unknown(spec, "unknown model")
 
 
+def named_file(spec: str) -> str | None:
+    """The file ``spec`` makes this machine open, if any: a cassette (``replay:<file>``) or
+    a ``.gguf`` path (``local:<path>``; a known model's name is resolved from the user's own
+    cache instead). A model spec read from a run folder may name none: the folder's author
+    would choose what the native loader parses."""
+    kind, argument = _split(spec)
+    if kind == "replay":
+        return argument
+    if kind == "local" and argument:
+        from jubensha.llm.catalog import KNOWN
+
+        return None if argument.lower() in KNOWN else argument
+    return None
+
+
 def parse_model_spec(spec: str, options: ModelOptions | None = None) -> Model:
     """Build the client that ``spec`` names (see ``SPEC_FORMS``).
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError, model_validator
 
 from jubensha.llm.base import Model, ModelError, Request, Response
 from jubensha.llm.wrappers import ModelWrapper
+from jubensha.safeload import MAX_LOG_BYTES, DocumentError, read_bounded
 
 
 class CassetteEntry(BaseModel):
@@ -85,19 +86,22 @@ class ReplayModel(Model):
     @classmethod
     def load(cls, path: Path) -> ReplayModel:
         path = Path(path)
-        if not path.is_file():
+        if not path.exists():
             raise CassetteError(f"cassette not found: {path}")
+        try:  # bytes: pydantic reports bad UTF-8 as bad JSON
+            data = read_bounded(path, MAX_LOG_BYTES)
+        except DocumentError as exc:
+            raise CassetteError(f"{path}: {exc}") from None
         entries = []
-        with path.open("rb") as handle:  # bytes: pydantic reports bad UTF-8 as bad JSON
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    entries.append(CassetteEntry.model_validate_json(line))
-                except ValidationError as error:
-                    problem = error.errors()[0]
-                    where = ".".join(str(p) for p in problem["loc"]) or "line"
-                    raise CassetteError(f"{path}:{number}: {where}: {problem['msg']}") from None
+        for number, line in enumerate(data.split(b"\n"), 1):
+            if not line.strip():
+                continue
+            try:
+                entries.append(CassetteEntry.model_validate_json(line))
+            except ValidationError as error:
+                problem = error.errors()[0]
+                where = ".".join(str(p) for p in problem["loc"]) or "line"
+                raise CassetteError(f"{path}:{number}: {where}: {problem['msg']}") from None
         return cls(entries, name=f"replay:{path.name}")
 
     async def generate(self, request: Request) -> Response:

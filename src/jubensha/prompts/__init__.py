@@ -1,7 +1,10 @@
-"""Prompt templates, one jinja2 file per prompt and language: ``<area>/<lang>/<name>.j2``.
+"""Prompt templates, one jinja2 file per prompt and language: ``<area>/<lang>/<name>.j2``;
+and the message catalogue, ``messages/<lang>.yaml``: every word a person reads at the
+terminal and in transcripts.
 
-Prompts never live inline in code so that they can be read, compared across languages and
-changed without touching logic. A missing template is an error naming the path.
+Prompts and messages never live inline in code so that they can be read, compared across
+languages and changed without touching logic. A missing template is an error naming the
+path.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import yaml
 
 PROMPTS_DIR = Path(str(resources.files("jubensha.prompts")))
 
@@ -40,3 +44,20 @@ def render(area: str, name: str, lang: str, **values: Any) -> str:
     except jinja2.TemplateNotFound:
         raise FileNotFoundError(f"prompt template not found: {PROMPTS_DIR / path}") from None
     return template.render(**values).strip()
+
+
+@lru_cache(maxsize=4)
+def messages(lang: str) -> dict[str, str]:
+    """Every word a person reads at the terminal, in transcripts and on the end screen, in
+    ``lang``: ``messages/<lang>.yaml`` (English for a language without its own file). One
+    catalogue per language keeps the two side by side and out of the code."""
+    path = PROMPTS_DIR / "messages" / f"{lang}.yaml"
+    if not path.is_file():
+        path = PROMPTS_DIR / "messages" / "en.yaml"
+    loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return {str(key): str(value) for key, value in loaded.items()}
+
+
+def message(lang: str, key: str, **values: Any) -> str:
+    """One message of the catalogue with its ``{name}`` fields filled in."""
+    return messages(lang)[key].format(**values)

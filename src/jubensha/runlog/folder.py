@@ -1,18 +1,26 @@
 """The run folder: the record of one game that evaluation, reports and replays read.
 
-    meta.json        what was played: script, procedure, seats (architecture, model), seed
-    events.jsonl     every event, whatever its audience, appended and flushed as it happens
-    calls.jsonl      every model call (``llm.calls.CallRecord``), appended as it ends
-    result.json      outcome, votes, usage per seat and purpose, failures, duration
-    transcript.md    the game as a readable document
+    meta.json           what was played: script, procedure, seats (architecture, model),
+                        seed, and the hash of the script's copy
+    script.played.yaml  the script the game was played with (``runlog.script``)
+    events.jsonl        every event, whatever its audience, appended and flushed as it happens
+    calls.jsonl         every model call (``llm.calls.CallRecord``), appended as it ends
+    result.json         outcome, votes, usage per seat and purpose, failures, duration
+    transcript.md       the game as a readable document
 
 A game that crashed or was stopped leaves meta.json and the two logs, possibly with a
 half-written last line; ``read_run`` loads such a partial run and says it is unfinished.
+
+A run folder may come from anyone: it is read from its own regular files only (a symbolic
+link, a FIFO or a file over ``MAX_LOG_BYTES`` is a ``RunError``), and nothing it names
+outside itself is ever opened.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import platform
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,9 +37,13 @@ from jubensha.llm.base import Usage
 from jubensha.llm.calls import NOT_A_CALL, CallRecord
 from jubensha.outdir import write_whole
 from jubensha.runlog.counts import CallCounts
+from jubensha.safeload import MAX_LOG_BYTES, DocumentError, read_bounded
+from jubensha.scripts.io import dump_script
+from jubensha.scripts.model import Script
 
 META, EVENTS, CALLS, RESULT, TRANSCRIPT = (
     "meta.json", "events.jsonl", "calls.jsonl", "result.json", "transcript.md")
+SCRIPT = "script.played.yaml"
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 M = TypeVar("M", bound=BaseModel)
 
@@ -53,7 +65,11 @@ class RunMeta(BaseModel):
 
     script_id: str
     script_title: str = ""
-    script_source: str = Field("", description="Bundled id or path the script came from.")
+    script_source: str = Field("", description=(
+        "Bundled id or path the script came from: provenance only, never opened again."))
+    script_sha256: str = Field("", description=(
+        "SHA-256 of the folder's script.played.yaml; empty in folders made before the "
+        "copy was kept."))
     language: str
     procedure: dict[str, Any]
     seats: dict[str, SeatInfo]
@@ -108,13 +124,19 @@ def _versions() -> dict[str, str]:
 
 
 class RunFolder:
-    """Writes one run: an event sink (``write_event``) and a call sink (``write``)."""
+    """Writes one run: an event sink (``write_event``) and a call sink (``write``). With
+    ``script``, the folder keeps its own copy of it (``SCRIPT``, hashed in meta.json), which
+    is all that readers of the folder ever read of a script."""
 
-    def __init__(self, path: Path, meta: RunMeta):
+    def __init__(self, path: Path, meta: RunMeta, script: Script | None = None):
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
-        self.meta = meta
         self.usage = UsageReport()
+        if script is not None:
+            data = dump_script(script).encode("utf-8")
+            write_whole(self.path / SCRIPT, data)
+            meta = meta.model_copy(update={"script_sha256": hashlib.sha256(data).hexdigest()})
+        self.meta = meta
         self.write_meta(meta)
         self._events: IO[str] = (self.path / EVENTS).open("a", encoding="utf-8")
         self._calls: IO[str] = (self.path / CALLS).open("a", encoding="utf-8")
@@ -176,7 +198,7 @@ def read_run(path: str | Path) -> RunLog:
     folder = Path(path)
     if not folder.is_dir():
         raise RunError(f"{folder}: no such run folder")
-    if not (folder / EVENTS).is_file() and not (folder / META).is_file():
+    if not present(folder / EVENTS) and not present(folder / META):
         raise RunError(f"{folder}: not a run folder (no {META} or {EVENTS})")
     truncated: list[str] = []
     events = _read_jsonl(folder / EVENTS, EVENT_ADAPTER.validate_json, truncated)
@@ -186,10 +208,24 @@ def read_run(path: str | Path) -> RunLog:
     return RunLog(folder, meta, events, calls, result, truncated)
 
 
+def present(path: Path) -> bool:
+    """Whether ``path`` is there at all, a link or a FIFO included (``read_own`` then
+    refuses it rather than a reader taking it for missing)."""
+    return os.path.lexists(path)
+
+
+def read_own(path: Path, max_bytes: int = MAX_LOG_BYTES) -> bytes:
+    """The bytes of a file of a run folder: a regular file of its own, not a link."""
+    try:
+        return read_bounded(path, max_bytes, links=False)
+    except DocumentError as exc:
+        raise RunError(f"{path}: {exc}") from None
+
+
 def _read_jsonl(path: Path, parse: Any, truncated: list[str]) -> list[Any]:
-    if not path.is_file():
+    if not present(path):
         return []
-    lines = path.read_bytes().split(b"\n")
+    lines = read_own(path).split(b"\n")
     while lines and not lines[-1].strip():
         lines.pop()
     items = []
@@ -220,16 +256,16 @@ def _cut_off(line: str) -> bool:
         json.loads(line)
     except json.JSONDecodeError:
         return True
-    except RecursionError:  # whole, but nested too deeply to be a record
+    except (RecursionError, ValueError):  # whole, but too deep or a number too long
         return False
     return False
 
 
 def _read_json(path: Path, model: type[M]) -> M | None:
-    if not path.is_file():
+    if not present(path):
         return None
     try:
-        return model.model_validate_json(path.read_bytes())
+        return model.model_validate_json(read_own(path))
     except ValidationError as exc:
         raise RunError(f"{path}: {_first_line(exc)}") from None
 

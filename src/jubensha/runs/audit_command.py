@@ -8,7 +8,6 @@ from typing import Annotated, Literal
 
 import typer
 from pydantic import ValidationError
-from rich.console import Console
 from rich.text import Text
 
 from jubensha.eval.audit import AuditOptions, RunAudit, audit_run
@@ -17,15 +16,15 @@ from jubensha.eval.commands import load_reference_script
 from jubensha.eval.report import markdown_table, rich_table
 from jubensha.llm.calls import read_calls
 from jubensha.runlog.folder import RunError, RunLog, read_run
-from jubensha.runs.index import INDEX_FILE
+from jubensha.runlog.script import played_script
 from jubensha.runs.loose import find_run_folders
-from jubensha.runs.spec import SPEC_FILE, SpecError, expand, load_spec
 from jubensha.scripts.importers import IMPORTERS, import_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Script
+from jubensha.terminal import Terminal
 
-console = Console()
-errors = Console(stderr=True)
+console = Terminal()
+errors = Terminal(stderr=True)
 
 
 class AuditInputError(ValueError):
@@ -44,19 +43,6 @@ def run_folders(paths: list[Path]) -> list[Path]:
     return found
 
 
-def batch_scripts(paths: list[Path]) -> dict[Path, Script]:
-    """The script of each game of the batch folders among ``paths`` (from their spec)."""
-    found: dict[Path, Script] = {}
-    for root in paths:
-        if (root / SPEC_FILE).is_file() and (root / INDEX_FILE).is_file():
-            try:
-                games = expand(load_spec(root / SPEC_FILE))
-            except (SpecError, ScriptError) as exc:
-                raise AuditInputError(str(exc).splitlines()[0]) from None
-            found |= {root / game.name: game.script for game in games}
-    return found
-
-
 def load_any(source: str) -> Script:
     """A bundled id, a script of ours, a WellPlay folder, else the first importer that
     reads it (a run folder does not record the format of an imported script)."""
@@ -72,22 +58,25 @@ def load_any(source: str) -> Script:
 
 
 def script_of(run: RunLog, given: str | None, cache: dict[str, Script]) -> Script:
-    source = given or (run.meta.script_source or run.meta.script_id if run.meta else "")
-    if not source:
-        raise AuditInputError(f"{run.path}: meta.json names no script; pass --script")
-    if source not in cache:
+    """The script named with ``--script`` (read once for every run), else the run
+    folder's own copy (``runlog.script``)."""
+    if given is None:
         try:
-            cache[source] = load_any(source)
+            return played_script(run)
+        except RunError as exc:
+            raise AuditInputError(str(exc).splitlines()[0]) from None
+    if given not in cache:
+        try:
+            cache[given] = load_any(given)
         except (ScriptError, KeyError, ValueError, OSError) as exc:
             message = str(exc).splitlines()[0]
-            raise AuditInputError(f"{run.path}: script {source!r}: {message}") from None
-    return cache[source]
+            raise AuditInputError(f"--script {given!r}: {message}") from None
+    return cache[given]
 
 
 def audit_paths(paths: list[Path], options: AuditOptions, script: str | None = None
                 ) -> AuditReport:
     scripts: dict[str, Script] = {}
-    known = batch_scripts(paths) if script is None else {}
     audits: list[RunAudit] = []
     for folder in run_folders(paths):
         try:
@@ -98,7 +87,7 @@ def audit_paths(paths: list[Path], options: AuditOptions, script: str | None = N
             message = str(exc).splitlines()[0]
             raise AuditInputError(message if str(folder) in message
                                   else f"{folder}: {message}") from None
-        played = known.get(folder) or script_of(run, script, scripts)
+        played = script_of(run, script, scripts)
         audits.append(audit_run(played, run, options, evaluated))
     return AuditReport.of(audits, options, run=", ".join(str(p) for p in paths))
 
@@ -113,7 +102,8 @@ def audit(
     passages: Annotated[int, typer.Option(help="Leaked passages that flag a call.")] = 3,
     worst: Annotated[int, typer.Option(help="Flagged calls listed with their passage.")] = 10,
     script: Annotated[str | None, typer.Option(
-        help="The script every run was played on (default: each run's meta.json).")] = None,
+        help="The script every run was played on (default: each run folder's own copy).")
+    ] = None,
 ) -> None:
     """Find seat prompts holding another character's private text, or the truth, that the
     seat could not know when the call was made (docs/isolation.md)."""

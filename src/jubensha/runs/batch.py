@@ -5,27 +5,25 @@ one run folder per game, named by ``spec.folder_name`` and written by ``play.pla
 exactly as ``jubensha play`` writes it. A game that fails (an exception, a spent budget, a
 timeout, the batch being stopped) never stops the others: its folder gets ``error.json``.
 Running the batch again skips games whose folder has ``result.json``, keeps the folder of
-an unfinished attempt as ``<game>.partial-<n>`` and plays the game again from scratch.
+an unfinished attempt as ``<game>.partial-<n>`` and plays the game again, answering the
+calls the longest earlier attempt logged from its log before going live
+(``runlog.resume``). Where the games play is the executor's business
+(``runs.executors``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import glob
-import os
-import re
-import traceback
 import typing
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from jubensha.engine.procedure import Procedure
 from jubensha.eval.commands import (
     EvalSummary,
     MetricStatus,
@@ -33,94 +31,62 @@ from jubensha.eval.commands import (
     skip_reason,
     write_result,
 )
-from jubensha.eval.judge import EVAL_CALLS, EVAL_DIR, open_session
+from jubensha.eval.judge import EVAL_CALLS, EVAL_DIR, open_session, tallied
 from jubensha.eval.registry import MetricContext, get_metric, load_metrics
-from jubensha.eval.report import MetricResult
-from jubensha.eval.vote_metrics import identification_metric
-from jubensha.llm.base import Embedder, Model, Request, Response
+from jubensha.eval.report import MetricResult, headline
+from jubensha.eval.vote_metrics import has_votes, identification_metric
+from jubensha.llm.base import Embedder, Model
 from jubensha.llm.calls import CallRecord, read_calls
 from jubensha.llm.health import ModelUnreachable
-from jubensha.llm.registry import ModelOptions, parse_model_spec
-from jubensha.llm.wrappers import Budget, ModelWrapper, PriceTable, SqliteCache, stack
+from jubensha.llm.keys import (
+    Server,
+    SettingsError,
+    UnconfiguredServer,
+    default_server,
+    server_for,
+)
+from jubensha.llm.registry import parse_model_spec
+from jubensha.llm.wrappers import PriceTable, stack
 from jubensha.outdir import write_whole
-from jubensha.runlog.folder import CALLS, RESULT, RunError, read_run
+from jubensha.runlog.attempts import earlier_attempts, set_aside
+from jubensha.runlog.folder import CALLS, RESULT, RunError, read_own, read_run
+from jubensha.runlog.resume import Resume, spent
+from jubensha.runs.attempt import (
+    GameJob,
+    Meter,
+    options_for,
+    read_error,
+    spend_of,
+)
+from jubensha.runs.executors import ExecutorError, open_executor
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow, Spend, now
-from jubensha.runs.limits import Gate, LimitedModel, Limiter
-from jubensha.runs.play import SeatPlan, build_models, play_game
 from jubensha.runs.spec import (
     SPEC_FILE,
     BatchSpec,
-    Endpoint,
     PlannedGame,
     dump_spec,
     expand,
     load_spec,
 )
-from jubensha.scripts.model import Language, Script
+from jubensha.safeload import MAX_BYTES
 
-ERROR_FILE = "error.json"
 SUMMARY = "all"
 """``eval/all.json``: what happened to each metric (``jubensha eval all`` writes the same)."""
-ErrorKind = Literal["error", "timeout", "budget", "cancelled", "unreachable", "degraded"]
 
 
 class BatchError(Exception):
     """A batch that cannot run as asked (its folder holds another game list, say)."""
 
 
-class GameError(BaseModel):
-    """Why an attempt at a game ended without a result (``error.json``)."""
-
-    kind: ErrorKind
-    message: str
-    traceback: str = ""
-    time: str = ""
-
-
 # --- what the folders say --------------------------------------------------------------------
 
-def partial_folders(root: Path, game: PlannedGame) -> list[Path]:
-    """Earlier, unfinished attempts at ``game``, oldest first."""
-    found = root.glob(f"{glob.escape(game.name)}.partial-*")
-    numbered = [(int(m.group(1)), p) for p in found
-                if (m := re.fullmatch(r".*\.partial-(\d+)", p.name))]
-    return [p for _, p in sorted(numbered)]
-
-
-def set_aside(root: Path, game: PlannedGame) -> Path:
-    """Rename an unfinished attempt's folder to the next ``<game>.partial-<n>``."""
-    olds = partial_folders(root, game)
-    number = int(olds[-1].name.rsplit("-", 1)[1]) + 1 if olds else 1
-    target = root / f"{game.name}.partial-{number}"
-    (root / game.name).rename(target)
-    return target
-
-
-def read_error(folder: Path) -> GameError | None:
-    try:
-        return GameError.model_validate_json((folder / ERROR_FILE).read_bytes())
-    except (OSError, ValueError):
-        return None
-
-
-def degraded_message(fallbacks: int, decisions: int) -> str:
-    return (f"{fallbacks} of {decisions} decisions fell back to the table's defaults: "
-            "the game was not really played")
-
-
-def write_error(folder: Path, kind: ErrorKind, message: str, trace: str = "") -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    error = GameError(kind=kind, message=message, traceback=trace, time=now())
-    (folder / ERROR_FILE).write_text(error.model_dump_json(indent=2) + "\n", encoding="utf-8")
-
-
-def spend_of(records: list[CallRecord]) -> Spend:
-    spend = Spend(calls=len(records))
-    for record in records:
-        spend = spend + Spend(prompt_tokens=record.usage.prompt_tokens,
-                              completion_tokens=record.usage.completion_tokens,
-                              cost_usd=record.usage.cost_usd)
-    return spend
+def side_usage(records: list[CallRecord], murderers: Iterable[str]) -> dict[str, Spend]:
+    """Model use of the civilians' seats and of the murderers' seats (a call made for no
+    seat counts on neither side)."""
+    guilty = set(murderers)
+    return {side: spend_of([r for r in records if r.seat is not None
+                            and (r.seat in guilty) == (side == "murderers")])
+            for side in ("civilians", "murderers")}
 
 
 def _calls_of(folder: Path) -> list[CallRecord]:
@@ -130,30 +96,6 @@ def _calls_of(folder: Path) -> list[CallRecord]:
         return read_run(folder).calls
     except RunError:
         return []
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def headline(result: BaseModel, prefix: str = "", depth: int = 3) -> dict[str, float]:
-    """A metric result's numbers: its numeric fields and numeric properties, and those of
-    the models nested in its fields (``score.overall.mean``). Numbers inside dictionaries
-    and lists (per seat, per question) are left to the result file."""
-    numbers: dict[str, float] = {}
-    for name in type(result).model_fields:
-        value = getattr(result, name)
-        if _number(value):
-            numbers[prefix + name] = value
-        elif isinstance(value, BaseModel) and depth > 1:
-            numbers |= headline(value, f"{prefix}{name}.", depth - 1)
-    for cls in type(result).__mro__:
-        if cls in (MetricResult, BaseModel):
-            break
-        for name, attribute in vars(cls).items():
-            if isinstance(attribute, property) and _number(value := getattr(result, name)):
-                numbers[prefix + name] = value
-    return numbers
 
 
 def result_type(name: str) -> type[MetricResult]:
@@ -166,8 +108,8 @@ def result_type(name: str) -> type[MetricResult]:
 def read_metric(name: str, path: Path) -> dict[str, Any]:
     """The numbers of ``eval/<name>.json``, read as its metric's result class."""
     try:
-        result = result_type(name).model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        result = result_type(name).model_validate_json(read_own(path, MAX_BYTES))
+    except (RunError, ValueError) as exc:
         return {"error": f"{path.name}: {str(exc).splitlines()[0]}"}
     return headline(result)
 
@@ -195,7 +137,7 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
     """The game's index row as its folders tell it: finished (``result.json``), failed (an
     unfinished folder), or pending (no folder); every attempt's model use is summed."""
     folder = root / game.name
-    olds = partial_folders(root, game)
+    olds = earlier_attempts(folder)
     attempts = [*olds, folder] if folder.is_dir() else olds
     row = GameRow(id=game.id, position=game.position, name=game.name,
                   script=game.settings.script_id, procedure=game.settings.procedure,
@@ -203,7 +145,7 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
                   seed=game.settings.seed, settings=game.settings.model_dump(mode="json"),
                   attempts=len(attempts))
     for path in attempts:
-        row.spent = row.spent + spend_of(_calls_of(path))
+        row.spent = row.spent + spend_of(spent(_calls_of(path)))
     if not folder.is_dir():
         return row
     try:
@@ -211,6 +153,7 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
     except RunError:
         run = None
     row.usage = spend_of(run.calls) if run else Spend()
+    row.sides = side_usage(run.calls, game.script.murderers) if run else {}
     row.started = run.meta.started if run and run.meta else None
     if run is None or run.result is None or run.result.degraded:
         error = read_error(folder)
@@ -219,14 +162,15 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
                      "interrupted: the attempt left no result.json and no error.json")
         row.finished = error.time if error else None
         return row
-    votes = await identification_metric(MetricContext(script=game.script, run=run))
     row.status = "finished"
     row.finished = _finished_at(folder / RESULT)
     row.duration_s = run.result.duration_s
     row.winner = run.result.winner
     row.fallbacks = run.result.failures
-    row.votes_on_murderer = sum(k for k, _ in votes.victims.values())
-    row.votes_counted = sum(c for _, c in votes.victims.values())
+    if has_votes(game.script, run) is None:  # a script with no solution scores no ballot
+        votes = await identification_metric(MetricContext(script=game.script, run=run))
+        row.votes_on_murderer = sum(k for k, _ in votes.victims.values())
+        row.votes_counted = sum(c for _, c in votes.victims.values())
     row.metrics = read_metrics(folder)
     return row
 
@@ -237,9 +181,9 @@ def _statuses(folder: Path, names: Iterable[str] = ()) -> dict[str, MetricStatus
     is not (a batch killed between writing a result and writing the summary)."""
     path = folder / f"{SUMMARY}.json"
     try:
-        summary = EvalSummary.model_validate_json(path.read_text(encoding="utf-8"))
+        summary = EvalSummary.model_validate_json(read_own(path, MAX_BYTES))
         found = {status.metric: status for status in summary.statuses}
-    except (OSError, ValidationError):
+    except (RunError, ValidationError):
         found = {}
     for name in names:
         if name not in found and (folder / f"{name}.json").is_file():
@@ -247,168 +191,37 @@ def _statuses(folder: Path, names: Iterable[str] = ()) -> dict[str, MetricStatus
     return found
 
 
-# --- budgets ---------------------------------------------------------------------------------
-
-class GameAborted(BaseException):
-    """Ends a game at once. The engine turns every ``Exception`` of a seat into a recorded
-    fallback so that a game always finishes; a spent budget must end the game instead, so
-    this derives from ``BaseException``, which the engine does not catch."""
-
-    def __init__(self, kind: ErrorKind, message: str):
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-
-
-@dataclass
-class Meter:
-    """Model use counted against one ``Budget`` shared by several clients (a game's, or the
-    whole batch's). As ``llm.wrappers.BudgetModel``: calls count when they start, tokens and
-    dollars when a live reply arrives, so the call that crosses a limit completes."""
-
-    budget: Budget
-    scope: str
-    spend: Spend = field(default_factory=Spend)
-
-    def exceeded(self) -> str | None:
-        limits, spend = self.budget, self.spend
-        if limits.max_calls is not None and spend.calls >= limits.max_calls:
-            return f"{spend.calls} calls of {limits.max_calls}"
-        if limits.max_tokens is not None and spend.tokens >= limits.max_tokens:
-            return f"{spend.tokens} tokens of {limits.max_tokens}"
-        if limits.max_cost_usd is not None and (spend.cost_usd or 0.0) >= limits.max_cost_usd:
-            return f"${spend.cost_usd or 0.0:.4f} of ${limits.max_cost_usd:.4f}"
-        return None
-
-
-class MeteredModel(ModelWrapper):
-    """Counts each call on every meter; the first call refused ends the game."""
-
-    def __init__(self, inner: Model, meters: list[Meter]) -> None:
-        super().__init__(inner)
-        self.meters = meters
-
-    async def generate(self, request: Request) -> Response:
-        for meter in self.meters:
-            spent = meter.exceeded()
-            if spent:
-                raise GameAborted("budget", f"{meter.scope} budget spent ({spent}); refused "
-                                  f"{request.purpose or 'a call'} for {request.seat or 'the run'}")
-        for meter in self.meters:
-            meter.spend = meter.spend + Spend(calls=1)
-        response = await self.inner.generate(request)
-        if response.origin == "live":
-            used = Spend(prompt_tokens=response.usage.prompt_tokens,
-                         completion_tokens=response.usage.completion_tokens,
-                         cost_usd=response.usage.cost_usd)
-            for meter in self.meters:
-                meter.spend = meter.spend + used
-        return response
-
-
 # --- one attempt at one game ------------------------------------------------------------------
 
-@dataclass
-class GameJob:
-    """Everything one attempt at a game needs, apart from the batch folder: what a Ray
-    worker receives. It carries no key: clients read theirs from the environment where
-    the game plays (``ModelOptions``; ``Endpoint.api_key_env``)."""
-
-    name: str
-    script: Script
-    procedure: Procedure
-    plans: dict[str, SeatPlan]
-    seed: int
-    language: Language
-    embedder: str
-    script_source: str
-    model_options: dict[str, Any]
-    endpoints: dict[str, Endpoint]
-    timeout_s: float | None
-    retries: int
-    prices: PriceTable | None
-    budget_per_game: Budget | None
+def batch_servers(spec: BatchSpec, games: Iterable[PlannedGame]) -> dict[str, Server]:
+    """Where each OpenAI-compatible model of the batch (and, as ``""``, the batch's
+    ``model_options``) is served, with the variable holding its key, by the user's
+    settings: a ``BatchError`` saying what to configure for a server the spec names and
+    the settings do not list, before anything is sent."""
+    fallback = spec.model_options.get("base_url")
+    models = {plan.model for game in games for plan in game.plans.values()} | {
+        spec.judge or ""}
+    named: dict[str, str | None] = {"": fallback} | {
+        model: (spec.endpoints[model].base_url if model in spec.endpoints else None)
+        or fallback for model in sorted(models) if model.startswith("openai:")}
+    try:
+        return {model: server_for(url, model or "model_options") if url else default_server()
+                for model, url in named.items()}
+    except (UnconfiguredServer, SettingsError) as exc:
+        raise BatchError(str(exc)) from None
 
 
-def game_job(game: PlannedGame, spec: BatchSpec, prices: PriceTable | None) -> GameJob:
+def game_job(game: PlannedGame, spec: BatchSpec, prices: PriceTable | None,
+             servers: dict[str, Server], resume: Resume | None = None) -> GameJob:
     settings = game.settings
     return GameJob(
         name=game.name, script=game.script, procedure=game.procedure, plans=game.plans,
         seed=settings.seed, language=settings.language, embedder=settings.embedder,
         script_source=settings.script, model_options=dict(spec.model_options),
-        endpoints=dict(spec.endpoints), timeout_s=spec.timeout_s,
+        servers=servers, timeout_s=spec.timeout_s,
         retries=spec.wrappers.retries, prices=prices,
-        budget_per_game=spec.wrappers.budget_per_game)
-
-
-def game_meter(job: GameJob) -> Meter | None:
-    return Meter(job.budget_per_game, "game") if job.budget_per_game else None
-
-
-def clients_for(job: GameJob, options: ModelOptions) -> dict[str, Model]:
-    """One raw client per model spec, built with its endpoint's address and key."""
-    clients: dict[str, Model] = {}
-    for spec in dict.fromkeys(plan.model for plan in job.plans.values()):
-        endpoint = job.endpoints.get(spec)
-        own = options
-        if endpoint is not None:
-            key = os.environ.get(endpoint.api_key_env) if endpoint.api_key_env else None
-            own = options.model_copy(update={"base_url": endpoint.base_url or options.base_url,
-                                             "api_key": key or options.api_key})
-        seats = {name: plan for name, plan in job.plans.items() if plan.model == spec}
-        clients |= build_models(seats, own)
-    return clients
-
-
-async def play_attempt(job: GameJob, folder: Path, *, cache: SqliteCache | None,
-                       meters: list[Meter], limiters: Mapping[str, Limiter]) -> bool:
-    """Play one attempt into ``folder``; False (and ``error.json``) when it ends without a
-    result. The same function plays a game in the batch's process and on a Ray worker."""
-    options = ModelOptions.model_validate(job.model_options)
-    clients: dict[str, Model] = {}
-    try:
-        clients = clients_for(job, options)
-        models = {spec: _wrapped(job, client, limiters.get(spec), cache, meters)
-                  for spec, client in clients.items()}
-        result = await asyncio.wait_for(play_game(
-            job.script, job.procedure, job.plans, out=folder, seed=job.seed,
-            language=job.language, model_options=options, embedder=job.embedder,
-            script_source=job.script_source, models=models), job.timeout_s)
-        if not result.degraded:
-            return True
-        write_error(folder, "degraded", degraded_message(result.fallbacks, result.decisions))
-    except GameAborted as exc:
-        write_error(folder, exc.kind, exc.message)
-    except ModelUnreachable as exc:
-        write_error(folder, "unreachable", str(exc))
-    except TimeoutError:
-        write_error(folder, "timeout", f"the game took longer than {job.timeout_s} s")
-    except asyncio.CancelledError:
-        write_error(folder, "cancelled", "the batch was stopped while this game played")
-        raise
-    except Exception as exc:  # noqa: BLE001  (one game's crash must not stop the batch)
-        write_error(folder, "error", f"{type(exc).__name__}: {exc}", traceback.format_exc())
-    finally:
-        for client in clients.values():
-            await client.aclose()
-    return False
-
-
-def _wrapped(job: GameJob, client: Model, limiter: Limiter | None, cache: SqliteCache | None,
-             meters: list[Meter]) -> Model:
-    """The limiter innermost (a cached reply takes no slot), then retries, cache, prices,
-    and the meters outermost."""
-    inner = LimitedModel(client, limiter) if limiter is not None else client
-    wrapped = stack(inner, retries=job.retries, cache=cache, prices=job.prices).model
-    return MeteredModel(wrapped, meters) if meters else wrapped
-
-
-class RemoteExecutor(Protocol):
-    """Plays attempts elsewhere and writes their run folders here (``runs.ray_executor``)."""
-
-    async def play(self, job: GameJob, folder: Path) -> bool: ...
-
-    def close(self) -> None: ...
+        budget_per_game=spec.wrappers.budget_per_game, resume=resume,
+        preset=settings.preset.model_dump() if settings.preset else None)
 
 
 # --- the batch -------------------------------------------------------------------------------
@@ -419,6 +232,8 @@ class Update:
 
     game: PlannedGame
     row: GameRow
+    unwatched_calls: int = 0
+    """Calls the game made in another process (no call watcher here saw them)."""
 
 
 class BatchSummary(BaseModel):
@@ -457,10 +272,13 @@ def _write_spec(path: Path, text: str) -> None:
 class Batch:
     """A batch folder and the games its spec expands to."""
 
-    def __init__(self, root: Path, spec: BatchSpec, games: list[PlannedGame]) -> None:
+    def __init__(self, root: Path, spec: BatchSpec, games: list[PlannedGame],
+                 servers: dict[str, Server] | None = None) -> None:
         self.root = root
         self.spec = spec
         self.games = games
+        self.servers = servers or {}
+        """Where the models are served (``batch_servers``); empty for a batch only read."""
         self.index = BatchIndex.of(root)
 
     @classmethod
@@ -468,8 +286,9 @@ class Batch:
         """Expand ``spec`` into ``root``: a new batch, or the same game list as the one the
         folder holds (``extend`` also accepts a list that only adds games)."""
         games = expand(spec)
+        servers = batch_servers(spec, games)
         root.mkdir(parents=True, exist_ok=True)
-        batch = cls(root, spec, games)
+        batch = cls(root, spec, games, servers)
         old = batch.index.rows()
         added, removed = explain_change(old, games)
         if old and (removed or (added and not extend)):
@@ -557,20 +376,16 @@ class _Runner:
         self.spec = batch.spec
         self.concurrency = concurrency
         self.on_update = on_update or (lambda update: None)
-        self.options = self.spec.options()
+        self.servers = batch.servers
+        self.options = options_for(self.spec.options(), self.servers.get(""))
         wrappers = self.spec.wrappers
-        self.cache = SqliteCache(Path(wrappers.cache)) if wrappers.cache else None
         self.prices = PriceTable.load(Path(wrappers.prices)) if wrappers.prices else None
-        self.limiters: dict[str, Limiter] = {
-            spec: Gate(endpoint.max_concurrency) for spec, endpoint in
-            self.spec.endpoints.items() if endpoint.max_concurrency}
-        self.executor: RemoteExecutor | None = None
-        if self.spec.executor.kind == "ray":
-            from jubensha.runs.ray_executor import RayExecutor
-
-            self.executor = RayExecutor(self.spec)
         self.batch_meter = (Meter(wrappers.budget_per_batch, "batch")
                             if wrappers.budget_per_batch else None)
+        try:
+            self.executor = open_executor(self.spec, batch.root, self.batch_meter, self.servers)
+        except ExecutorError as exc:
+            raise BatchError(str(exc)) from None
         self.played = self.skipped = 0
         self.judge_client: Model | None = None
         self.judge: Model | None = None
@@ -614,8 +429,9 @@ class _Runner:
 
     async def _play(self, game: PlannedGame) -> None:
         root, index = self.batch.root, self.batch.index
-        if (root / game.name).is_dir():
-            set_aside(root, game)
+        folder = root / game.name
+        if folder.is_dir():
+            set_aside(folder)
         row = await row_from_folders(root, game)
         row = row.model_copy(update={"status": "running", "attempts": row.attempts + 1,
                                      "started": now()})
@@ -628,20 +444,21 @@ class _Runner:
         finally:
             row = await row_from_folders(root, game)
             index.put(row)
-            self.on_update(Update(game, row))
+            self.on_update(Update(game, row, unwatched_calls=0 if self.executor.watched
+                                  else spend_of(spent(_calls_of(folder))).calls))
 
     async def _attempt(self, game: PlannedGame) -> bool:
-        """Play one attempt into the game's folder, here or on the executor."""
+        """Play one attempt into the game's folder, resuming the longest earlier attempt
+        (unless the last one found its log diverging from the game)."""
         folder = self.batch.root / game.name
-        job = game_job(game, self.spec, self.prices)
-        if self.executor is not None:
-            done = await self.executor.play(job, folder)
-            if self.batch_meter is not None:  # workers meter their game, the driver the batch
-                self.batch_meter.spend = self.batch_meter.spend + spend_of(_calls_of(folder))
-            return done
-        meters = [m for m in (game_meter(job), self.batch_meter) if m is not None]
-        return await play_attempt(job, folder, cache=self.cache, meters=meters,
-                                  limiters=self.limiters)
+        earlier = earlier_attempts(folder)
+        last = read_error(earlier[-1]) if earlier else None
+        resume = None if last and last.kind == "diverged" else Resume.longest(earlier)
+        job = game_job(game, self.spec, self.prices, self.servers, resume)
+        done = await self.executor.play(job, folder)
+        if self.batch_meter is not None and not self.executor.watched:
+            self.batch_meter.spend = self.batch_meter.spend + spend_of(spent(_calls_of(folder)))
+        return done
 
     async def _complete_metrics(self, rows: list[GameRow]) -> None:
         """Finished games that lack a metric the spec now asks for get it computed."""
@@ -676,10 +493,15 @@ class _Runner:
                     samples=self.spec.metric_samples, options=dict(self.spec.metric_options),
                     calls=session.calls, cache=session.cache)
                 try:
-                    result = await spec.compute(context)
+                    with tallied() as tally:
+                        result = await spec.compute(context)
                 except Exception as exc:  # noqa: BLE001  (a metric's bug must not fail the game)
                     statuses[name] = MetricStatus(metric=name, status="failed",
                                                   note=f"{type(exc).__name__}: {exc}")
+                    continue
+                if problem := tally.problem():
+                    statuses[name] = MetricStatus(metric=name, status="failed",
+                                                  note=f"{problem}: no score")
                     continue
                 write_result(session.folder, name, result)
                 statuses[name] = MetricStatus(metric=name, status="scored")
@@ -696,7 +518,8 @@ class _Runner:
         """The judge model, built on first use (with the batch's retries and prices; the
         run's evaluation session caches and logs its calls)."""
         if self.spec.judge is not None and self.judge is None:
-            self.judge_client = parse_model_spec(self.spec.judge, self.options)
+            self.judge_client = parse_model_spec(
+                self.spec.judge, options_for(self.options, self.servers.get(self.spec.judge)))
             self.judge = stack(self.judge_client, retries=self.spec.wrappers.retries,
                                prices=self.prices).model
         return self.judge
@@ -711,7 +534,4 @@ class _Runner:
         client, so that closing one game's stack never closes the shared cache)."""
         if self.judge_client is not None:
             await self.judge_client.aclose()
-        if self.cache is not None:
-            self.cache.close()
-        if self.executor is not None:
-            self.executor.close()
+        self.executor.close()

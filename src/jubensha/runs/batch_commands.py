@@ -1,4 +1,5 @@
-"""`jubensha runs batch|resume|reindex|report|leaderboard`: experiments of many games, and their reports.
+"""`jubensha runs batch|resume|reindex|report|compare|leaderboard`: experiments of many
+games, and their reports.
 
 Registered under ``jubensha runs`` (the commands merge into that group).
 """
@@ -6,11 +7,12 @@ Registered under ``jubensha runs`` (the commands merge into that group).
 from __future__ import annotations
 
 import asyncio
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -21,30 +23,56 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from jubensha.eval.report import print_table
-from jubensha.jobs import Interrupted, run_job, stop_here, stop_unreachable
+from jubensha.eval.report import markdown_table, print_table
+from jubensha.jobs import (
+    Interrupted,
+    duration,
+    estimate_line,
+    run_job,
+    stop_here,
+    stop_unreachable,
+    takes_time,
+)
 from jubensha.llm.calls import WATCHERS, CallRecord
 from jubensha.llm.health import ModelUnreachable
 from jubensha.outdir import OutError, prepare_out
 from jubensha.runs.batch import Batch, BatchError, BatchSummary, Update
+from jubensha.runs.compare import (
+    CompareError,
+    CompareFormat,
+    Comparison,
+    comparison_table,
+    entrant,
+    render_comparison,
+)
+from jubensha.runs.compare import compare as compare_entrants
+from jubensha.runs.estimate import batch_calls, worth_estimating
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow
 from jubensha.runs.loose import find_run_folders, rows_from_runs
 from jubensha.runs.ratings import LeaderboardFormat, leaderboard_table, rate, render_leaderboard
-from jubensha.runs.report import ReportFormat, build_report, render
+from jubensha.runs.report import ReportFormat, batch_title, build_report, render
 from jubensha.runs.spec import SPEC_FILE, SpecError, dump_spec, load_spec
+from jubensha.terminal import Terminal
 
 app = typer.Typer()
-console = Console()
-errors = Console(stderr=True)
+console = Terminal()
+errors = Terminal(stderr=True)
 
 ConcurrencyOption = Annotated[int | None, typer.Option(
     min=1, help="Games played at once (default: the spec's concurrency).")]
-ExecutorOption = Annotated[Literal["local", "ray"] | None, typer.Option(
-    help="Where games play: this process, or a Ray cluster (pip install 'jubensha[ray]') "
-         "(default: the spec's executor.kind).")]
+ExecutorOption = Annotated[Literal["local", "processes", "ray"] | None, typer.Option(
+    help="Where games play: this process, this machine's processes, or a Ray cluster "
+         "(processes and ray: pip install 'jubensha[ray]') (default: the spec's "
+         "executor.kind).")]
 AddressOption = Annotated[str | None, typer.Option(
     help="Ray cluster: auto, ray://HOST:10001 (default: the spec's executor.address, else "
          "a local cluster).")]
+
+
+def warn(warning: str | None) -> None:
+    """The fake-model warning, before any table."""
+    if warning:
+        console.print(Text(warning, style="bold yellow"), soft_wrap=True)
 
 
 def fail(message: str) -> typer.Exit:
@@ -117,17 +145,29 @@ def prepare_root(root: Path, spec: Path, resolved: str, overwrite: bool) -> None
         prepare_out(root, overwrite=overwrite, markers=(INDEX_FILE,), inputs=[spec])
 
 
+LOCAL_CLUSTERS = (None, "auto", "local")
+"""Ray addresses that stay on this machine or its own cluster."""
+
+
 def place(opened: Batch, kind: str | None, address: str | None) -> Batch:
-    """The batch with the command line's executor (which is not part of any game)."""
+    """The batch with the command line's executor (which is not part of any game). Keys
+    go to a remote cluster only when the user names it: a spec's ``executor.address``
+    that leaves this machine must be given again as ``--address``."""
     chosen = opened.spec.executor.model_copy(update={
         "kind": kind or opened.spec.executor.kind,
         "address": address or opened.spec.executor.address})
-    if chosen.kind == "ray":
+    if chosen.kind == "ray" and address is None and chosen.address not in LOCAL_CLUSTERS:
+        opened.close()
+        raise fail(f"executor.address {chosen.address} comes from the spec, and a spec does "
+                   "not choose where your keys are sent: if you trust that cluster, pass "
+                   f"--address {chosen.address}")
+    if chosen.kind in ("ray", "processes"):
         try:
             import ray  # noqa: F401
         except ImportError:
             opened.close()
-            raise fail("the ray executor needs Ray: pip install 'jubensha[ray]'") from None
+            raise fail(f"the {chosen.kind} executor needs Ray: pip install 'jubensha[ray]'"
+                       ) from None
     opened.spec = opened.spec.model_copy(update={"executor": chosen})
     return opened
 
@@ -147,7 +187,9 @@ def play(opened: Batch, concurrency: int | None) -> None:
         rows = opened.index.rows()
         opened.close()
     _summarise(summary, opened)
-    for table in build_report(rows, batch=opened.spec.name).tables():
+    result = build_report(rows, batch=batch_title(opened.root))
+    warn(result.warning)
+    for table in result.tables():
         print_table(console, table, "--format md")
     console.print(f"report: jubensha runs report {opened.root} [--format md|csv|json] "
                   f"[--plots DIR]")
@@ -155,49 +197,91 @@ def play(opened: Batch, concurrency: int | None) -> None:
         raise typer.Exit(1)
 
 
+HEARTBEAT_S = 60.0
+"""Seconds between the progress lines written where no bar is drawn (a log file, CI)."""
+
+
 async def _play_live(opened: Batch, concurrency: int | None) -> BatchSummary:
     rows = await opened.sync()
-    finished = sum(row.status == "finished" for row in rows)
-    failed = 0
-    playing: set[str] = set()
-    calls = 0
+    todo = [g for g, r in zip(opened.games, rows, strict=True) if r.status != "finished"]
+    parallel = concurrency or opened.spec.concurrency
+    if todo and any(worth_estimating(g.plans) for g in todo):
+        expected = await batch_calls(todo)
+        models = sorted({p.model for g in todo for p in g.plans.values() if takes_time(p.model)})
+        console.print(Text(f"{len(todo)} game(s) to play: " + estimate_line(
+            expected, models, bar=console.is_terminal, parallel=parallel), style="dim"),
+            soft_wrap=True)
+    state = _Progress(finished=sum(row.status == "finished" for row in rows), total=len(rows),
+                      todo=len(todo))
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("games"), TimeElapsedColumn(), TextColumn("ETA"),
                TimeRemainingColumn())
     with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task("", total=len(rows), completed=finished)
-
-        def describe() -> str:
-            return (f"{finished} finished · {failed} failed · {len(playing)} playing · "
-                    f"{calls} model calls")
+        task = progress.add_task("", total=len(rows), completed=state.finished)
 
         def on_call(record: CallRecord) -> None:
-            nonlocal calls
-            calls += 1
-            progress.update(task, description=describe())
+            state.calls += 1
+            progress.update(task, description=state.describe())
 
         def on_update(update: Update) -> None:
-            nonlocal finished, failed
             row = update.row
+            state.calls += update.unwatched_calls
             if row.status == "running":
-                playing.add(row.name)
+                state.playing.add(row.name)
             else:
-                playing.discard(row.name)
-                finished += row.status == "finished"
-                failed += row.status == "failed"
+                state.playing.discard(row.name)
+                state.finished += row.status == "finished"
+                state.failed += row.status == "failed"
                 mark = "[green]✓[/]" if row.status == "finished" else "[red]✗[/]"
                 detail = (f"{row.winner} win · {row.usage.calls} calls · "
                           f"{row.duration_s or 0:.1f} s" if row.status == "finished"
                           else row.error or "")
                 progress.console.print(f"{mark} {row.name}: {detail}", soft_wrap=True,
                                        highlight=False)
-            progress.update(task, completed=finished, description=describe())
+            progress.update(task, completed=state.finished, description=state.describe())
 
         WATCHERS.append(on_call)
+        beat = None if console.is_terminal else asyncio.create_task(_heartbeat(state))
         try:
             return await opened.run(concurrency=concurrency, on_update=on_update)
         finally:
             WATCHERS.remove(on_call)
+            if beat is not None:
+                beat.cancel()
+
+
+@dataclass
+class _Progress:
+    """What the bar and the heartbeat lines say."""
+
+    finished: int
+    total: int
+    todo: int
+    failed: int = 0
+    calls: int = 0
+    playing: set[str] = field(default_factory=set)
+    started: float = field(default_factory=time.monotonic)
+
+    def describe(self) -> str:
+        return (f"{self.finished} finished · {self.failed} failed · {len(self.playing)} "
+                f"playing · {self.calls} model calls")
+
+    def line(self) -> str:
+        """One line for a log: games done, calls, and the time left at the pace so far."""
+        done = self.finished + self.failed - (self.total - self.todo)
+        elapsed = time.monotonic() - self.started
+        left = self.todo - done
+        eta = (f"ETA {duration(elapsed / done * left)}" if done and left else
+               "ETA unknown" if left else "ETA 0 s")
+        return (f"{time.strftime('%H:%M:%S')} {self.finished + self.failed}/{self.total} "
+                f"games done ({self.failed} failed, {len(self.playing)} playing) · "
+                f"{self.calls} model calls · {eta}")
+
+
+async def _heartbeat(state: _Progress) -> None:
+    while True:
+        await asyncio.sleep(HEARTBEAT_S)
+        console.print(state.line(), soft_wrap=True, highlight=False)
 
 
 def _summarise(summary: BatchSummary, opened: Batch) -> None:
@@ -243,14 +327,23 @@ def report(
     out: Annotated[Path | None, typer.Option(help="Write the report to this file.")] = None,
     html: Annotated[Path | None, typer.Option(
         help="Also write the whole report as one self-contained HTML page.")] = None,
+    baseline: Annotated[str | None, typer.Option(
+        help="Also compare every other method with this one (ARCH@MODEL) on paired games "
+             "(table, md and HTML; `runs compare` gives CSV and JSON).")] = None,
 ) -> None:
     """Tables of a batch: win rate and identification with 95% intervals, failures, calls,
-    tokens, cost, duration, and the post-game metrics."""
+    tokens, cost, duration, and the post-game metrics with 95% bootstrap intervals."""
     rows = index_rows(batch_dir, loose=True)
-    result = build_report(rows, by_script=by_script, batch=batch_dir.name)
+    result = build_report(rows, by_script=by_script, batch=batch_title(batch_dir))
+    against = against_baseline(rows, baseline) if baseline else []
+    tables = [*result.tables(), *(comparison_table(c) for c in against)]
     if fmt == "table":
-        for table in result.tables():
+        warn(result.warning)
+        for table in tables:
             print_table(console, table, "--format md")
+    elif fmt == "md":
+        typer.echo(render(result, fmt) + "".join(
+            "\n" + markdown_table(comparison_table(c)) for c in against), nl=False)
     else:
         typer.echo(render(result, fmt), nl=False)
     if out is not None:
@@ -263,7 +356,16 @@ def report(
     if html is not None:
         from jubensha.runs.html import write_html
 
-        console.print(f"wrote {write_html(batch_dir, rows, html)}")
+        console.print(f"wrote {write_html(batch_dir, rows, html, against)}")
+
+
+def against_baseline(rows: list[GameRow], baseline: str) -> list[Comparison]:
+    """Every other method against ``baseline`` on their paired games (one line on error)."""
+    methods = [m for m in dict.fromkeys(entrant(r) for r in rows) if m != baseline]
+    try:
+        return [compare_entrants(rows, method, baseline) for method in methods]
+    except CompareError as exc:
+        raise fail(f"--baseline: {exc}") from None
 
 
 def index_rows(batch_dir: Path, loose: bool = False) -> list[GameRow]:
@@ -281,6 +383,32 @@ def index_rows(batch_dir: Path, loose: bool = False) -> list[GameRow]:
 
 
 @app.command()
+def compare(
+    batch_dir: Annotated[Path, typer.Argument(help="A batch folder.")],
+    a: Annotated[str, typer.Argument(help="Entrant A: the civilians' ARCH@MODEL, as the "
+                                          "report's rows name it.")],
+    b: Annotated[str, typer.Argument(help="Entrant B, e.g. a baseline.")],
+    metric: Annotated[list[str] | None, typer.Option(
+        "--metric", help="Only metrics whose name starts with this (repeatable), e.g. "
+        "'civilian win', identification, similarity.tfidf.")] = None,
+    fmt: Annotated[CompareFormat, typer.Option(
+        "--format", help="table (terminal), md, csv or json.")] = "table",
+) -> None:
+    """A against B on the games both played with the same script, procedure and seed:
+    the mean paired difference of the civilian win, identification and every post-game
+    metric, its 95% bootstrap interval, and a paired permutation test's p-value."""
+    try:
+        result = compare_entrants(index_rows(batch_dir, loose=True), a, b, metric)
+    except CompareError as exc:
+        raise fail(str(exc)) from None
+    if fmt == "table":
+        warn(result.warning)
+        print_table(console, comparison_table(result), "--format md")
+    else:
+        typer.echo(render_comparison(result, fmt), nl=False)
+
+
+@app.command()
 def leaderboard(
     batch_dir: Annotated[Path, typer.Argument(help="A batch folder.")],
     fmt: Annotated[LeaderboardFormat, typer.Option(
@@ -291,8 +419,9 @@ def leaderboard(
 ) -> None:
     """Ratings of every entrant (architecture @ model) as civilian, as murderer and
     combined, recomputed from the batch index's finished games (docs/experiments.md)."""
-    board = rate(index_rows(batch_dir), batch=batch_dir.name)
+    board = rate(index_rows(batch_dir), batch=batch_title(batch_dir))
     if fmt == "table":
+        warn(board.warning)
         print_table(console, leaderboard_table(board), "--format md")
     else:
         typer.echo(render_leaderboard(board, fmt), nl=False)

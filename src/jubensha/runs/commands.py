@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, get_args
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -16,7 +15,7 @@ from jubensha.agents.human import is_human
 from jubensha.engine.decisions import Decision
 from jubensha.engine.events import Event, Failure, StageStarted
 from jubensha.engine.game import DEGRADED_SHARE
-from jubensha.engine.narration import LABELS, outcome_text
+from jubensha.engine.narration import labels, outcome_text, purpose_label
 from jubensha.engine.procedure import ProcedureError, find_procedure, presets
 from jubensha.engine.table import purpose_of
 from jubensha.jobs import (
@@ -31,41 +30,47 @@ from jubensha.llm.catalog import default_play_model, tiny_model_notice
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
 from jubensha.llm.registry import MODEL_ENV, ModelOptions
 from jubensha.outdir import OutError, prepare_out
-from jubensha.prompts import render
+from jubensha.prompts import message, render
+from jubensha.runlog.attempts import set_aside
 from jubensha.runlog.folder import EVENTS, META, RunError, RunResult, read_run
-from jubensha.runs.batch import ERROR_FILE
+from jubensha.runlog.resume import ResumeDiverged, ResumeError
+from jubensha.runs.attempt import ERROR_FILE
 from jubensha.runs.batch_commands import app as batch_app
 from jubensha.runs.estimate import count_game_calls, worth_estimating
 from jubensha.runs.importers.commands import import_app
 from jubensha.runs.play import (
+    Continuation,
     GameHealth,
     PlayError,
     SeatPlan,
     build_models,
+    continuation,
     default_out,
     guard_seats,
     plan_seats,
     play_game,
 )
+from jubensha.runs.presets import (
+    Applied,
+    PaperPreset,
+    PresetError,
+    find_preset,
+    paper_presets,
+    preset_overrides,
+    seat_specs,
+)
 from jubensha.runs.transcript import LiveTranscript
 from jubensha.scripts.bundled import DEFAULT_SCRIPT, find_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language
+from jubensha.terminal import Terminal
 
-console = Console()
-errors = Console(stderr=True)
+console = Terminal()
+errors = Terminal(stderr=True)
 runs_app = typer.Typer(help="Run folders: batches of games, resume, reports, and games "
                             "imported from elsewhere.", no_args_is_help=True)
 runs_app.add_typer(batch_app)
 runs_app.add_typer(import_app, name="import")
-
-REAL_MODEL_HINT = (
-    "To play with a real model: [bold]jubensha play --model openai:gpt-4o-mini[/] "
-    "(with OPENAI_API_KEY set; add --base-url for vLLM, Ollama, llama.cpp server, DeepSeek, "
-    "Qwen...), or give one seat its own: [bold]--seat \"NAME=openai:gpt-4o\"[/]. "
-    "See docs/playing.md and docs/models.md."
-)
-
 
 EXIT_DEGRADED = 4
 """The game ended but too many decisions fell back to defaults to count as a result."""
@@ -85,37 +90,54 @@ def play_inputs(script: str | None, record: Path | None,
     return found
 
 
+def with_preset(paper: PaperPreset, plans: dict[str, SeatPlan], procedure: str | None
+                ) -> tuple[dict[str, SeatPlan], Applied]:
+    """The seats with the paper's agent settings, and what the command line overrode."""
+    specs, overridden = seat_specs(paper, {n: p.architecture for n, p in plans.items()})
+    plans = {n: p.model_copy(update={"architecture": specs[n]}) for n, p in plans.items()}
+    return plans, Applied(name=paper.name,
+                          overridden={**preset_overrides(paper, procedure, None), **overridden})
+
+
 def fail(message: str) -> typer.Exit:
     errors.print(Text("error: ", style="bold red") + Text(message), soft_wrap=True)
     return typer.Exit(2)
 
 
 class Progress:
-    """The progress line: model calls so far, which stage of how many, whose turn it is."""
+    """The progress line: model calls so far, which stage of how many, whose turn it is,
+    in the game's language."""
 
-    def __init__(self, bar: CallBar, stages: int):
+    def __init__(self, bar: CallBar, stages: int, lang: str):
         self.bar = bar
         self.stages = stages
         self.stage = 0
         self.title = ""
+        self.lang = lang
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, StageStarted):
             self.stage += 1
             self.title = event.title
-            self.bar.note(f"stage {self.stage}/{self.stages}: {self.title}")
+            self.bar.note(message(self.lang, "stage_note", stage=self.stage,
+                                  stages=self.stages, title=self.title))
 
     def on_ask(self, seat: str, decision: Decision) -> None:
-        self.bar.note(f"stage {self.stage}/{self.stages}: {self.title} · "
-                      f"{seat} ({purpose_of(decision)})…")
+        self.bar.note(message(self.lang, "turn_note", stage=self.stage, stages=self.stages,
+                              title=self.title, seat=seat, purpose=purpose_label(
+                                  purpose_of(decision), labels(self.lang))))
 
 
 def play(
     script: Annotated[str | None, typer.Argument(
         help=f"Bundled script id or script file/folder (default: {DEFAULT_SCRIPT})")] = None,
-    procedure: Annotated[str, typer.Option(
-        "--procedure", "-p", help=f"Preset ({', '.join(presets())}) or procedure YAML.")
-    ] = "demo",
+    procedure: Annotated[str | None, typer.Option(
+        "--procedure", "-p", help=f"Preset ({', '.join(presets())}) or procedure YAML "
+        "(default: demo, or the --preset paper's).")] = None,
+    preset: Annotated[str | None, typer.Option(
+        "--preset", help="A paper's settings: procedure and the agents' budgets "
+        f"({', '.join(paper_presets())}; docs/presets.md). Options given by hand win.")
+    ] = None,
     agents: Annotated[str, typer.Option(
         "--agents", "-a", help="Default architecture of every seat, e.g. naive.")] = "naive",
     model: Annotated[str | None, typer.Option(
@@ -149,7 +171,10 @@ def play(
         help="Language of the host and prompts: en or zh (default: the script's).")] = None,
     base_url: Annotated[str | None, typer.Option(
         help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL).")] = None,
-    temperature: Annotated[float | None, typer.Option(min=0)] = None,
+    temperature: Annotated[float | None, typer.Option(
+        min=0, help="Temperature of the model calls that set none. Every architecture sets "
+        "its own: change a seat's with its option, e.g. --agents naive:temperature=0.")
+    ] = None,
     timeout: Annotated[float | None, typer.Option(
         min=0.1, help="Seconds one request to an openai: model may take (default: 120).")
     ] = None,
@@ -172,18 +197,39 @@ def play(
         "(0: never). A first call that cannot reach the model stops it at once.")
     ] = DEFAULT_MAX_CONSECUTIVE,
     degraded_share: Annotated[float, typer.Option(
-        min=0, max=1, help="A game in which more than this share of decisions fell back to "
-        "the table's defaults is degraded: no result (exit code 4).")] = DEGRADED_SHARE,
+        min=0, max=1, help="A game in which this share of decisions or more fell back to "
+        "the table's defaults, or whose vote fell back for most seats, is no result "
+        "(exit code 4).")] = DEGRADED_SHARE,
+    resume: Annotated[Path | None, typer.Option(
+        "--resume", help="Continue the interrupted game in this run folder: the calls its "
+        "log holds are answered from it, then the game goes on live. Its script, procedure, "
+        "seats, seed, language and embedder are the run's (meta.json).")] = None,
 ) -> None:
     """Play a murder mystery with LLM agents (and you: --seat "NAME=human") and write its
     run folder."""
+    again: Continuation | None = None
+    applied: Applied | None = None
     try:
-        loaded = find_script(script or DEFAULT_SCRIPT)
-        chosen = find_procedure(procedure).with_options(rounds=rounds, questions=questions)
-        plans = guard_seats(plan_seats(
-            loaded, agents, model or default_play_model(), seat or [], murderer_architecture=murderer_agents,
-            murderer_model=murderer_model, hot_seat=hot_seat), guard)
-    except (ScriptError, ProcedureError, PlayError) as exc:
+        if resume is not None:
+            if script is not None:
+                raise PlayError("--resume continues the run's own game; give no script")
+            again = continuation(resume)
+            loaded, chosen, plans = again.script, again.procedure, again.plans
+            seed, lang, embedder = again.seed, again.language, again.embedder
+            script, out = again.script_source, resume
+        else:
+            paper = find_preset(preset) if preset else None
+            loaded = find_script(script or DEFAULT_SCRIPT)
+            named = procedure or (paper.procedure.value if paper else "demo")
+            chosen = find_procedure(named).with_options(rounds=rounds, questions=questions)
+            chosen.check_acts(loaded)
+            plans = plan_seats(loaded, agents, model or default_play_model(), seat or [],
+                               murderer_architecture=murderer_agents,
+                               murderer_model=murderer_model, hot_seat=hot_seat)
+            if paper is not None:
+                plans, applied = with_preset(paper, plans, procedure)
+            plans = guard_seats(plans, guard)
+    except (ScriptError, ProcedureError, PlayError, PresetError) as exc:
         raise fail(str(exc)) from None
     humans = [name for name, plan in plans.items() if is_human(plan.architecture)]
     if humans and verbose:
@@ -197,8 +243,9 @@ def play(
     options = ModelOptions(**{key: value for key, value in given.items() if value is not None})
     target = out or default_out(loaded)
     try:
-        prepare_out(target, overwrite=overwrite, markers=RUN_MARKERS,
-                    inputs=play_inputs(script, record, plans))
+        if again is None:
+            prepare_out(target, overwrite=overwrite, markers=RUN_MARKERS,
+                        inputs=play_inputs(script, record, plans))
         clients = build_models(plans, options)  # before the header: a bad model is one line
     except (OutError, PlayError) as exc:
         if target.is_dir() and not any(target.iterdir()):
@@ -214,54 +261,66 @@ def play(
                 sinks=[progress.on_event, live] if progress else [],
                 on_ask=progress.on_ask if progress else None,
                 health=GameHealth(max_consecutive_failures=max_failures,
-                                  degraded_share=degraded_share))
+                                  degraded_share=degraded_share),
+                resume=again.resume if again else None,
+                preset=applied.model_dump() if applied else None)
         finally:
             for client in clients.values():
                 await client.aclose()
 
-    console.print(Text(f"{loaded.title} · {chosen.name} · seed {seed} → {target}",
-                       style="bold"))
+    console.print(Text(message(language, "header", title=loaded.title, procedure=chosen.name,
+                               seed=seed, folder=target), style="bold"))
     live = LiveTranscript(console, language, verbose)
     expected = None
     if not humans and worth_estimating(plans):
         expected = run_job(lambda: count_game_calls(loaded, chosen, plans, seed=seed,
                                                     language=language))
-        console.print(Text(estimate_line(expected, [c.name for c in clients.values()]),
-                           style="dim"))
+        console.print(Text(estimate_line(expected, [c.name for c in clients.values()],
+                                         language, bar=console.is_terminal), style="dim"))
+    if again is not None:
+        kept = set_aside(target)
+        if again.resume.source == target:
+            again.resume.source = kept
+        console.print(Text(message(language, "resuming", calls=len(again.resume.records),
+                                   source=again.resume.source, kept=kept), style="dim"))
     # A human seat's own console shows what that seat sees; the omniscient live transcript
     # and the spinner (which would also overwrite the person's typing) stay off.
-    bar = CallBar(console, "playing", expected)
+    bar = CallBar(console, message(language, "playing"), expected,
+                  message(language, "calls"), eta=message(language, "eta"))
     with nullcontext() if humans else bar.shown():
-        progress = None if humans else Progress(bar, len(chosen.stages))
+        progress = None if humans else Progress(bar, chosen.stage_count(loaded), language)
         try:
             result = run_job(game)
         except PlayError as exc:
             raise fail(str(exc)) from None
         except ModelUnreachable as exc:
-            stop_unreachable(errors, exc, f"the game was not played; its partial run is in "
-                                          f"{target}")
+            stop_unreachable(errors, exc, message(language, "game_unplayed", folder=target),
+                             language)
+        except (ResumeError, ResumeDiverged) as exc:
+            raise fail(str(exc)) from None
         except Interrupted:
-            stop_here(errors, f"the partial run is in {target} (a game cannot be resumed).",
-                      f"jubensha replay {target}   (or play again with --out {target} "
-                      "--overwrite)")
+            stop_here(errors, message(language, "game_kept", folder=target),
+                      message(language, "game_again", folder=target), language)
     if humans:
         console.print(Text(render("human", "over", language, folder=target,
                                   transcript=target / "transcript.md"), style="bold"))
     summarise(result, target)
     if result.degraded:
-        errors.print(Text("degraded: ", style="bold red") + Text(
-            f"{result.fallbacks} of {result.decisions} decisions fell back to the table's "
-            f"defaults (more than {degraded_share:.0%}): this game is no result."))
+        why = ("degraded_share" if result.fallbacks >= degraded_share * result.decisions
+               else "degraded_decisive")
+        errors.print(Text(message(language, "degraded"), style="bold red") + Text(message(
+            language, why, fallbacks=result.fallbacks, decisions=result.decisions,
+            share=degraded_share, reason=result.no_result)))
         raise typer.Exit(EXIT_DEGRADED)
     if any(plan.model.split(":")[0] == "local" for plan in plans.values()):
-        console.print(REAL_MODEL_HINT)
+        console.print(message(language, "real_model_hint"))
     if any(plan.model == "local" for plan in plans.values()):
         console.print(Text(tiny_model_notice(language), style="bold yellow"))
 
 
 def summarise(result: RunResult, folder: Path) -> None:
     """Votes, outcome and token usage after a game, in the game's language."""
-    words = LABELS.get(result.language, LABELS["en"])
+    words = labels(result.language)
     for record in result.votes:
         title = (words["votes_for"].format(victim=record.victim) if record.victim
                  else words["votes"])
@@ -273,8 +332,11 @@ def summarise(result: RunResult, folder: Path) -> None:
     for outcome in result.outcomes:
         console.print(Text(f"{outcome.victim or words['murderer']}{words['colon']}"
                            f"{outcome_text(outcome, words)}"))
-    console.print(Text(words["winner"].format(side=words[f"side_{result.winner}"]),
-                       style="bold"))
+    if not result.solution:
+        console.print(Text(words["no_solution"], style="bold"))
+    elif not result.degraded:  # a game nobody really played has no winner (see `play`)
+        console.print(Text(words["winner"].format(side=words[f"side_{result.winner}"]),
+                           style="bold"))
     usage = Table(words["seat"], words["prompt_tokens"], words["completion_tokens"],
                   words["model_seconds"], title=words["usage"])
     rows = {**result.usage.seats, words["total"]: result.usage.total}
@@ -282,24 +344,23 @@ def summarise(result: RunResult, folder: Path) -> None:
         usage.add_row(name, str(used.prompt_tokens), str(used.completion_tokens),
                       f"{used.latency_s:.1f}")
     console.print(usage)
+    console.print(Text(words["usage_note"], style="dim"))
     console.print(words["decisions"].format(decisions=result.decisions,
                                             fallbacks=result.fallbacks))
     console.print(Text(words["counts"].format(
         calls=result.usage.calls, failures=result.failures, events=result.events,
         seconds=result.duration_s, folder=folder, what=failed_what(folder, words))))
-    counts = result.usage.counts
-    console.print(f"as MPIRD-LLMA counts: env {counts.env_tokens} tokens / {counts.env_requests} "
-                  f"requests · agents {counts.user_tokens} tokens / {counts.user_requests} "
-                  f"completions · {counts.parse_failures} parsing failure(s)")
+    console.print(Text(words["mirage_counts"].format(**result.usage.counts.model_dump())))
 
 
 def failed_what(folder: Path, words: dict[str, str]) -> str:
-    """What failed, by seat and purpose: " (Ann vote ×2, Bob answer)"; "" when nothing did."""
+    """What failed, by seat and purpose in the game's language: " (Ann vote ×2, Bob answers)";
+    "" when nothing did."""
     try:
         failures = [e for e in read_run(folder).events if isinstance(e, Failure)]
     except RunError:
         return ""
-    counted = Counter(f"{f.seat} {f.purpose}" for f in failures)
+    counted = Counter(f"{f.seat} {purpose_label(f.purpose, words)}" for f in failures)
     parts = [f"{what} ×{n}" if n > 1 else what for what, n in counted.most_common()]
     return words["paren"].format(words["sep"].join(parts)) if parts else ""
 
@@ -314,14 +375,16 @@ def replay(
         run = read_run(run_dir)
     except RunError as exc:
         raise fail(str(exc)) from None
-    live = LiveTranscript(console, run.meta.language if run.meta else "en", verbose)
+    lang = run.meta.language if run.meta else "en"
+    live = LiveTranscript(console, lang, verbose)
     if run.meta is not None:
-        console.print(Text(f"{run.meta.script_title or run.meta.script_id} · "
-                           f"{run.meta.procedure.get('name', '')} · seed {run.meta.seed}",
-                           style="bold"))
+        console.print(Text(message(lang, "replay_header",
+                                   title=run.meta.script_title or run.meta.script_id,
+                                   procedure=run.meta.procedure.get("name", ""),
+                                   seed=run.meta.seed), style="bold"))
     for event in run.events:
         live(event)
     if run.result is not None:
         summarise(run.result, run_dir)
     else:
-        console.print(Text("This run did not finish.", style="bold yellow"))
+        console.print(Text(message(lang, "not_finished"), style="bold yellow"))

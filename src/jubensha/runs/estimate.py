@@ -2,12 +2,14 @@
 
 A game's calls follow from its procedure, its architectures and its table, hardly from what
 the model says; playing it once against the instant scripted fake (in a temporary folder,
-about a second) counts them. ``play`` says the count, and the time it takes at the model's
-measured speed, before a game that can run for hours on the local model.
+about a second) counts them. ``play`` and ``runs batch`` say the count, and the time it
+takes at the model's measured speed, before a job that can run for hours on the local
+model.
 """
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -16,7 +18,27 @@ from jubensha.jobs import takes_time
 from jubensha.llm.calls import read_calls
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runs.play import NO_MODEL, SeatPlan, guard_seats, play_game
+from jubensha.runs.spec import PlannedGame
 from jubensha.scripts.model import Language, Script
+
+
+async def batch_calls(games: list[PlannedGame]) -> int:
+    """The model calls of ``games``: one scripted game per script, procedure and seating
+    (their seeds and models hardly change the count), times the games that share it."""
+    groups: dict[str, list[PlannedGame]] = {}
+    for game in games:
+        seating = json.dumps({n: p.architecture for n, p in game.plans.items()},
+                             sort_keys=True)
+        groups.setdefault(f"{game.script.id}|{game.settings.procedure}|{seating}",
+                          []).append(game)
+    total = 0
+    for members in groups.values():
+        first = members[0]
+        calls = await count_game_calls(first.script, first.procedure, first.plans,
+                                       seed=first.settings.seed,
+                                       language=first.settings.language)
+        total += calls * len(members)
+    return total
 
 
 def worth_estimating(plans: dict[str, SeatPlan]) -> bool:

@@ -25,10 +25,12 @@ from matplotlib.figure import Figure
 
 from jubensha.runlog.folder import TRANSCRIPT
 from jubensha.runs.arena import label
+from jubensha.runs.compare import Comparison, comparison_table
 from jubensha.runs.index import GameRow
 from jubensha.runs.plots import cost_figure, rates_figure, ratings_figure, tokens_figure
 from jubensha.runs.ratings import leaderboard_table, rate
-from jubensha.runs.report import BatchReport, GroupStats, build_report
+from jubensha.runs.report import BatchReport, GroupStats, batch_title, build_report, murderers_of
+from jubensha.runs.statistics import estimate
 
 TEMPLATE = "report.html.j2"
 
@@ -38,10 +40,13 @@ class Cell:
     mean: float
     std: float | None
     n: int
+    low: float | None = None
+    high: float | None = None
 
     def render(self) -> str:
         spread = f" ± {self.std:.2f}" if self.std is not None else ""
-        return f"{self.mean:.2f}{spread} (n={self.n})"
+        interval = f" [{self.low:.2f}, {self.high:.2f}]" if self.low is not None else ""
+        return f"{self.mean:.2f}{spread}{interval} (n={self.n})"
 
 
 @dataclass
@@ -65,7 +70,8 @@ def method(row: GameRow) -> str:
 
 def _cell(values: list[float]) -> Cell:
     std = statistics.stdev(values) if len(values) > 1 else None
-    return Cell(mean=statistics.fmean(values), std=std, n=len(values))
+    found = estimate(values)
+    return Cell(mean=found.mean, std=std, n=len(values), low=found.low, high=found.high)
 
 
 def paper_tables(rows: list[GameRow]) -> list[PaperTable]:
@@ -147,10 +153,13 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True)
 
 
-def render_html(batch_dir: Path, rows: list[GameRow], page: Path) -> str:
-    """The page for the batch in ``batch_dir`` (links are made relative to ``page``)."""
-    report = build_report(rows, batch=batch_dir.name)
-    board = rate(rows, batch=batch_dir.name)
+def render_html(batch_dir: Path, rows: list[GameRow], page: Path,
+                against: list[Comparison] | None = None) -> str:
+    """The page for the batch in ``batch_dir`` (links are made relative to ``page``);
+    ``against``: the methods compared with a baseline on paired games."""
+    title = batch_title(batch_dir)
+    report = build_report(rows, batch=title)
+    board = rate(rows, batch=title)
     axis, points = cost_axis(report)
     front = set(pareto_front([(c, s) for _, c, s in points]))
     on_front = {points[i][0] for i in front}
@@ -160,14 +169,22 @@ def render_html(batch_dir: Path, rows: list[GameRow], page: Path) -> str:
     if board.entrants:
         plots["ratings"] = png(ratings_figure(board))
     return _environment().get_template(TEMPLATE).render(
-        batch=batch_dir.name, generated=datetime.now(UTC).isoformat(timespec="seconds"),
+        batch=title, generated=datetime.now(UTC).isoformat(timespec="seconds"),
         report=report, groups=groups, tables=report.tables(), paper=paper_tables(rows),
+        against=[comparison_table(c) for c in against or []],
         on_front=on_front, axis=axis, leaderboard=leaderboard_table(board), plots=plots,
-        games=[(row, transcript_link(batch_dir, page, row))
+        games=[(row, transcript_link(batch_dir, page, row), sides_label(row))
                for row in sorted(rows, key=lambda r: r.position)])
 
 
-def write_html(batch_dir: Path, rows: list[GameRow], page: Path) -> Path:
+def sides_label(row: GameRow) -> str:
+    """Both entrants of a game: ``civilians vs murderers`` where they differ."""
+    against = murderers_of(row)
+    return method(row) + (f" vs {against}" if against else "")
+
+
+def write_html(batch_dir: Path, rows: list[GameRow], page: Path,
+               against: list[Comparison] | None = None) -> Path:
     page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(render_html(batch_dir, rows, page), encoding="utf-8")
+    page.write_text(render_html(batch_dir, rows, page, against), encoding="utf-8")
     return page

@@ -64,6 +64,8 @@ class GameRow(BaseModel):
     fallbacks: int | None = Field(None, description="Failure events of the game (fallbacks).")
     usage: Spend = Field(default_factory=Spend, description="The latest attempt's model use.")
     spent: Spend = Field(default_factory=Spend, description="Every attempt's model use.")
+    sides: dict[str, Spend] = Field(default_factory=dict, description=(
+        "The latest attempt's model use by side: civilians' seats, murderers' seats."))
     votes_on_murderer: int | None = None
     votes_counted: int | None = None
     metrics: dict[str, Any] = Field(default_factory=dict,
@@ -75,7 +77,7 @@ COLUMNS = ("id", "position", "name", "script", "procedure", "architecture", "mod
            "settings", "status", "attempts", "started", "finished", "duration_s", "winner",
            "fallbacks", "calls", "prompt_tokens", "completion_tokens", "tokens", "cost_usd",
            "spent_calls", "spent_prompt_tokens", "spent_completion_tokens", "spent_cost_usd",
-           "votes_on_murderer", "votes_counted", "metrics", "error")
+           "votes_on_murderer", "votes_counted", "metrics", "error", "sides")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY, position INTEGER NOT NULL, name TEXT NOT NULL UNIQUE,
@@ -87,7 +89,8 @@ CREATE TABLE IF NOT EXISTS games (
     completion_tokens INTEGER NOT NULL, tokens INTEGER NOT NULL, cost_usd REAL,
     spent_calls INTEGER NOT NULL, spent_prompt_tokens INTEGER NOT NULL,
     spent_completion_tokens INTEGER NOT NULL, spent_cost_usd REAL,
-    votes_on_murderer INTEGER, votes_counted INTEGER, metrics TEXT NOT NULL, error TEXT
+    votes_on_murderer INTEGER, votes_counted INTEGER, metrics TEXT NOT NULL, error TEXT,
+    sides TEXT NOT NULL DEFAULT '{}'
 );
 CREATE INDEX IF NOT EXISTS games_status ON games (status);
 """
@@ -104,15 +107,17 @@ def _values(row: GameRow) -> tuple[Any, ...]:
             row.usage.calls, row.usage.prompt_tokens, row.usage.completion_tokens,
             row.usage.tokens, row.usage.cost_usd, row.spent.calls, row.spent.prompt_tokens,
             row.spent.completion_tokens, row.spent.cost_usd, row.votes_on_murderer,
-            row.votes_counted, json.dumps(row.metrics, ensure_ascii=False), row.error)
+            row.votes_counted, json.dumps(row.metrics, ensure_ascii=False), row.error,
+            json.dumps({side: spend.model_dump() for side, spend in row.sides.items()}))
 
 
 def _row(record: sqlite3.Row) -> GameRow:
     data = dict(record)
     return GameRow(
         **{k: data[k] for k in GameRow.model_fields if k in data and k not in
-           ("settings", "metrics", "usage", "spent")},
+           ("settings", "metrics", "usage", "spent", "sides")},
         settings=json.loads(data["settings"]), metrics=json.loads(data["metrics"]),
+        sides={side: Spend(**spend) for side, spend in json.loads(data["sides"]).items()},
         usage=Spend(calls=data["calls"], prompt_tokens=data["prompt_tokens"],
                     completion_tokens=data["completion_tokens"], cost_usd=data["cost_usd"]),
         spent=Spend(calls=data["spent_calls"], prompt_tokens=data["spent_prompt_tokens"],
@@ -132,6 +137,9 @@ class BatchIndex:
         # fsync per commit that blocked the event loop for ~5 ms per game row.
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
+        known = {record[1] for record in self._db.execute("PRAGMA table_info(games)")}
+        if "sides" not in known:  # an index written before model use was split by side
+            self._db.execute("ALTER TABLE games ADD COLUMN sides TEXT NOT NULL DEFAULT '{}'")
         self._db.commit()
 
     @classmethod

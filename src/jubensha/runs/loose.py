@@ -10,12 +10,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from jubensha.eval.registry import MetricContext
-from jubensha.eval.vote_metrics import identification_metric
+from jubensha.eval.vote_metrics import has_votes, identification_metric
+from jubensha.runlog.attempts import is_earlier_attempt
 from jubensha.runlog.folder import EVENTS, META, RESULT, RunError, RunLog, read_run
-from jubensha.runs.batch import degraded_message, read_metrics, spend_of
+from jubensha.runlog.resume import spent
+from jubensha.runlog.script import played_script
+from jubensha.runs.attempt import degraded_message, spend_of
+from jubensha.runs.batch import read_metrics
 from jubensha.runs.index import GameRow
-from jubensha.scripts.bundled import find_script
-from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Script
 
 MAX_DEPTH = 4
@@ -23,7 +25,9 @@ MAX_RUNS = 5000
 
 
 def is_run_folder(folder: Path) -> bool:
-    return (folder / META).is_file() or (folder / EVENTS).is_file()
+    """A run folder, not an attempt set aside beside the game it was resumed into."""
+    return ((folder / META).is_file() or (folder / EVENTS).is_file()) and not (
+        is_earlier_attempt(folder))
 
 
 def find_run_folders(root: Path) -> list[Path]:
@@ -75,7 +79,7 @@ async def _finished_row(folder: Path, root: Path, position: int, run: RunLog) ->
         return row
     row.status = "failed" if run.result.degraded else "finished"
     if run.result.degraded:
-        row.error = f"degraded: {degraded_message(run.result.fallbacks, run.result.decisions)}"
+        row.error = f"degraded: {degraded_message(run.result)}"
     stamp = (folder / RESULT).stat().st_mtime
     row.finished = datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds")
     row.duration_s = run.result.duration_s
@@ -83,7 +87,7 @@ async def _finished_row(folder: Path, root: Path, position: int, run: RunLog) ->
     row.fallbacks = run.result.failures
     row.metrics = read_metrics(folder)
     script = _script(run)
-    if script is not None:
+    if script is not None and has_votes(script, run) is None:
         votes = await identification_metric(MetricContext(script=script, run=run))
         row.votes_on_murderer = sum(k for k, _ in votes.victims.values())
         row.votes_counted = sum(c for _, c in votes.victims.values())
@@ -104,14 +108,13 @@ def _row(folder: Path, root: Path, position: int, run: RunLog | None,
         seed=meta.seed if meta else 0, settings={}, status="failed" if error else "pending",
         attempts=1, started=meta.started if meta else None, error=error)
     if run is not None:
-        row.usage = row.spent = spend_of(run.calls)
+        row.usage, row.spent = spend_of(run.calls), spend_of(spent(run.calls))
     return row
 
 
 def _script(run: RunLog) -> Script | None:
-    """The run's script when its source is a bundled id or a script file that still loads."""
-    source = run.meta.script_source if run.meta else ""
+    """The run's script from its folder's own copy (``runlog.script``); None without one."""
     try:
-        return find_script(source) if source else None
-    except (ScriptError, OSError):
+        return played_script(run)
+    except RunError:
         return None

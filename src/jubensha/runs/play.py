@@ -8,9 +8,11 @@ with the inputs is a ``PlayError`` with a message meant for the person at the te
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -26,7 +28,7 @@ from jubensha.agents.registry import (
 from jubensha.engine.agent import Agent
 from jubensha.engine.events import Event
 from jubensha.engine.game import DEGRADED_SHARE, Game, Seat
-from jubensha.engine.procedure import Procedure
+from jubensha.engine.procedure import Procedure, ProcedureError, parse_procedure
 from jubensha.engine.table import AskHook, EventSink
 from jubensha.llm.base import Embedder, Model, ModelError
 from jubensha.llm.calls import CallLog
@@ -35,13 +37,29 @@ from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, Health
 from jubensha.llm.registry import (
     ModelOptions,
     ModelSpecError,
+    named_file,
     parse_model_spec,
     validate_model_spec,
 )
 from jubensha.llm.replay import RecordingModel
-from jubensha.runlog.folder import RunFolder, RunMeta, RunResult, SeatInfo, read_run, versions
+from jubensha.runlog.attempts import earlier_attempts
+from jubensha.runlog.folder import (
+    META,
+    RESULT,
+    RunError,
+    RunFolder,
+    RunMeta,
+    RunResult,
+    SeatInfo,
+    read_run,
+    versions,
+)
+from jubensha.runlog.resume import Resume, ResumingModel
+from jubensha.runlog.script import played_script
 from jubensha.runs.transcript import render_markdown
+from jubensha.safeload import one_line
 from jubensha.scripts.model import Language, Script
+from jubensha.scripts.naming import names_meant
 
 NO_MODEL = "none"
 """The model of a seat that plays without one (a person at the terminal)."""
@@ -49,15 +67,16 @@ NO_MODEL = "none"
 
 class GameHealth(BaseModel):
     """When a game is no result: it stops at once when its model cannot be reached or a
-    seat's calls keep failing, and it is ``degraded`` when too many decisions fell back."""
+    seat's calls keep failing, and it is ``degraded`` when nobody really played it (a vote
+    that fell back for most seats, or too many decisions that fell back)."""
 
     max_consecutive_failures: int = Field(
         DEFAULT_MAX_CONSECUTIVE, ge=0,
         description="Failed model calls in a row of one seat that stop the game (0: never).")
     degraded_share: float = Field(
         DEGRADED_SHARE, ge=0, le=1,
-        description="A game in which more than this share of decisions fell back to the "
-                    "table's defaults is degraded.")
+        description="A game in which this share of its decisions or more fell back to "
+                    "the table's defaults is degraded.")
 
 
 class PlayError(Exception):
@@ -71,11 +90,15 @@ class SeatPlan(BaseModel):
 
 
 def resolve_seat_name(name: str, script: Script) -> str:
-    """A character's main name from its name or alias, ignoring case."""
-    wanted = name.strip().casefold()
-    for character in script.characters:
-        if wanted in (n.casefold() for n in character.all_names):
-            return character.name
+    """A character's main name from its name or alias, ignoring case, or from a first or
+    last name alone where it fits one character (``scripts.naming``)."""
+    owner = {alias: c.name for c in script.characters for alias in c.all_names}
+    meant = list(dict.fromkeys(owner[n] for n in names_meant(name, list(owner))))
+    if len(meant) == 1:
+        return meant[0]
+    if meant:
+        raise PlayError(f"--seat {name!r} could be {' or '.join(meant)}: write more of the "
+                        "name")
     raise PlayError(f"--seat {name!r}: no such character in {script.id!r} "
                     f"(characters: {', '.join(script.names)})")
 
@@ -127,8 +150,12 @@ def plan_seats(script: Script, architecture: str, model: str,
                                           else architecture),
                             model=fixed_model if name in murderers and fixed_model else model)
              for name in script.names}
+    given: dict[str, str] = {}
     for text in seat_texts:
         name, arch, spec = parse_seat(text, script)
+        if given.setdefault(name, text) != text:
+            raise PlayError(f"--seat {given[name]!r} and --seat {text!r} both name {name!r}; "
+                            "give each character one --seat")
         plans[name] = SeatPlan(name=name, architecture=arch or plans[name].architecture,
                                model=spec or plans[name].model)
     return seat_humans(plans, hot_seat)
@@ -223,18 +250,22 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
                     sinks: Sequence[EventSink] = (), on_ask: AskHook | None = None,
                     models: dict[str, Model] | None = None,
                     agents: Mapping[str, Agent] | None = None,
-                    health: GameHealth | None = None) -> RunResult:
+                    health: GameHealth | None = None,
+                    resume: Resume | None = None,
+                    preset: Mapping[str, Any] | None = None) -> RunResult:
     """Play one game and write its run folder at ``out``.
 
     ``embedder`` names the seats' shared embedder (``llm.embeddings``); ``record`` appends
     every model call to a cassette that ``--model replay:<file>`` plays back; ``models``
     (spec → client) replaces building clients from the specs (tests pass fakes this way);
     ``agents`` (seat → agent) seats agents made elsewhere, e.g. a person's web page.
+    ``resume`` answers the calls an earlier attempt at this game logged before the game
+    goes on live (``runlog.resume``); a log of another game is refused (``ResumeError``)
+    before anything is written. ``preset`` (``runs.presets.Applied``) is recorded in
+    meta.json: which paper's settings the game used and what was overridden.
     """
+    procedure.check_acts(script)  # before the run folder: a refused game leaves none
     options = model_options or ModelOptions()
-    built = models is None
-    clients = build_models(plans, options) if built else dict(models)
-    vectors = build_embedder(embedder, options)
     language = language or script.language
     meta = RunMeta(script_id=script.id, script_title=script.title, script_source=script_source,
                    language=language, procedure=procedure.model_dump(mode="json"),
@@ -242,12 +273,22 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
                                       guard=guarded(p.architecture)[0])
                           for n, p in plans.items()},
                    seed=seed, versions=versions(),
-                   options={"embedder": embedder, "record": str(record) if record else None})
-    folder = RunFolder(out, meta)
+                   options={"embedder": embedder, "record": str(record) if record else None,
+                            **({"preset": dict(preset)} if preset else {})})
+    if resume is not None:
+        resume.check(meta)
+        meta.options["resumed_calls"] = len(resume.records)
+    built = models is None
+    clients = build_models(plans, options) if built else dict(models)
+    vectors = build_embedder(embedder, options)
+    folder = RunFolder(out, meta, script)
     rules = health or GameHealth()
     log = CallLog(folder, Health(rules.max_consecutive_failures))
-    bound = {spec: RecordingModel(client, record) if record else client
-             for spec, client in clients.items()}
+    bound: dict[str, Model] = {spec: RecordingModel(client, record) if record else client
+                               for spec, client in clients.items()}
+    if resume is not None:
+        answers = resume.answers()
+        bound = {spec: ResumingModel(client, answers) for spec, client in bound.items()}
     given = agents or {}
     seats = {name: Seat(agent=given.get(name) or make_agent(plan.architecture),
                         embedder=vectors,
@@ -257,7 +298,7 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
     game = Game(script, procedure, seats, seed=seed, language=language,
                 sinks=[folder.write_event, track_seen(log, list(plans)), *sinks],
                 on_ask=on_ask, degraded_share=rules.degraded_share)
-    folder.write_meta(meta.model_copy(update={"order": game.table.seats}))
+    folder.write_meta(folder.meta.model_copy(update={"order": game.table.seats}))
     try:
         result = await game.run()
         return folder.finish(result, render_markdown(game.table.events, folder.meta))
@@ -268,6 +309,59 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
         if built:
             for client in clients.values():
                 await client.aclose()
+
+
+@dataclass
+class Continuation:
+    """An interrupted game, as its log tells it: what ``play --resume`` plays again."""
+
+    resume: Resume
+    script: Script
+    procedure: Procedure
+    plans: dict[str, SeatPlan]
+    seed: int
+    language: Language
+    embedder: str
+    script_source: str
+
+
+def continuation(folder: Path, people: Collection[str] = ()) -> Continuation:
+    """The game of the run folder ``folder`` and the longest log of its attempts (the folder
+    and those set aside as ``<folder>.partial-<n>``); ``PlayError`` when it cannot go on.
+    ``people``: seats played in person whose moves the caller supplies again (the browser
+    table keeps them); any other seat played in person stops the resume, since a person's
+    moves are not in the model-call log."""
+    if not folder.is_dir():
+        raise PlayError(f"--resume {folder}: no such run folder")
+    if (folder / RESULT).is_file():
+        raise PlayError(f"--resume {folder}: the game finished; there is nothing to resume")
+    found = Resume.longest([folder, *earlier_attempts(folder)])
+    if found is None:
+        raise PlayError(f"--resume {folder}: not a run folder (no readable meta.json)")
+    meta = found.meta
+    unknown = [name for name, seat in meta.seats.items()
+               if is_human(seat.architecture) and name not in people]
+    if unknown:
+        raise PlayError(f"--resume {folder}: {', '.join(unknown)} played in person, and a "
+                        "person's moves are not in the model-call log")
+    files = [f"{name} ({one_line(seat.model, 120)})" for name, seat in meta.seats.items()
+             if named_file(seat.model) is not None]
+    if files:
+        raise PlayError(f"--resume {folder}: {', '.join(files)} played with a model file the "
+                        "run folder names, and a folder does not choose what this machine "
+                        "loads; play the game again instead")
+    try:
+        script = played_script(read_run(found.source))
+        procedure = parse_procedure(meta.procedure, f"{folder / META}: procedure")
+    except (RunError, ProcedureError) as exc:
+        raise PlayError(f"--resume {folder}: {exc}") from None
+    source = meta.script_source or meta.script_id
+    plans = {name: SeatPlan(name=name, architecture=seat.architecture, model=seat.model)
+             for name, seat in meta.seats.items()}
+    return Continuation(resume=found, script=script, procedure=procedure, plans=plans,
+                        seed=meta.seed, language=meta.language,  # type: ignore[arg-type]
+                        embedder=str(meta.options.get("embedder") or "none"),
+                        script_source=source)
 
 
 def replay_transcript(path: Path) -> str:

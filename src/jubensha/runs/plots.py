@@ -82,18 +82,22 @@ def cost_figure(report: BatchReport, points: list[tuple[int, float, float]],
     figure = Figure(figsize=(7, 4.5), layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.subplots()
+    middle = (min(c for _, c, _ in points) + max(c for _, c, _ in points)) / 2 if points else 0
     for i, cost, rate in points:
         group = report.groups[i]
         best = i in front
         axes.scatter([cost], [rate], s=60 if best else 30, zorder=3,
                      color="tab:red" if best else "tab:blue")
-        axes.annotate(f"{group.architecture}@{group.model}", (cost, rate), xytext=(6, 4),
+        left = cost > middle  # a label points inwards, never off the plot's edge
+        axes.annotate(f"{group.architecture}@{group.model}", (cost, rate),
+                      xytext=(-6 if left else 6, 4), ha="right" if left else "left",
                       textcoords="offset points", fontsize=8)
     line = sorted((c, r) for i, c, r in points if i in front)
     if line:
         axes.step([c for c, _ in line], [r for _, r in line], where="post", color="tab:red",
                   alpha=0.6, label="Pareto front")
-        axes.legend(fontsize=8, loc="lower right")
+        # Below the plot, not in it: inside, it hid a point and its label.
+        figure.legend(fontsize=8, loc="outside lower center")
     axes.set_xlabel(axis)
     axes.set_ylabel("civilian win rate")
     axes.set_ylim(-0.03, 1.03)

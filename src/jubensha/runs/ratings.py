@@ -28,9 +28,11 @@ from pydantic import BaseModel, Field, computed_field
 from jubensha.eval.report import ResultTable, markdown_table, number
 from jubensha.runs.arena import label
 from jubensha.runs.index import GameRow
+from jubensha.runs.report import fake_warning
 
 Role = Literal["civilian", "murderer"]
 ROLES: tuple[Role, ...] = ("civilian", "murderer")
+Pool = Literal["combined", "civilian", "murderer"]
 LeaderboardFormat = Literal["table", "md", "csv", "json"]
 MEANING = ("mu: estimated skill (start 25), sigma: its uncertainty (start 8.33); ranked by "
            "mu - 3 sigma. Civilian and murderer ratings share one pool (a civilian team "
@@ -86,14 +88,18 @@ class EntrantRatings(BaseModel):
     civilian: Rating | None = None
     murderer: Rating | None = None
 
-    def rank_key(self) -> tuple[float, float]:
-        best = self.combined or self.civilian or self.murderer
-        assert best is not None
-        return (self.combined.ordinal if self.combined else float("-inf"), best.ordinal)
+    def pool(self, name: Pool) -> Rating | None:
+        rating: Rating | None = getattr(self, name)
+        return rating
 
 
 class Leaderboard(BaseModel):
     batch: str = ""
+    ranked_by: Pool = Field("combined", description="The pool whose mu - 3 sigma ranks the "
+                            "entrants: combined, or as civilian when no game had two "
+                            "entrants (self-play).")
+    warning: str | None = Field(None, description="Said first: the games were played by "
+                                "the scripted fake (report.fake_warning).")
     model: str = "openskill Plackett-Luce (Weng-Lin)"
     games: int = Field(0, description="Games rated.")
     not_rated: dict[str, int] = Field(default_factory=dict, description="Reason → games.")
@@ -159,8 +165,16 @@ def rate(rows: list[GameRow], batch: str = "") -> Leaderboard:
     board = [EntrantRatings(entrant=e, combined=combined.get(e),
                             civilian=roles.get(f"{e}|civilian"),
                             murderer=roles.get(f"{e}|murderer")) for e in entrants]
-    board.sort(key=EntrantRatings.rank_key, reverse=True)
-    return Leaderboard(batch=batch, games=rated, not_rated=dict(skipped), entrants=board)
+    ranked_by: Pool = "combined" if any(e.combined for e in board) else "civilian"
+
+    def key(entry: EntrantRatings) -> float:
+        rating = entry.pool(ranked_by)
+        return rating.ordinal if rating else float("-inf")
+
+    board.sort(key=key, reverse=True)
+    return Leaderboard(batch=batch, games=rated, not_rated=dict(skipped), entrants=board,
+                       ranked_by=ranked_by,
+                       warning=fake_warning(rows))
 
 
 # --- rendering ---------------------------------------------------------------------------------
@@ -173,12 +187,16 @@ def leaderboard_table(board: Leaderboard) -> ResultTable:
     skipped = ", ".join(f"{n} {why}" for why, n in board.not_rated.items())
     notes = [f"{board.games} games rated" + (f"; not rated: {skipped}" if skipped else "")
              + f". {MEANING}"]
+    pool = "combined" if board.ranked_by == "combined" else f"as {board.ranked_by}"
+    if board.ranked_by != "combined":
+        notes.insert(0, f"No game had two entrants, so no combined rating (–); ranked by "
+                        f"the {board.ranked_by} rating's mu - 3 sigma.")
     return ResultTable(
         title=f"Leaderboard {board.batch}: {board.model}".strip(),
-        columns=["rank", "entrant", "combined mu ± sigma (wins/games)", "mu - 3 sigma",
-                 "as civilian", "as murderer"],
+        columns=["rank", "entrant", "combined mu ± sigma (wins/games)",
+                 f"mu - 3 sigma ({pool}, ranks)", "as civilian", "as murderer"],
         rows=[[str(i), e.entrant, _cell(e.combined),
-               number(e.combined.ordinal if e.combined else None, 2),
+               number(ranked.ordinal if (ranked := e.pool(board.ranked_by)) else None, 2),
                _cell(e.civilian), _cell(e.murderer)]
               for i, e in enumerate(board.entrants, 1)],
         notes=notes)
@@ -208,8 +226,11 @@ def render_leaderboard(board: Leaderboard, fmt: LeaderboardFormat) -> str:
         records = flat(board)
         out = io.StringIO()
         columns = list(records[0]) if records else ["rank", "entrant"]
+        if board.warning:
+            out.write(f"# {board.warning}\n")
         writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows(records)
         return out.getvalue()
-    return markdown_table(leaderboard_table(board))
+    warning = f"**{board.warning}**\n\n" if board.warning else ""
+    return warning + markdown_table(leaderboard_table(board))

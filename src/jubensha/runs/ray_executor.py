@@ -2,12 +2,17 @@
 'jubensha[ray]'``).
 
 Each attempt at a game is one Ray task. The worker plays it with the same
-``batch.play_attempt`` as the local executor, into a temporary folder of its own, and
-returns the folder's files; the driver writes them into the batch folder, where the
-runner indexes and scores the game exactly as a local one, so resume, reindex and reports
-do not know where a game was played. Workers need no shared filesystem. Keys reach them
-only through the environment: the variables named in ``executor.env`` (and endpoints'
-``api_key_env``) are copied from the driver's environment into the tasks' runtime
+``attempt.play_attempt`` as the local executor. A worker that sees the batch folder (the
+same machine, or a shared filesystem: it finds the batch's ``spec.yaml`` with the
+driver's content) plays straight into it, so that the calls of a game in flight when the
+driver is killed are in the folder like a local game's, counted as spent and resumed.
+Elsewhere it plays into a temporary folder of its own and returns the folder's files; the
+driver writes them into the batch folder. Either way the runner indexes and scores the
+game exactly as a local one, so resume, reindex and reports do not know where a game was
+played. Keys reach them
+only through the environment: the variables holding the keys of the batch's servers (as the
+user's settings pair them, ``llm.keys``) and those named in ``executor.env`` that the
+settings allow are copied from the driver's environment into the tasks' runtime
 environment, never into the spec, a task's arguments or a run folder.
 
 Per-endpoint limits hold across the cluster: one ``EndpointGate`` actor per limited
@@ -27,11 +32,13 @@ from typing import Any
 import ray
 from ray.exceptions import RayError, RayTaskError, TaskCancelledError
 
+from jubensha.llm.keys import Server, SettingsError, allowed_env, settings_path
 from jubensha.llm.wrappers import SqliteCache
 from jubensha.runlog.folder import RESULT
-from jubensha.runs.batch import BatchError, GameJob, game_meter, play_attempt, write_error
+from jubensha.runs.attempt import GameJob, game_meter, play_attempt, write_error
+from jubensha.runs.executors import ExecutorError
 from jubensha.runs.limits import Gate
-from jubensha.runs.spec import BatchSpec
+from jubensha.runs.spec import SPEC_FILE, BatchSpec
 
 NAMESPACE = "jubensha"
 MAX_FOLDER_BYTES = 512 * 1024 * 1024
@@ -97,25 +104,56 @@ def unpack(files: dict[str, bytes], folder: Path) -> None:
         target.write_bytes(data)
 
 
-def play_remote(job: GameJob, cache: str | None, gates: dict[str, Any]) -> dict[str, bytes]:
-    """The Ray task: one attempt, in a folder of the worker's own, returned as files."""
+def sees_batch(root: str, spec_digest: str) -> bool:
+    """Whether this worker sees the driver's batch folder (its spec.yaml, same content)."""
+    try:
+        return _digest((Path(root) / SPEC_FILE).read_bytes()) == spec_digest
+    except OSError:
+        return False
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def play_remote(job: GameJob, folder: str, spec_digest: str, cache: str | None,
+                gates: dict[str, Any]) -> dict[str, bytes] | None:
+    """The Ray task: one attempt, into the batch folder when this worker sees it (returns
+    None), else in a folder of the worker's own, returned as files."""
+    if sees_batch(str(Path(folder).parent), spec_digest):
+        _play(job, Path(folder), cache, gates)
+        return None
     with tempfile.TemporaryDirectory(prefix="jubensha-") as tmp:
-        folder = Path(tmp) / job.name
-        store = SqliteCache(Path(cache)) if cache else None
-        meter = game_meter(job)
-        try:
-            asyncio.run(play_attempt(job, folder, cache=store, meters=[meter] if meter else [],
-                                     limiters={s: RayLimiter(a) for s, a in gates.items()}))
-        finally:
-            if store is not None:
-                store.close()
-        return pack(folder)
+        own = Path(tmp) / job.name
+        _play(job, own, cache, gates)
+        return pack(own)
 
 
-def runtime_env(spec: BatchSpec) -> dict[str, Any]:
-    """The variables the workers need, taken from this (the driver's) environment."""
-    names = [*spec.executor.env, *(e.api_key_env for e in spec.endpoints.values()
-                                   if e.api_key_env)]
+def _play(job: GameJob, folder: Path, cache: str | None, gates: dict[str, Any]) -> None:
+    store = SqliteCache(Path(cache)) if cache else None
+    meter = game_meter(job)
+    try:
+        asyncio.run(play_attempt(job, folder, cache=store, meters=[meter] if meter else [],
+                                 limiters={s: RayLimiter(a) for s, a in gates.items()}))
+    finally:
+        if store is not None:
+            store.close()
+
+
+def runtime_env(spec: BatchSpec, servers: dict[str, Server]) -> dict[str, Any]:
+    """The variables the workers need, taken from this (the driver's) environment: the
+    servers' key variables and ``executor.env``, which may name only variables the user's
+    settings let leave this machine (a spec must not ship any secret it likes)."""
+    try:
+        allowed = allowed_env(list(servers.values()))
+    except SettingsError as exc:
+        raise ExecutorError(str(exc)) from None
+    refused = [name for name in spec.executor.env if name not in allowed]
+    if refused:
+        raise ExecutorError(f"executor.env names {', '.join(refused)}, which your settings do "
+                            f"not let a batch copy to its workers; if it should, list it under "
+                            f"worker_env in {settings_path()}")
+    names = [*spec.executor.env, *(s.key_env for s in servers.values() if s.key_env)]
     values = {name: os.environ[name] for name in dict.fromkeys(names) if name in os.environ}
     return {"env_vars": values} if values else {}
 
@@ -128,28 +166,43 @@ def gate_name(batch: str, spec: str) -> str:
 class RayExecutor:
     """Sends attempts to a Ray cluster and writes what they return into the batch folder."""
 
-    def __init__(self, spec: BatchSpec) -> None:
+    watched = False
+
+    def __init__(self, spec: BatchSpec, root: Path, servers: dict[str, Server]) -> None:
         self.spec = spec
+        self.env = runtime_env(spec, servers)
+        self.spec_digest = _digest((root / SPEC_FILE).read_bytes())
         self.started = not ray.is_initialized()
         if self.started:
-            try:
-                ray.init(address=spec.executor.address, namespace=NAMESPACE,
-                         log_to_driver=False, include_dashboard=False, configure_logging=False)
-            except (ConnectionError, RuntimeError, ValueError) as exc:
-                where = spec.executor.address or "a local cluster"
-                raise BatchError(f"Ray: cannot start or reach {where}: "
-                                 f"{str(exc).splitlines()[0]}") from None
+            self._start()
         self.task = ray.remote(play_remote).options(
             num_cpus=spec.executor.cpus_per_game, max_retries=spec.executor.retries,
-            retry_exceptions=False, runtime_env=runtime_env(spec) or None)
+            retry_exceptions=False, runtime_env=self.env or None)
         self.gates = {
             model: EndpointGate.options(  # type: ignore[attr-defined]
                 name=gate_name(spec.name, model), get_if_exists=True).remote(
                     endpoint.max_concurrency)
             for model, endpoint in spec.endpoints.items() if endpoint.max_concurrency}
 
+    def _start(self, **options: Any) -> None:
+        address = options.pop("address", self.spec.executor.address)
+        try:
+            ray.init(address=address, namespace=NAMESPACE, log_to_driver=False,
+                     include_dashboard=False, configure_logging=False, **options)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            where = address or "a local cluster"
+            raise ExecutorError(f"Ray: cannot start or reach {where}: "
+                                f"{str(exc).splitlines()[0]}") from None
+
+    def _submit(self, job: GameJob, folder: Path) -> Any:
+        return self.task.remote(job, str(folder.resolve()), self.spec_digest,
+                                self.spec.wrappers.cache, self.gates)
+
     async def play(self, job: GameJob, folder: Path) -> bool:
-        ref = self.task.remote(job, self.spec.wrappers.cache, self.gates)
+        return await self._outcome(self._submit(job, folder), folder)
+
+    async def _outcome(self, ref: Any, folder: Path) -> bool:
+        """Wait for an attempt sent to the cluster; write its files, or its error."""
         try:
             files = await ref
         except asyncio.CancelledError:
@@ -168,7 +221,8 @@ class RayExecutor:
                         f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
             return False
         try:
-            unpack(files, folder)
+            if files is not None:
+                unpack(files, folder)
         except (OSError, ValueError) as exc:
             write_error(folder, "error", f"{type(exc).__name__}: {exc}")
             return False

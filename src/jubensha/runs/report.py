@@ -15,18 +15,26 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from jubensha.eval.report import ResultTable, markdown_table, number
+from jubensha.runs.arena import label
 from jubensha.runs.index import GameRow
+from jubensha.runs.statistics import Estimate, estimate
 
 ReportFormat = Literal["table", "md", "csv", "json"]
 Z95 = 1.959963984540054
 """The standard normal quantile of 0.975."""
-RATE_NOTE = ("Rates: value (k/n) [95% Wilson interval]. Win rate over finished games; "
+MATRIX_NOTE = ("k/n: the civilians won k of the n finished games in which these murderers "
+               "met these civilians.")
+CI_NOTE = ("95% interval: percentile bootstrap of the mean over finished games, "
+           "resampling scripts, then games within each script drawn.")
+RATE_NOTE = ("Rates: value (k/n) [95% Wilson interval]. Win rate over finished games with a "
+             "winner (a script that records no solution has none); "
              "identification over their counted ballots (ballots of one game are not "
              "independent). Cost: finished games only (– while no price is known).")
 
@@ -64,14 +72,40 @@ def wilson(k: int, n: int, z: float = Z95) -> Interval:
                     high=1.0 if k == n else min(1.0, centre + half))
 
 
-class Mean(BaseModel):
-    mean: float
-    n: int
+FAKE_MODEL = "scripted"
+
+
+def fake_warning(rows: Iterable[GameRow]) -> str | None:
+    """The warning every table built on the scripted fake starts with; None without it."""
+    games = sum(FAKE_MODEL in models_of(row) for row in rows)
+    if not games:
+        return None
+    return (f"warning: {games} game(s) here were played by the scripted fake model "
+            f"({FAKE_MODEL}): their scores measure the pipeline, not a model")
+
+
+def models_of(row: GameRow) -> set[str]:
+    """Every model of a game's seats (a model spec's kind: ``scripted``, ``openai``...)."""
+    specs = set(row.model.split("+"))
+    seats = row.settings.get("seats") if isinstance(row.settings, dict) else None
+    if isinstance(seats, dict):
+        specs |= {str(p.get("model", "")) for p in seats.values() if isinstance(p, dict)}
+    return {spec.split(":")[0] for spec in specs if spec}
+
+
+class SideUse(BaseModel):
+    """One side's model use per finished game, and its finished games' cost."""
+
+    calls_per_game: float
+    tokens_per_game: float
+    cost_usd: float | None = None
 
 
 class GroupStats(BaseModel):
     architecture: str
     model: str
+    murderers: str | None = Field(None, description="The murderers' entrant (ARCH@MODEL) "
+                                  "where it is not the civilians' (an arena, a fixed murderer).")
     script: str | None = None
     games: int
     finished: int
@@ -85,13 +119,26 @@ class GroupStats(BaseModel):
     cost_usd: float | None = Field(None, description="Finished games' cost.")
     spent_cost_usd: float | None = Field(None, description="Every attempt's cost.")
     mean_duration_s: float | None = None
-    metrics: dict[str, dict[str, Mean]] = Field(default_factory=dict)
+    metrics: dict[str, dict[str, Estimate]] = Field(default_factory=dict)
     metric_errors: int = Field(0, description="Metrics that failed on a finished game "
                                "(skipped ones, e.g. not applicable, are not counted).")
+    sides: dict[str, SideUse] = Field(default_factory=dict, description=(
+        "Model use of the civilians' and the murderers' seats."))
 
     @property
     def label(self) -> str:
-        return " / ".join(p for p in (self.architecture, self.model, self.script) if p)
+        against = f"vs {self.murderers}" if self.murderers else None
+        return " / ".join(p for p in (self.architecture, self.model, against, self.script)
+                          if p)
+
+
+class MatrixCell(BaseModel):
+    """Finished games of one murderers' entrant against one civilians' entrant."""
+
+    murderers: str
+    civilians: str
+    civilian_wins: int
+    games: int
 
 
 class FailedGame(BaseModel):
@@ -102,32 +149,54 @@ class FailedGame(BaseModel):
 
 class BatchReport(BaseModel):
     batch: str = ""
+    warning: str | None = Field(None, description="Said first: the games were played by "
+                                "the scripted fake (fake_warning).")
     games: int
     by_script: bool = False
     groups: list[GroupStats]
     failed: list[FailedGame] = Field(default_factory=list)
+    matrix: list[MatrixCell] = Field(default_factory=list, description=(
+        "Wins of each murderers' entrant against each civilians' entrant (arenas)."))
+    presets: list[str] = Field(default_factory=list, description=(
+        "The paper presets the games played, each with what was overridden."))
+
+    @property
+    def against(self) -> bool:
+        """Whether some games' murderers are another entrant than their civilians."""
+        return any(g.murderers for g in self.groups)
+
+    def _keys(self, group: GroupStats) -> list[str]:
+        return [group.architecture, group.model,
+                *([group.murderers or "(as civilians)"] if self.against else []),
+                *([group.script or ""] if self.by_script else [])]
 
     def tables(self) -> list[ResultTable]:
-        keys = ["architecture", "model", *(["script"] if self.by_script else [])]
+        keys = ["architecture", "model", *(["murderers"] if self.against else []),
+                *(["script"] if self.by_script else [])]
         main = ResultTable(
             title=f"Batch {self.batch}: civilians' architecture × model".strip(),
             columns=[*keys, "games", "finished", "failed", "civilian win rate",
                      "identification", "fallbacks/game", "calls/game", "tokens/game",
                      "cost $", "mean s"],
-            rows=[[*_keys(g, self.by_script), str(g.games), str(g.finished), str(g.failed),
+            rows=[[*self._keys(g), str(g.games), str(g.finished), str(g.failed),
                    g.civilian_wins.render(), g.identification.render(),
                    number(g.fallbacks_per_game, 2), number(g.calls_per_game, 1),
                    number(g.tokens_per_game, 0), number(g.cost_usd, 4),
                    number(g.mean_duration_s, 2)] for g in self.groups],
-            notes=[RATE_NOTE])
+            notes=[RATE_NOTE, *self.presets])
         tables = [main]
-        metric_rows = [[*_keys(g, self.by_script), metric, name, number(mean.mean), str(mean.n)]
+        metric_rows = [[*self._keys(g), metric, name, mean.render(), str(mean.n)]
                        for g in self.groups for metric, numbers in g.metrics.items()
                        for name, mean in numbers.items()]
         if metric_rows:
             tables.append(ResultTable(
                 title="Post-game metrics (mean over finished games)",
-                columns=[*keys, "metric", "value", "mean", "games"], rows=metric_rows))
+                columns=[*keys, "metric", "value", "mean [95% interval]", "games"],
+                rows=metric_rows, notes=[CI_NOTE]))
+        if any(g.sides for g in self.groups):
+            tables.append(self._sides_table(keys))
+        if self.matrix:
+            tables.append(self._matrix_table())
         if self.failed:
             tables.append(ResultTable(
                 title="Failed games (a resume plays them again)",
@@ -136,11 +205,36 @@ class BatchReport(BaseModel):
                       for f in self.failed]))
         return tables
 
+    def _sides_table(self, keys: list[str]) -> ResultTable:
+        def cells(use: SideUse | None) -> list[str]:
+            return ([number(use.calls_per_game, 1), number(use.tokens_per_game, 0),
+                     number(use.cost_usd, 4)] if use else ["–"] * 3)
+
+        return ResultTable(
+            title="Model use by side (per finished game; cost of the finished games)",
+            columns=[*keys, "civilians calls", "civilians tokens", "civilians $",
+                     "murderers calls", "murderers tokens", "murderers $"],
+            rows=[[*self._keys(g), *cells(g.sides.get("civilians")),
+                   *cells(g.sides.get("murderers"))] for g in self.groups if g.sides])
+
+    def _matrix_table(self) -> ResultTable:
+        murderers = list(dict.fromkeys(c.murderers for c in self.matrix))
+        civilians = list(dict.fromkeys(c.civilians for c in self.matrix))
+        found = {(c.murderers, c.civilians): c for c in self.matrix}
+        return ResultTable(
+            title="Civilian wins: murderers (rows) × civilians (columns), finished games",
+            columns=["murderers \\ civilians", *civilians],
+            rows=[[m, *(f"{found[m, c].civilian_wins}/{found[m, c].games}"
+                        if (m, c) in found else "–" for c in civilians)] for m in murderers],
+            notes=[MATRIX_NOTE])
+
     def flat(self) -> list[dict[str, Any]]:
         """One flat record of raw numbers per group (the CSV rows)."""
         records = []
         for g in self.groups:
             record: dict[str, Any] = {"architecture": g.architecture, "model": g.model}
+            if self.against:
+                record["murderers"] = g.murderers
             if self.by_script:
                 record["script"] = g.script
             record |= {"games": g.games, "finished": g.finished, "failed": g.failed,
@@ -153,14 +247,23 @@ class BatchReport(BaseModel):
                        "calls_per_game": g.calls_per_game, "tokens_per_game": g.tokens_per_game,
                        "cost_usd": g.cost_usd, "spent_cost_usd": g.spent_cost_usd,
                        "mean_duration_s": g.mean_duration_s}
+            for side, use in g.sides.items():
+                record |= {f"{side}_calls_per_game": use.calls_per_game,
+                           f"{side}_tokens_per_game": use.tokens_per_game,
+                           f"{side}_cost_usd": use.cost_usd}
             for metric, numbers in g.metrics.items():
-                record |= {f"{metric}.{name}": mean.mean for name, mean in numbers.items()}
+                for name, mean in numbers.items():
+                    record |= {f"{metric}.{name}": mean.mean,
+                               f"{metric}.{name}.ci_low": mean.low,
+                               f"{metric}.{name}.ci_high": mean.high}
             records.append(record)
         return records
 
 
-def _keys(group: GroupStats, by_script: bool) -> list[str]:
-    return [group.architecture, group.model, *([group.script or ""] if by_script else [])]
+def batch_title(folder: Path) -> str:
+    """What every report calls a batch: its folder's name (the spec's name is only the
+    folder's default), so `runs batch`, `runs report` and the HTML page agree."""
+    return folder.resolve().name
 
 
 def _mean(values: list[float]) -> float | None:
@@ -172,23 +275,74 @@ def _cost(values: Iterable[float | None]) -> float | None:
     return sum(known) if known else None
 
 
+def murderers_of(row: GameRow) -> str | None:
+    """The murderers' entrant of a game where it is not the civilians' (None otherwise)."""
+    settings = row.settings if isinstance(row.settings, dict) else {}
+    architecture, model = settings.get("murderer_architecture"), settings.get("murderer_model")
+    if not architecture and not model:
+        return None
+    return label(str(architecture or row.architecture), str(model or row.model))
+
+
+def side_use(rows: list[GameRow], side: str) -> SideUse | None:
+    spends = [r.sides[side] for r in rows if side in r.sides]
+    if not spends:
+        return None
+    return SideUse(calls_per_game=sum(s.calls for s in spends) / len(spends),
+                   tokens_per_game=sum(s.tokens for s in spends) / len(spends),
+                   cost_usd=_cost(s.cost_usd for s in spends))
+
+
+def matrix(rows: list[GameRow]) -> list[MatrixCell]:
+    """Civilian wins per (murderers' entrant, civilians' entrant) over finished games."""
+    cells: dict[tuple[str, str], MatrixCell] = {}
+    for row in rows:
+        if row.status != "finished":
+            continue
+        civilians = label(row.architecture, row.model)
+        murderers = murderers_of(row) or civilians
+        cell = cells.setdefault((murderers, civilians), MatrixCell(
+            murderers=murderers, civilians=civilians, civilian_wins=0, games=0))
+        cell.games += 1
+        cell.civilian_wins += row.winner == "civilians"
+    return list(cells.values())
+
+
+def presets_of(rows: list[GameRow]) -> list[str]:
+    """'Preset paper:player (docs/presets.md); overridden: ...' per distinct use."""
+    found: dict[str, None] = {}
+    for row in rows:
+        preset = row.settings.get("preset") if isinstance(row.settings, dict) else None
+        if isinstance(preset, dict) and preset.get("name"):
+            changed = preset.get("overridden") or {}
+            found[f"Preset {preset['name']} (the paper's settings, docs/presets.md)" + (
+                "; overridden: " + ", ".join(f"{k} = {v}" for k, v in changed.items())
+                if changed else "")] = None
+    return list(found)
+
+
 def group_stats(rows: list[GameRow], architecture: str, model: str,
-                script: str | None = None) -> GroupStats:
+                script: str | None = None, murderers: str | None = None) -> GroupStats:
     """The numbers of one group of games."""
     done = [r for r in rows if r.status == "finished"]
-    metrics: dict[str, dict[str, list[float]]] = {}
+    metrics: dict[str, dict[str, list[tuple[float, str]]]] = {}
     errors = 0
     for row in done:
         for metric, numbers in row.metrics.items():
             errors += "error" in numbers
             for name, value in numbers.items():
                 if isinstance(value, int | float) and not isinstance(value, bool):
-                    metrics.setdefault(metric, {}).setdefault(name, []).append(value)
+                    metrics.setdefault(metric, {}).setdefault(name, []).append(
+                        (value, row.script))
+    sides = {side: use for side in ("civilians", "murderers")
+             if (use := side_use(done, side)) is not None}
     return GroupStats(
-        architecture=architecture, model=model, script=script, games=len(rows),
+        architecture=architecture, model=model, murderers=murderers, script=script,
+        games=len(rows), sides=sides,
         finished=len(done), failed=sum(r.status == "failed" for r in rows),
         unfinished=sum(r.status in ("pending", "running") for r in rows),
-        civilian_wins=wilson(sum(r.winner == "civilians" for r in done), len(done)),
+        civilian_wins=wilson(sum(r.winner == "civilians" for r in done),
+                             sum(r.winner in ("civilians", "murderers") for r in done)),
         identification=wilson(sum(r.votes_on_murderer or 0 for r in done),
                               sum(r.votes_counted or 0 for r in done)),
         fallbacks_per_game=_mean([r.fallbacks or 0 for r in done]),
@@ -197,7 +351,7 @@ def group_stats(rows: list[GameRow], architecture: str, model: str,
         cost_usd=_cost(r.usage.cost_usd for r in done),
         spent_cost_usd=_cost(r.spent.cost_usd for r in rows),
         mean_duration_s=_mean([r.duration_s or 0.0 for r in done]),
-        metrics={metric: {name: Mean(mean=sum(v) / len(v), n=len(v))
+        metrics={metric: {name: estimate([x for x, _ in v], [c for _, c in v])
                           for name, v in sorted(numbers.items())}
                  for metric, numbers in sorted(metrics.items())},
         metric_errors=errors)
@@ -206,13 +360,17 @@ def group_stats(rows: list[GameRow], architecture: str, model: str,
 def build_report(rows: list[GameRow], *, by_script: bool = False,
                  batch: str = "") -> BatchReport:
     """Group ``rows`` (in the batch's order) and compute each group's numbers."""
-    key: Callable[[GameRow], tuple[str, str, str | None]] = (
-        lambda r: (r.architecture, r.model, r.script if by_script else None))
-    groups: dict[tuple[str, str, str | None], list[GameRow]] = {}
+    groups: dict[tuple[str, str, str | None, str | None], list[GameRow]] = {}
     for row in sorted(rows, key=lambda r: r.position):
-        groups.setdefault(key(row), []).append(row)
+        key = (row.architecture, row.model, row.script if by_script else None,
+               murderers_of(row))
+        groups.setdefault(key, []).append(row)
+    stats = [group_stats(members, arch, model, script, against)
+             for (arch, model, script, against), members in groups.items()]
+    cells = matrix(rows) if any(g.murderers for g in stats) else []
     return BatchReport(batch=batch, games=len(rows), by_script=by_script,
-                       groups=[group_stats(members, *k) for k, members in groups.items()],
+                       warning=fake_warning(rows), groups=stats, matrix=cells,
+                       presets=presets_of(rows),
                        failed=[FailedGame(name=r.name, attempts=r.attempts, error=r.error or "")
                                for r in rows if r.status == "failed"])
 
@@ -225,8 +383,11 @@ def render(report: BatchReport, fmt: ReportFormat) -> str:
         records = report.flat()
         columns = list(dict.fromkeys(k for record in records for k in record))
         out = io.StringIO()
+        if report.warning:
+            out.write(f"# {report.warning}\n")
         writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows(records)
         return out.getvalue()
-    return "\n".join(markdown_table(table) for table in report.tables())
+    warning = [f"**{report.warning}**\n"] if report.warning else []
+    return "\n".join([*warning, *(markdown_table(table) for table in report.tables())])

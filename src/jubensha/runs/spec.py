@@ -30,14 +30,21 @@ from pydantic import (
 )
 
 from jubensha.agents.human import is_human
-from jubensha.agents.registry import AgentSpecError, architectures, check_agent_spec
+from jubensha.agents.registry import (
+    AgentSpecError,
+    architectures,
+    check_agent_spec,
+    model_free,
+)
 from jubensha.engine.procedure import Procedure, ProcedureError, find_procedure
 from jubensha.eval.registry import UnknownMetric, get_metric, options_problems
 from jubensha.llm.embeddings import EmbedderSpecError, parse_embedder_spec
+from jubensha.llm.keys import ENV_NAME, settings_path
 from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_spec
 from jubensha.llm.wrappers import Budget
 from jubensha.runs.arena import Arena, Entrant, Pairing, pairings
 from jubensha.runs.play import PlayError, SeatPlan, parse_seat, plan_seats
+from jubensha.runs.presets import Applied, find_preset, preset_overrides, seat_specs
 from jubensha.safeload import DocumentError, is_path, read_document
 from jubensha.scripts.bundled import bundled_scripts, find_script, script_location
 from jubensha.scripts.importers import IMPORTERS, discover, import_script
@@ -60,13 +67,22 @@ class SpecError(Exception):
     def __init__(self, source: str | Path, problems: list[tuple[str, str]]):
         self.source = str(source)
         self.problems = problems
-        super().__init__("\n".join(
-            Problem(severity="error", field=field, message=message).render(str(source))
-            for field, message in problems))
+        super().__init__("\n".join(_problem_text(str(source), field, message)
+                                   for field, message in problems))
 
     @classmethod
     def one(cls, source: str | Path, field: str, message: str) -> SpecError:
         return cls(source, [(field, message)])
+
+
+def _problem_text(source: str, field: str, message: str) -> str:
+    """``FILE: FIELD: problem`` on one line (each line of a spec error names its file):
+    a message that goes on over lines (the models a spec may name) has them joined with
+    "; ", never escaped as a literal ``\\n``."""
+    first, *details = message.split("\n")
+    listed = "; ".join(" ".join(d.split()) for d in details if d.strip())
+    joined = f"{first} {listed}" if listed else first
+    return Problem(severity="error", field=field, message=joined).render(source)
 
 
 class _Strict(BaseModel):
@@ -140,24 +156,33 @@ class Wrappers(_Strict):
     budget_per_batch: Limits | None = None
 
 
-ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
-"""The name of an environment variable (a key's *name*, never the key)."""
-
-
 class Endpoint(_Strict):
     """Where one model spec is served, and how many of its calls may run at once across
-    every game of the batch (every worker of a Ray cluster included)."""
+    every game of the batch (every worker of a Ray cluster included). Which key goes to
+    that server is the user's own setting (``llm.keys``), never the spec's."""
 
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint of the model.")
-    api_key_env: str | None = Field(None, pattern=ENV_NAME, description=(
-        "The environment variable holding its key (read where the game plays)."))
     max_concurrency: int | None = Field(None, ge=1, description="Calls at once; None: any.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_key(cls, value: Any) -> Any:
+        if isinstance(value, dict) and "api_key_env" in value:
+            raise ValueError(f"api_key_env: a spec does not choose which key goes to which "
+                             f"server; pair the server with its key's variable in your "
+                             f"settings ({settings_path()}, docs/experiments.md) and remove "
+                             "this line")
+        return value
+
+
+ExecutorKind = Literal["local", "processes", "ray"]
 
 
 class Executor(_Strict):
-    """Where the games play: this process (``local``) or a Ray cluster (``ray``)."""
+    """Where the games play: this process (``local``), this machine's processes
+    (``processes``) or a Ray cluster (``ray``)."""
 
-    kind: Literal["local", "ray"] = "local"
+    kind: ExecutorKind = "local"
     address: str | None = Field(None, description=(
         "Ray: 'auto' (the cluster this machine belongs to), 'ray://HOST:10001', or none "
         "to start a local cluster."))
@@ -165,6 +190,8 @@ class Executor(_Strict):
         default_factory=lambda: ["OPENAI_API_KEY", "OPENAI_BASE_URL"], description=(
             "Environment variables copied from the driver to the Ray workers."))
     cpus_per_game: float = Field(1.0, gt=0, description="Ray CPUs one game reserves.")
+    processes: int | None = Field(None, ge=1, description=(
+        "processes: how many processes play the games (default: the CPU count)."))
     retries: int = Field(1, ge=0, description="Ray: re-runs of a game whose worker died.")
 
 
@@ -206,6 +233,8 @@ class BatchSpec(_Strict):
         "Model spec → where it is served and its concurrency limit."))
     arena: Arena | None = Field(None, description="Entrants paired by seed (runs.arena); "
                                 "replaces architectures, models, murderer and seeds.")
+    preset: str | None = Field(None, description="A paper's settings (runs.presets): the "
+                               "procedure, the agents' budgets and the metrics, unless given.")
     _source: str = PrivateAttr("spec")
     """The file the spec was read from, named by the errors of ``expand``."""
 
@@ -240,6 +269,11 @@ class BatchSpec(_Strict):
                              f"{', '.join(k for k in ModelOptions.model_fields if k != 'api_key')}")
         ModelOptions.model_validate(value)
         return value
+
+    @field_validator("preset")
+    @classmethod
+    def _preset(cls, value: str | None) -> str | None:
+        return None if value is None else find_preset(value).name
 
     @model_validator(mode="after")
     def _arena_alone(self) -> BatchSpec:
@@ -277,9 +311,12 @@ class GameSettings(BaseModel):
     murderers: list[str] = Field(default_factory=list, description=(
         "The script's murderers (the seats of the murderers' side, which the ratings read); "
         "derived from the script, so not part of the id."))
+    preset: Applied | None = Field(None, description=(
+        "The paper preset whose settings the seats play with, and what was overridden; "
+        "its settings are in the seats' architectures, so it is not part of the id."))
 
     def game_id(self) -> str:
-        settings = self.model_dump(mode="json", exclude={"murderers"})
+        settings = self.model_dump(mode="json", exclude={"murderers", "preset"})
         canonical = json.dumps(settings, sort_keys=True,
                                ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:ID_LENGTH]
@@ -299,9 +336,16 @@ class PlannedGame:
 
 
 def folder_name(settings: GameSettings, game_id: str) -> str:
-    """``<script>.<procedure>.<architecture>.<model>.s<seed>.<id prefix>``, filesystem-safe."""
+    """``<script>.<procedure>.<architecture>.<model>.s<seed>.<id prefix>``, filesystem-safe;
+    where the murderers' entrant is not the civilians' (an arena, a fixed murderer) it
+    follows the civilians': ``...<architecture>.<model>.vs.<its architecture>.<its
+    model>.s<seed>...``."""
+    murderers = []
+    if settings.murderer_architecture or settings.murderer_model:
+        murderers = ["vs", settings.murderer_architecture or settings.architecture,
+                     settings.murderer_model or settings.model]
     parts = [settings.script_id, settings.procedure, settings.architecture, settings.model,
-             f"s{settings.seed}", game_id[:6]]
+             *murderers, f"s{settings.seed}", game_id[:6]]
     return ".".join(re.sub(r"[^\w+-]+", "-", p).strip("-") or "x" for p in parts)
 
 
@@ -318,6 +362,8 @@ def load_spec(path: str | Path) -> BatchSpec:
     if not isinstance(data, dict):
         raise SpecError(file, [("(top level)", "expected a mapping with at least `scripts`")])
     spec, problems = _validate(data)
+    if spec is not None and spec.preset is not None:
+        spec = with_preset(spec)
     if spec is not None:
         spec = resolve_paths(spec, file.parent)
         problems += check_names(spec, skip={field.split(".")[0] for field, _ in problems})
@@ -326,6 +372,19 @@ def load_spec(path: str | Path) -> BatchSpec:
     spec = spec.model_copy(update={"name": spec.name or file.stem})
     spec._source = str(file)
     return spec
+
+
+def with_preset(spec: BatchSpec) -> BatchSpec:
+    """The spec with its preset's procedure and metrics where it names none."""
+    assert spec.preset is not None
+    paper = find_preset(spec.preset)
+    given = spec.model_fields_set
+    update: dict[str, Any] = {}
+    if "procedures" not in given:
+        update["procedures"] = [paper.procedure.value]
+    if "metrics" not in given:
+        update["metrics"] = list(paper.metrics.value)
+    return spec.model_copy(update=update)
 
 
 def _validate(data: dict[str, Any]) -> tuple[BatchSpec | None, list[tuple[str, str]]]:
@@ -510,7 +569,12 @@ def expand(spec: BatchSpec) -> list[PlannedGame]:
     games: list[PlannedGame] = []
     problems: list[tuple[str, str]] = []
     for position, (where, fmt, script) in enumerate(scripts):
-        for procedure in spec.procedures:
+        for index, procedure in enumerate(spec.procedures):
+            try:
+                procedures[procedure].check_acts(script)
+            except ProcedureError as exc:
+                problems.append((f"procedures.{index}", str(exc)))
+                continue
             for pairing in _pairings(spec, position):
                 try:
                     settings = _settings(spec, where, fmt, script, procedure, pairing,
@@ -537,7 +601,21 @@ def _pairings(spec: BatchSpec, script_position: int) -> list[Pairing]:
     return [Pairing(seed=seed, civilians=Entrant(architecture=arch, model=model),
                     murderers=Entrant(architecture=murderer.architecture or arch,
                                       model=murderer.model or model))
-            for arch, model, seed in product(spec.architectures, spec.models, spec.seeds)]
+            for arch in spec.architectures for model, seed in product(
+                spec.models[:1] if _model_free(arch, murderer) else spec.models, spec.seeds)]
+
+
+def _model_free(architecture: str, murderer: Murderer) -> bool:
+    """Whether the games of ``architecture`` do not depend on the spec's model (nor do the
+    murderers'): a spec plays it with its first model only, not the same games once per
+    model."""
+    sides = [architecture]
+    if murderer.architecture and murderer.model is None:  # the murderers take the model
+        sides.append(murderer.architecture)
+    try:
+        return all(model_free(side) for side in sides)
+    except AgentSpecError:
+        return False
 
 
 def _settings(spec: BatchSpec, where: str, fmt: str | None, script: Script, procedure: str,
@@ -557,13 +635,20 @@ def _settings(spec: BatchSpec, where: str, fmt: str | None, script: Script, proc
     people = [name for name, plan in plans.items() if is_human(plan.architecture)]
     if people:
         raise SpecError.one(spec._source, "seats", f"{', '.join(people)} {UNATTENDED}")
+    applied = None
+    if spec.preset is not None:
+        paper = find_preset(spec.preset)
+        specs, overridden = seat_specs(paper, {n: p.architecture for n, p in plans.items()})
+        plans = {n: p.model_copy(update={"architecture": specs[n]}) for n, p in plans.items()}
+        applied = Applied(name=paper.name, overridden={
+            **preset_overrides(paper, procedure, spec.metrics), **overridden})
     return GameSettings(
         script=where, script_id=script.id, format=fmt, procedure=procedure,
         rounds=spec.rounds, questions=spec.questions, architecture=civilians.architecture,
         model=civilians.model, murderer_architecture=fixed_arch, murderer_model=fixed_model,
         seats=plans, seed=pairing.seed, language=spec.language or script.language,
         embedder=spec.embedder, model_options=spec.model_options,
-        murderers=list(script.murderers))
+        murderers=list(script.murderers), preset=applied)
 
 
 def _overrides(spec: BatchSpec, scripts: list[tuple[str, str | None, Script]],

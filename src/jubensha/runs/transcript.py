@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from rich.console import Console
 
 from jubensha.engine.events import Event
-from jubensha.engine.narration import Line, describe, labels, rich_line
+from jubensha.engine.narration import Line, describe, labels, print_line
 from jubensha.runlog.folder import RunMeta
 
 
@@ -22,7 +22,7 @@ def markdown_line(line: Line) -> str:
     if line.style == "log":
         return f"- _{line.text}_{tag}"
     if line.speaker:
-        return f"**{line.speaker}**{tag}: {line.text}\n"
+        return f"**{line.speaker}**{tag}{line.colon}{line.text}\n"
     return f"{line.text}{tag}\n"
 
 
@@ -33,11 +33,12 @@ def render_markdown(events: Iterable[Event], meta: RunMeta | None = None,
     words = labels(lang)
     parts = []
     if meta is not None:
-        seats = ", ".join(f"{name} ({info.architecture}, {info.model})"
-                          for name, info in meta.seats.items())
+        colon, sep = words["colon"], words["sep"]
+        seats = sep.join(name + words["paren"].format(f"{info.architecture}, {info.model}")
+                         for name, info in meta.seats.items())
         parts += [f"# {meta.script_title or meta.script_id}\n",
-                  f"- {words['procedure']}: {meta.procedure.get('name', '')}",
-                  f"- {words['seats']}: {seats}", f"- {words['seed']}: {meta.seed}"]
+                  f"- {words['procedure']}{colon}{meta.procedure.get('name', '')}",
+                  f"- {words['seats']}{colon}{seats}", f"- {words['seed']}{colon}{meta.seed}"]
     for event in events:
         parts += [markdown_line(line) for line in describe(event, lang)]
     if not finished:
@@ -57,4 +58,4 @@ class LiveTranscript:
         for line in describe(event, self.lang):
             if line.style == "log" and not self.verbose:
                 continue
-            self.console.print(rich_line(line))
+            print_line(self.console, line, self.lang)

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Annotated, Protocol
 
 import typer
-from rich.console import Console
 
 from jubensha.jobs import CallBar, Interrupted, run_job, stop_here
 from jubensha.llm.base import GenerateConfig, ImagePart, Message, Model, Request, TextPart
@@ -39,6 +38,7 @@ from jubensha.scripts.io import (
 )
 from jubensha.scripts.model import Clue, Language, Script
 from jubensha.scripts.validation import Problem
+from jubensha.terminal import Terminal
 
 OCR_LANGUAGES: dict[str, str] = {"zh": "chi_sim+eng", "en": "eng"}
 """Tesseract languages per script language: Chinese cards often carry English text too."""
@@ -215,8 +215,9 @@ def _caption_saving(script: Script, file: Path, captioner: Captioner, force: boo
                     ) -> list[str]:
     """Caption with a bar of cards done / to do, saving the script after every card;
     Ctrl-C stops at once and says how to go on (the saved cards are not redone)."""
-    errors = Console(stderr=True)
-    bar = CallBar(errors, "captioning", expected=len(to_caption(script, force)), unit="cards")
+    errors = Terminal(stderr=True)
+    bar = CallBar(errors, "captioning", expected=len(to_caption(script, force)), unit="cards",
+                  count_calls=False)
 
     def keep(partial: Script) -> None:
         save_script(partial, file)

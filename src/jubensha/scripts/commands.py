@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -28,18 +27,19 @@ from jubensha.scripts.io import (
     load_script,
     save_script,
 )
-from jubensha.scripts.model import PUBLIC, Script
+from jubensha.scripts.model import PUBLIC, Derivation, Script
 from jubensha.scripts.validation import Problem, validate
+from jubensha.terminal import Terminal, printable
 
 app = typer.Typer(help="List, show, validate and import mystery scripts.", no_args_is_help=True)
-console = Console()
+console = Terminal()
 
 
 def _problem_lines(source: str, problems: list[Problem], err: bool = False) -> None:
     """One plain line per problem (no wrapping or markup, so it can be grepped)."""
     for problem in problems:
         prefix = "warning: " if problem.severity == "warning" else ""
-        typer.echo(f"{source}: {problem.field}: {prefix}{problem.message}", err=err)
+        typer.echo(printable(f"{source}: {problem.field}: {prefix}{problem.message}"), err=err)
 
 
 def _fail(exc: ScriptError) -> typer.Exit:
@@ -60,7 +60,8 @@ def list_scripts() -> None:
 @app.command("show")
 def show(name: Annotated[str, typer.Argument(help="A bundled script id, or a script file or "
                                              "folder.")],
-         full: Annotated[bool, typer.Option("--full", help="Print the texts too.")] = False,
+         full: Annotated[bool, typer.Option("--full", help="Print the public texts too (the "
+                                            "character sheets only with --truth).")] = False,
          truth: Annotated[bool, typer.Option(
              "--truth", help="Reveal the solution: sides, murderers, the truth, and how an "
              "importer derived them (spoilers).")] = False,
@@ -87,12 +88,44 @@ def show(name: Annotated[str, typer.Argument(help="A bundled script id, or a scr
         for note in script.metadata.notes:
             say(f"note: {note}")
         for found in script.metadata.derivations:
-            say(f"derived {found.fact}: {', '.join(found.value) or '-'} (from {found.source}"
-                f"{', ' + found.method if found.method else ''}): {found.evidence}")
+            for line in derivation_lines(found):
+                say(line)
     else:
         say("(the solution is hidden; --truth shows it)")
     if full:
         _print_texts(script, truth)
+
+
+_ORIGINS = {"text": "derived from the texts", "field": "stated by a field of the source",
+            "file": "from a truth file the user supplied", "release": "the release's own code"}
+
+
+def derivation_lines(found: Derivation) -> list[str]:
+    """Where one fact of the truth came from: a truth file, a field of the source, the
+    release's code, or the texts (with the confidence and the candidates weighed)."""
+    sure = f", confidence {found.confidence:.2f}" if found.confidence is not None else ""
+    used = f" — overridden by {found.overridden_by}" if found.overridden_by else ""
+    head = f"{found.fact}: {', '.join(found.value) or 'none'}"
+    lines = [f"{head} ({_ORIGINS[found.origin]}, {found.source}{sure}){used}"]
+    if found.evidence:
+        lines.append(f"  evidence ({found.method}): {found.evidence}")
+    lines += [f"  candidate {c.name}: score {c.score:g}, confidence {c.confidence:.2f}"
+              + (" (derived)" if c.derived else "")
+              + (f"; also called {', '.join(c.aliases)}" if c.aliases else "")
+              for c in found.candidates]
+    return lines
+
+
+def undecided_lines(script: Script) -> list[str]:
+    """A line for each fact of the truth the texts name candidates for but do not settle:
+    nothing was derived, and a truth file can say who."""
+    return [f"{found.fact}: none derived, the texts do not make it clear (confidence "
+            f"{found.confidence or 0:.2f}); candidates: "
+            + ", ".join(f"{c.name} ({c.score:g})" for c in found.candidates)
+            + "; a truth.yaml beside the source (or --truth FILE) can say who"
+            for found in script.metadata.derivations
+            if found.origin == "text" and not found.value and found.candidates
+            and not found.overridden_by]
 
 
 def _cast_table(script: Script, truth: bool) -> Table:
@@ -127,23 +160,31 @@ def _question_summary(script: Script) -> str:
 
 
 def _print_texts(script: Script, truth: bool) -> None:
+    """The public texts; the characters' private sheets only with ``truth``: a murderer's
+    sheet tells the solution, and leaving out only those would name the murderers."""
     sections = [("background", script.background), ("rules", script.rules)]
-    for c in script.characters:
-        sections += [(f"{c.name}: mission", c.mission), (f"{c.name}: story", c.story)]
-        sections += [(f"{c.name}: act {s.act}", s.text) for s in c.acts]
-    if truth and script.truth is not None:
-        sections.append(("truth", script.truth.narrative))
+    sections += [(f"act {a.number}", a.public_text) for a in script.acts]
+    if truth:
+        for c in script.characters:
+            sections += [(f"{c.name}: mission", c.mission), (f"{c.name}: story", c.story)]
+            sections += [(f"{c.name}: act {s.act}", s.text) for s in c.acts]
+        if script.truth is not None:
+            sections.append(("truth", script.truth.narrative))
     for title, text in sections:
         if text.strip():
             console.rule(Text(title))
             console.print(text, markup=False, highlight=False)
+    if not truth and script.characters:
+        console.print(f"({len(script.characters)} character sheets hidden: a murderer's sheet "
+                      "gives the solution away; --truth shows them)", markup=False,
+                      highlight=False)
 
 
 @app.command("validate")
 def validate_command(names: Annotated[list[str] | None, typer.Argument(
         help="Bundled script ids, script files or folders (a folder of script folders too) "
              "(default: every bundled mystery).")] = None) -> None:
-    """Check native scripts; print every problem as ``file: field: message``."""
+    """Check native scripts; print every problem as a "file: field: message" line."""
     errors = warnings = checked = 0
     try:
         paths = [script_location(name) for name in names] if names else list(
@@ -181,9 +222,18 @@ def import_command(
                                        "one folder per script in DEST.")] = False,
     overwrite: Annotated[bool, typer.Option(
         "--overwrite", help="Empty a destination folder that holds a script first.")] = False,
+    truth: Annotated[Path | None, typer.Option(
+        "--truth", metavar="FILE", help="A truth file (murderers, victims...) that overrides "
+        "what the importer derives; without it, a truth.yaml beside the source is used. "
+        "See docs/script-format.md.")] = None,
 ) -> None:
-    """Convert scripts of a public dataset format to the native YAML. Problems go to stderr
-    as ``file: field: problem`` lines; exit 2 when nothing could be imported."""
+    """Convert scripts of a public dataset format to the native YAML. Problems, and the
+    warnings of each imported script, go to stderr as "file: field: problem" lines; exit 2
+    when nothing could be imported."""
+    if truth is not None and all_:
+        typer.echo(f"{truth}: (option): --truth names the truth of one script; with --all, "
+                   "put a truth.yaml beside each script instead", err=True)
+        raise typer.Exit(code=2)
     try:
         sources = discover(fmt, src) if all_ else [src]
     except ScriptError as exc:
@@ -196,7 +246,7 @@ def import_command(
     failures = 0
     for source in sources:
         try:
-            script = import_script(fmt, source)
+            script = import_script(fmt, source, truth)
             target = dest / script.id if all_ else dest
             prepare_out(target, overwrite=overwrite, markers=SCRIPT_FILENAMES,
                         inputs=[source], option="destination")
@@ -214,8 +264,10 @@ def import_command(
             failures += 1
             typer.echo(f"{source}: (write): {exc}", err=True)
             continue
+        for line in undecided_lines(script):
+            typer.echo(f"{source}: {line}", err=True)
         report = validate(script)
-        _problem_lines(str(written), report.errors, err=True)
+        _problem_lines(str(written), report.problems, err=True)
         failures += bool(report.errors)
         table.add_row(script.id, script.title, str(len(script.characters)),
                       str(len(script.questions.choice)), str(len(report.warnings)))

@@ -54,7 +54,12 @@ def parse_script(data: Any, source: str) -> Script:
     try:
         return Script.model_validate(data)
     except ValidationError as exc:
-        raise ScriptError(source, [_from_pydantic(err) for err in exc.errors()]) from None
+        raise ScriptError(source, validation_problems(exc)) from None
+
+
+def validation_problems(exc: ValidationError) -> list[Problem]:
+    """A pydantic error as one field-named problem per error."""
+    return [_from_pydantic(err) for err in exc.errors()]
 
 
 def _from_pydantic(err: Any) -> Problem:

@@ -9,6 +9,7 @@ model can be built from imperfect real data and then reported on.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -22,8 +23,28 @@ ChoiceCategory = Literal["objective", "reasoning", "relations"]
 CATEGORY_POINTS: dict[str, int] = {"objective": 10, "reasoning": 5, "relations": 2}
 """WellPlay's points per question category (PLAYER* paper, section 3)."""
 
+MAX_CHARACTERS = 50
+MAX_VICTIMS = 50
+MAX_CLUES = 2_000
+MAX_ACTS = 50
+MAX_QUESTIONS = 5_000
+MAX_TEXT_CHARS = 5_000_000
+"""Count limits no real script reaches (the largest of the 160 bundled and public-dataset
+scripts: 13 characters, 5 victims, 45 clues, 7 acts, 488 choice and 72 factual questions,
+347,000 characters of text), checked when a script is read: a script of 10,000 characters validated and then made
+``play`` run out of memory. See docs/script-format.md."""
+
 Aspect = Literal["who", "how", "why", "where", "when", "suspect", "relationship", "other"]
 OpenKind = Literal["motive", "method", "other"]
+
+
+def name_key(name: str) -> str:
+    """A name as names are compared: NFKC-normalised, case-folded, without spaces or
+    invisible characters (zero-width spaces, joiners, direction marks, controls). "TOM
+    HALE", " Tom Hale" and "Tom\u200bHale" are one name; a name whose key is empty is none."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return "".join(char for char in folded
+                   if not char.isspace() and unicodedata.category(char)[0] not in "CZ")
 
 
 class _Model(BaseModel):
@@ -77,7 +98,7 @@ class Character(_Model):
     mission: str = Field("", description="The role's task (角色任务), e.g. 'find the killer'.")
     final_goals: list[str] = Field(default_factory=list)
     story: str = Field("", description="The private script: the character's story.")
-    acts: list[ActSheet] = Field(default_factory=list)
+    acts: list[ActSheet] = Field(default_factory=list, max_length=MAX_ACTS)
     timeline: list[TimelineEntry] = Field(default_factory=list)
     secrets: list[str] = Field(
         default_factory=list, description="Things the character must not volunteer."
@@ -217,9 +238,34 @@ class OpenQuestion(_Model):
 
 
 class QuestionSets(_Model):
-    factual: list[FactualQuestion] = Field(default_factory=list)
-    choice: list[ChoiceQuestion] = Field(default_factory=list)
-    open: list[OpenQuestion] = Field(default_factory=list)
+    factual: list[FactualQuestion] = Field(default_factory=list, max_length=MAX_QUESTIONS)
+    choice: list[ChoiceQuestion] = Field(default_factory=list, max_length=MAX_QUESTIONS)
+    open: list[OpenQuestion] = Field(default_factory=list, max_length=MAX_QUESTIONS)
+
+
+class Evidence(_Model):
+    """One sentence the truth derivation read, and what it added to a name's score."""
+
+    rule: str = Field(description="The pattern that matched, e.g. 'named as the dead'.")
+    source: str = Field("", description="Where the sentence was read.")
+    text: str = Field("", description="The sentence (at most 400 characters).")
+    weight: float = 0.0
+
+
+class Candidate(_Model):
+    """A person the truth derivation weighed for a fact, with its score and evidence."""
+
+    name: str
+    score: float
+    confidence: float = Field(0.0, description="How clearly the evidence singles it out, 0-1.")
+    derived: bool = False
+    aliases: list[str] = Field(default_factory=list,
+                               description="Other names the texts give the same person.")
+    evidence: list[Evidence] = Field(default_factory=list,
+                                     description="The strongest sentences, one per pattern.")
+
+
+DerivationOrigin = Literal["text", "field", "file", "release"]
 
 
 class Derivation(_Model):
@@ -230,6 +276,15 @@ class Derivation(_Model):
     source: str = Field("", description="The file it was read from, relative to the import.")
     evidence: str = Field("", description="The sentence it was read from (at most 400 chars).")
     method: str = Field("", description="How it was read, e.g. which phrasing matched.")
+    origin: DerivationOrigin = Field(
+        "text", description="text: weighed from the texts; field: a field of the source that "
+        "states it; file: a truth file the user supplied; release: the release's own code.")
+    confidence: float | None = Field(
+        None, description="For a fact weighed from the texts: how clearly, 0-1.")
+    candidates: list[Candidate] = Field(
+        default_factory=list, description="The persons weighed, best first (text origin).")
+    overridden_by: str = Field(
+        "", description="The truth file whose answer replaced this one, if any.")
 
 
 class Metadata(_Model):
@@ -254,10 +309,10 @@ class Script(_Model):
     language: Language
     background: str = Field("", description="The public story every player is told.")
     rules: str = Field("", description="The game-rule text read to every player.")
-    victims: list[Victim] = Field(default_factory=list)
-    characters: list[Character] = Field(min_length=1)
-    clues: list[Clue] = Field(default_factory=list)
-    acts: list[Act] = Field(default_factory=lambda: [Act(number=1)])
+    victims: list[Victim] = Field(default_factory=list, max_length=MAX_VICTIMS)
+    characters: list[Character] = Field(min_length=1, max_length=MAX_CHARACTERS)
+    clues: list[Clue] = Field(default_factory=list, max_length=MAX_CLUES)
+    acts: list[Act] = Field(default_factory=lambda: [Act(number=1)], max_length=MAX_ACTS)
     truth: Truth | None = None
     questions: QuestionSets = Field(default_factory=QuestionSets)
     metadata: Metadata = Field(default_factory=Metadata)

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from jubensha.safeload import one_line
-from jubensha.scripts.model import PUBLIC, Script
+from jubensha.scripts.model import MAX_TEXT_CHARS, PUBLIC, Script, name_key
 
 Severity = Literal["error", "warning"]
 
@@ -48,8 +48,13 @@ class Report(BaseModel):
 
 def validate(script: Script) -> Report:
     """Check that every name a script references exists and the truth is coherent."""
+    size = len(script.model_dump_json())
+    if size > MAX_TEXT_CHARS:
+        return Report(problems=[_error("(top level)", f"the script holds {size:,} characters "
+                                       f"of text; at most {MAX_TEXT_CHARS:,} are played")])
     problems: list[Problem] = []
     problems += _duplicates(script)
+    problems += _name_clashes(script)
     problems += _character_refs(script)
     problems += _clue_refs(script)
     problems += _truth(script)
@@ -83,6 +88,33 @@ def _duplicates(script: Script) -> list[Problem]:
     question_ids += [q.id for q in script.questions.open]
     problems += [_error("questions", f"question id {i!r} is used twice")
                  for i in _repeated(question_ids)]
+    return problems
+
+
+def _name_clashes(script: Script) -> list[Problem]:
+    """Names that are empty, or that another character's (or victim's) name equals once
+    case, spaces and invisible characters are set aside (``name_key``): a person typing
+    either could not say which one they mean."""
+    problems: list[Problem] = []
+    for group, named in (("characters", [(f"characters[{i}]", c.name, c.all_names)
+                                         for i, c in enumerate(script.characters)]),
+                         ("victims", [(f"victims[{i}]", v.name, [v.name])
+                                      for i, v in enumerate(script.victims)])):
+        owner: dict[str, tuple[str, str]] = {}
+        for where, main, names in named:
+            for j, name in enumerate(names):
+                field = f"{where}.name" if j == 0 else f"{where}.aliases[{j - 1}]"
+                key = name_key(name)
+                if not key:
+                    problems.append(_error(field, "a name needs a visible character"))
+                    continue
+                first, written = owner.setdefault(key, (main, name))
+                if first != main:
+                    whose = repr(first) if written == first else f"{written!r} ({first})"
+                    problems.append(_error(field, f"{name!r} is {whose} written differently "
+                                           "(names are compared ignoring case, spaces and "
+                                           f"invisible characters; {group} need names that "
+                                           "tell them apart)"))
     return problems
 
 

@@ -5,17 +5,26 @@ from __future__ import annotations
 import ipaddress
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_spec
+from jubensha.terminal import Terminal
 from jubensha.web.app import Settings, create_app
-from jubensha.web.tables import TableHost
+from jubensha.web.restore import resume_table
+from jubensha.web.tables import MAX_TABLES, TableHost
+from jubensha.web.tokens import ServerKeyError
+
+if TYPE_CHECKING:
+    import socket
+
+    import uvicorn
 
 PASSWORD_ENV = "JUBENSHA_HOST_PASSWORD"
-errors = Console(stderr=True)
+GRACE_S = 3
+"""How long a stopping server waits for requests still running before it cuts them."""
+errors = Terminal(stderr=True)
 
 
 def serve(
@@ -34,6 +43,16 @@ def serve(
                         "environment, never from the page.")] = None,
     base_url: Annotated[str | None, typer.Option(help="Base URL for openai: models.")] = None,
     embedder: Annotated[str, typer.Option(help="The seats' embedder.")] = "none",
+    allow_host: Annotated[list[str] | None, typer.Option(
+        "--allow-host", help="A host name the server answers to besides IP addresses, "
+                             "localhost and --host, e.g. my-laptop.local (repeatable). "
+                             "Requests naming any other host are refused.")] = None,
+    max_tables: Annotated[int, typer.Option(
+        min=1, help="Tables that may play at once; the lobby refuses more.")] = MAX_TABLES,
+    state: Annotated[Path | None, typer.Option(
+        help="Where the server keeps the key its invite links are made with, so that the "
+             "links of tables still work after a restart (default: "
+             "$XDG_STATE_HOME/jubensha, else ~/.local/state/jubensha).")] = None,
 ) -> None:
     """Host tables in the browser: a lobby, a page per human seat, a spectator view with
     suspicion charts, and the review of any run folder. The host password, when wanted,
@@ -51,11 +70,38 @@ def serve(
         errors.print(f"note: {host} is reachable from other machines and the lobby has no "
                      f"password; set {PASSWORD_ENV} to protect it.", markup=False)
     settings = Settings(runs=runs, script_dirs=list(scripts or []), models=models,
-                        password=password, embedder=embedder)
+                        password=password, embedder=embedder,
+                        allowed_hosts=[host, *(allow_host or [])])
     options = ModelOptions(base_url=base_url) if base_url else ModelOptions()
-    tables = TableHost(runs, options, embedder=embedder)
+    try:
+        tables = TableHost(runs, options, embedder=embedder, max_tables=max_tables,
+                           state=state or default_state(), resumer=resume_table)
+    except ServerKeyError as exc:
+        errors.print(f"error: {exc}", markup=False)
+        raise typer.Exit(2) from None
     print(f"jubensha: the lobby is at http://{host}:{port}/", flush=True)
-    uvicorn.run(create_app(settings, tables), host=host, port=port, log_level="warning")
+    config = uvicorn.Config(create_app(settings, tables), host=host, port=port,
+                            log_level="warning", timeout_graceful_shutdown=GRACE_S)
+    web_server(config, tables).run()
+
+
+def web_server(config: uvicorn.Config, tables: TableHost) -> uvicorn.Server:
+    """uvicorn's server, which on SIGTERM or Ctrl-C first ends the pages' event streams:
+    otherwise it waits for every browser holding one to go away."""
+    import uvicorn
+
+    class WebServer(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            tables.hang_up()
+            await super().shutdown(sockets)
+
+    return WebServer(config)
+
+
+def default_state() -> Path:
+    """The server's state folder: ``$XDG_STATE_HOME/jubensha`` or ``~/.local/state/jubensha``."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "jubensha"
 
 
 def _loopback(host: str) -> bool:

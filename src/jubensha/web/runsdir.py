@@ -1,15 +1,24 @@
 """The run folders a server may show: every run folder under its ``--runs`` root (found as
-``runs report`` finds them), and a path from a URL resolved only when it stays inside the
-root (no ``..``, no symlink out)."""
+``runs report`` finds them, listed with the title, procedure, date and seats meta.json
+gives), and a path from a URL resolved only when it stays inside the
+root (no ``..``, no symlink out), and shown only when no file in it is a symbolic link."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
-from jubensha.runlog.folder import RESULT
+from jubensha.runlog.folder import META, RESULT, RunMeta
 from jubensha.runs.loose import find_run_folders, is_run_folder
+from jubensha.runs.play import NO_MODEL
+
+MAX_ENTRIES = 10_000
+"""Entries of a run folder looked at for links; a folder with more is refused as a whole."""
+
+
+MAX_META_BYTES = 1024 * 1024
 
 
 class RunEntry(BaseModel):
@@ -17,16 +26,37 @@ class RunEntry(BaseModel):
     """Relative to the root, with '/' separators: the URL of its review."""
     finished: bool
     modified: float
+    title: str = ""
+    procedure: str = ""
+    started: str = ""
+    people: int = 0
+    agents: int = 0
 
 
 def list_runs(root: Path) -> list[RunEntry]:
-    """Run folders under ``root``, newest first (games, batches' games, imported logs)."""
+    """Run folders under ``root``, newest first (games, batches' games, imported logs),
+    each with what its meta.json says was played."""
     base = root.resolve()
     found = [folder for folder in find_run_folders(base) if folder != base]
-    entries = [RunEntry(path=folder.relative_to(base).as_posix(),
-                        finished=(folder / RESULT).is_file(), modified=folder.stat().st_mtime)
-               for folder in found]
+    entries = [_entry(folder, base) for folder in found]
     return sorted(entries, key=lambda entry: entry.modified, reverse=True)
+
+
+def _entry(folder: Path, base: Path) -> RunEntry:
+    entry = RunEntry(path=folder.relative_to(base).as_posix(),
+                     finished=(folder / RESULT).is_file(), modified=folder.stat().st_mtime)
+    path = folder / META
+    if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_META_BYTES:
+        return entry
+    try:
+        meta = RunMeta.model_validate_json(path.read_bytes())
+    except (ValidationError, ValueError):
+        return entry
+    people = sum(seat.model == NO_MODEL for seat in meta.seats.values())
+    return entry.model_copy(update={
+        "title": meta.script_title or meta.script_id, "started": meta.started[:16].replace(
+            "T", " "), "procedure": str(meta.procedure.get("name", "")),
+        "people": people, "agents": len(meta.seats) - people})
 
 
 def resolve_run(root: Path, relative: str) -> Path | None:
@@ -39,3 +69,19 @@ def resolve_run(root: Path, relative: str) -> Path | None:
     if not candidate.is_relative_to(base) or candidate == base or not candidate.is_dir():
         return None
     return candidate if is_run_folder(candidate) else None
+
+
+def not_own_files(folder: Path) -> str | None:
+    """Why ``folder`` may hold something that is not its own: a symbolic link inside it or
+    its subfolders, or too many files to check; None when it holds only its own files.
+    A run folder is shown only from what it holds, never from what a link points at."""
+    seen = 0
+    for parent, dirs, files in os.walk(folder):  # does not descend into linked folders
+        for name in sorted(dirs + files):
+            path = Path(parent, name)
+            if path.is_symlink():
+                return f"{path.relative_to(folder).as_posix()} is a symbolic link"
+        seen += len(dirs) + len(files)
+        if seen > MAX_ENTRIES:
+            return f"it holds more than {MAX_ENTRIES} files"
+    return None

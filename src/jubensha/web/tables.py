@@ -3,7 +3,10 @@
 A table is an ordinary game (``runs.play.play_game``) writing an ordinary run folder; the
 human seats are ``HumanAgent``s whose ``HumanIO`` is a ``WebIO`` answered by their pages.
 Every link carries an unguessable token: one per human seat, one for the host, and one for
-spectators when the host allowed them. A token opens only what its holder may see.
+spectators when the host allowed them. A token opens only what its holder may see. Tokens
+are derived from the table's id with the server's key (``tokens``) and the table notes
+what it needs to be found again in its run folder (``tablelog``), so a server started
+again on the same ``--runs`` and ``--state`` opens the same links (``restore``).
 """
 
 from __future__ import annotations
@@ -11,25 +14,52 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from jubensha.agents.human import HumanAgent, SeatView
+from jubensha.engine.agent import Agent
+from jubensha.engine.decisions import Decision
 from jubensha.engine.events import Event
 from jubensha.engine.procedure import Procedure
+from jubensha.engine.table import AskHook, EventSink
 from jubensha.llm.registry import ModelOptions
+from jubensha.runlog.folder import RunResult
 from jubensha.runs.play import NO_MODEL, SeatPlan, default_out, play_game
 from jubensha.scripts.model import Language, Script
+from jubensha.web.guard import same_secret
+from jubensha.web.roster import Progress, SeatChip, progress, roster
 from jubensha.web.seatio import WebIO
+from jubensha.web.tablelog import Answer, AnswerLog, TableRecord, write_record
+from jubensha.web.tokens import link_token, load_key
 
 log = logging.getLogger(__name__)
-Status = Literal["playing", "ended", "failed"]
+Status = Literal["playing", "ended", "failed", "interrupted"]
+MAX_TABLES = 8
+"""Tables playing at once, unless the server was started with another ``--max-tables``."""
+KEEP_ENDED = 100
+"""Ended tables whose links still work; older ones are forgotten (their run folders stay,
+and the host reviews them under Runs)."""
+Game = Callable[[Mapping[str, Agent], Sequence[EventSink], AskHook], Awaitable[RunResult]]
+"""A game to play with the people's agents, the table's event sinks and its ask hook."""
 
 
-def new_token() -> str:
-    """128 random bits, URL-safe: a link nobody can guess."""
-    return secrets.token_urlsafe(16)
+class Resumer(Protocol):
+    """Plays the interrupted game of a run folder on: the calls its log holds answered from
+    the log, then live, with the people's seats played by ``agents`` (which answer their
+    logged moves first), into the folder's own name (the interrupted attempt set aside).
+    A server given none shows a table it finds unfinished as interrupted."""
+
+    async def __call__(self, folder: Path, *, agents: Mapping[str, Agent],
+                       sinks: Sequence[EventSink], on_ask: AskHook,
+                       model_options: ModelOptions, embedder: str) -> RunResult: ...
+
+
+class TablesFull(Exception):
+    """The server plays as many tables as it was started for; the message says how many."""
 
 
 @dataclass
@@ -38,6 +68,7 @@ class LiveTable:
 
     id: str
     script: Script
+    script_key: str
     procedure: Procedure
     plans: dict[str, SeatPlan]
     language: Language
@@ -52,6 +83,9 @@ class LiveTable:
     version: int = 0
     task: asyncio.Task[object] | None = None
     changed: asyncio.Event = field(default_factory=asyncio.Event)
+    asked: Counter[str] = field(default_factory=Counter)
+    """Seats being asked a decision right now (an agent thinking, a person's turn)."""
+    result: RunResult | None = None
 
     @property
     def humans(self) -> list[str]:
@@ -61,14 +95,28 @@ class LiveTable:
     def ended(self) -> bool:
         return self.status != "playing"
 
+    def as_record(self) -> TableRecord:
+        return TableRecord(id=self.id, script=self.script_key, people=self.humans,
+                           spectators=self.spectator_token is not None)
+
     def seat_of(self, token: str) -> str | None:
         for seat, known in self.seat_tokens.items():
-            if secrets.compare_digest(known, token):
+            if same_secret(token, known):
                 return seat
         return None
 
     def view(self, seat: str) -> SeatView | None:
         return self.ios[seat].view
+
+    def roster(self, me: str | None = None) -> list[SeatChip]:
+        asked = [seat for seat, count in self.asked.items() if count and not self.ended]
+        gone = [seat for seat, io in self.ios.items() if io.gone]
+        return roster([character.name for character in self.script.characters],
+                      people=self.humans, asked=asked, removed=gone, me=me,
+                      starting=not self.events and not self.ended)
+
+    def progress(self, events: Sequence[Event] | None = None) -> Progress:
+        return progress(self.procedure, self.script, self.events if events is None else events)
 
     def touch(self) -> None:
         """Something changed: wake every page waiting on this table."""
@@ -77,9 +125,23 @@ class LiveTable:
         self.changed = asyncio.Event()
 
     def record(self, event: Event) -> None:
-        """Event sink: every event, whatever its audience (pages filter by token)."""
+        """Event sink: every event, whatever its audience (pages filter by token). The
+        first also notes the table in its run folder, which exists from then on."""
+        if not self.events:
+            write_record(self.out, self.as_record())
         self.events.append(event)
         self.touch()
+
+    def on_ask(self, seat: str, decision: Decision) -> Callable[[], None]:
+        """Ask hook: the seat is being asked until the returned function is called."""
+        self.asked[seat] += 1
+        self.touch()
+
+        def answered() -> None:
+            self.asked[seat] -= 1
+            self.touch()
+
+        return answered
 
     async def wait(self, version: int, timeout: float) -> int:
         """The table's version once it is newer than ``version`` (or after ``timeout``)."""
@@ -100,36 +162,88 @@ class TableHost:
     """Every table of this server, and the settings the games share."""
 
     def __init__(self, runs: Path, model_options: ModelOptions | None = None,
-                 embedder: str = "none"):
+                 embedder: str = "none", max_tables: int = MAX_TABLES,
+                 state: Path | None = None, resumer: Resumer | None = None):
         self.runs = runs
         self.model_options = model_options or ModelOptions()
         self.embedder = embedder
+        self.max_tables = max_tables
+        self.key = load_key(state)
+        self.resumer = resumer
         self.tables: dict[str, LiveTable] = {}
+        self.closing = False
+        self.started = secrets.token_hex(4)
+        """Changes with every start: a page that sees another value reloads."""
+
+    @property
+    def playing(self) -> int:
+        return sum(not table.ended for table in self.tables.values())
+
+    def check_room(self) -> None:
+        """``TablesFull`` when ``max_tables`` are playing already."""
+        if self.playing >= self.max_tables:
+            raise TablesFull(f"{self.playing} tables are playing, the most this server was "
+                             f"started for (--max-tables {self.max_tables}); try again when "
+                             f"one has ended")
 
     def open(self, script: Script, procedure: Procedure, plans: dict[str, SeatPlan], *,
              language: Language | None = None, seed: int = 0, spectators: bool = False,
-             script_source: str = "") -> LiveTable:
-        """Seat the table and start the game in the background."""
+             script_key: str = "") -> LiveTable:
+        """Seat the table and start the game in the background; ``TablesFull`` when
+        ``max_tables`` are playing already."""
+        self.check_room()
+        self._forget_ended()
         humans = [name for name, plan in plans.items() if plan.model == NO_MODEL]
+        record = TableRecord(id=secrets.token_hex(8), script=script_key or script.id,
+                             spectators=spectators or not humans, people=humans)
+        table = self.seat(record, script, procedure, plans, language or script.language,
+                          default_out(script, self.runs))
+        agents = self.agents(table)
+
+        async def game(agents: Mapping[str, Agent], sinks: Sequence[EventSink],
+                       on_ask: AskHook) -> RunResult:
+            return await play_game(
+                script, procedure, plans, out=table.out, seed=seed, language=table.language,
+                embedder=self.embedder, model_options=self.model_options,
+                script_source=script.id, sinks=sinks, agents=agents, on_ask=on_ask)
+
+        self.start(table, agents, game)
+        return table
+
+    def seat(self, record: TableRecord, script: Script, procedure: Procedure,
+             plans: dict[str, SeatPlan], language: Language, out: Path) -> LiveTable:
+        """A table of ``record`` with its links (known to this server from now on)."""
         table = LiveTable(
-            id=new_token()[:8], script=script, procedure=procedure, plans=plans,
-            language=language or script.language,
-            out=default_out(script, self.runs), host_token=new_token(),
-            spectator_token=new_token() if spectators or not humans else None,
-            seat_tokens={name: new_token() for name in humans})
-        table.ios = {name: WebIO(table.touch) for name in humans}
-        agents = {name: HumanAgent(io=io) for name, io in table.ios.items()}
-        table.task = asyncio.create_task(self._play(table, agents, seed, script_source))
+            id=record.id, script=script, script_key=record.script, procedure=procedure,
+            plans=plans, language=language, out=out,
+            host_token=link_token(self.key, record.id, "host"),
+            spectator_token=link_token(self.key, record.id, "spectator")
+            if record.spectators else None,
+            seat_tokens={name: link_token(self.key, record.id, f"seat:{name}")
+                         for name in record.people})
         self.tables[table.id] = table
         return table
 
-    async def _play(self, table: LiveTable, agents: dict[str, HumanAgent], seed: int,
-                    script_source: str) -> None:
+    def agents(self, table: LiveTable, replay: Mapping[str, list[Answer]] | None = None,
+               resumed: bool = False) -> dict[str, Agent]:
+        """The people's seats: a page each, answering first from ``replay`` (the answers
+        logged before a restart) when the game is ``resumed``."""
+        answers = AnswerLog(table.out)
+        table.ios = {name: WebIO(table.touch, name, answers, (replay or {}).get(name, []),
+                                 resumed=resumed) for name in table.seat_tokens}
+        return {name: HumanAgent(io=io) for name, io in table.ios.items()}
+
+    def start(self, table: LiveTable, agents: Mapping[str, Agent], game: Game) -> None:
+        table.task = asyncio.create_task(self._play(table, agents, game))
+
+    def _forget_ended(self) -> None:
+        ended = [key for key, table in self.tables.items() if table.ended]
+        for key in ended[:max(len(ended) - KEEP_ENDED + 1, 0)]:
+            del self.tables[key]
+
+    async def _play(self, table: LiveTable, agents: Mapping[str, Agent], game: Game) -> None:
         try:
-            await play_game(table.script, table.procedure, table.plans, out=table.out,
-                            seed=seed, language=table.language, embedder=self.embedder,
-                            model_options=self.model_options, script_source=script_source,
-                            sinks=[table.record], agents=agents)
+            table.result = await game(agents, [table.record], table.on_ask)
             table.status = "ended"
         except asyncio.CancelledError:
             table.status, table.error = "failed", "stopped"
@@ -142,7 +256,7 @@ class TableHost:
 
     def by_host(self, token: str) -> LiveTable | None:
         return next((t for t in self.tables.values()
-                     if secrets.compare_digest(t.host_token, token)), None)
+                     if same_secret(token, t.host_token)), None)
 
     def by_seat(self, token: str) -> tuple[LiveTable, str] | None:
         for table in self.tables.values():
@@ -153,7 +267,14 @@ class TableHost:
 
     def by_spectator(self, token: str) -> LiveTable | None:
         return next((t for t in self.tables.values() if t.spectator_token is not None
-                     and secrets.compare_digest(t.spectator_token, token)), None)
+                     and same_secret(token, t.spectator_token)), None)
+
+    def hang_up(self) -> None:
+        """The server is stopping: wake every page's event stream so that it ends now
+        instead of holding the server open until the browser goes away."""
+        self.closing = True
+        for table in self.tables.values():
+            table.touch()
 
     async def close(self) -> None:
         """Stop every game still playing (server shutdown); their run folders stay."""

@@ -47,9 +47,14 @@ def user_text(request: Request) -> str:
     return request.messages[-1].text
 
 
+def own_text(request: Request) -> str:
+    """The system message: the rules, the seat's role and what only it knows."""
+    return request.messages[0].text
+
+
 def about(request: Request, names: list[str]) -> str:
-    """The suspect a sensor or question prompt is about."""
-    found = [n for n in names if f"What your script says about {n}:" in user_text(request)]
+    """The suspect a sensor or question prompt is about (the heading of its script)."""
+    found = [n for n in names if f"What your script says about {n}:" in own_text(request)]
     assert len(found) == 1, found
     return found[0]
 

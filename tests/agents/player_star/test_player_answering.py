@@ -4,7 +4,7 @@ remembers (its own script in segments, question-and-answer pairs, later acts, cl
 
 from __future__ import annotations
 
-from player_helpers import purposes, seated, sent, user_text
+from player_helpers import own_text, purposes, seated, sent, user_text
 
 from jubensha.engine.decisions import Accuse, CastVote, RateStatement, Speak
 from jubensha.engine.events import ActStarted, ClueRevealed, Spoke
@@ -21,16 +21,18 @@ async def test_the_introduction_reads_the_script_and_the_goals() -> None:
     ann = await seated("Ann", model)
     speech = await ann.decide(Speak(kind="introduction", prompt="Please introduce yourself."))
     assert speech.text
-    text = user_text(sent(model, "introduction")[0])
-    assert "Ann struck Lord Vale with the brass candlestick" in text
+    [request] = sent(model, "introduction")
+    text = user_text(request)
+    assert "Ann struck Lord Vale with the brass candlestick" in own_text(request)
+    assert "candlestick" not in text  # the script is the system prompt's, not the user's
     assert "You are the murderer, so you may lie" in text
     assert "Please introduce yourself." in text
     bob_model = ScriptedModel()
     bob = await seated("Bob", bob_model)
     await bob.decide(Speak(kind="introduction"))
-    text = user_text(sent(bob_model, "introduction")[0])
-    assert "You are not the murderer, so share details" in text
-    assert "candlestick" not in text and "orchids" in text
+    [request] = sent(bob_model, "introduction")
+    assert "You are not the murderer, so share details" in user_text(request)
+    assert "candlestick" not in own_text(request) and "orchids" in own_text(request)
 
 
 async def test_a_civilian_answers_in_the_first_person_with_all_it_knows() -> None:
@@ -38,9 +40,10 @@ async def test_a_civilian_answers_in_the_first_person_with_all_it_knows() -> Non
     dan = await seated("Dan", model)
     question = QUESTION.model_copy(update={"to": "Dan"})
     await dan.decide(Speak(kind="answer", question=question))
-    text = user_text(sent(model, "answer")[0])
+    [request] = sent(model, "answer")
+    text = user_text(request)
     assert text.startswith("Bob asks you: Where was the brass candlestick")
-    assert "He noticed one candlestick missing from the set." in text
+    assert "He noticed one candlestick missing from the set." in own_text(request)
     assert "tell as much as you can" in text and "in the first person as Dan" in text
     assert "keep hidden" not in text
 
@@ -56,7 +59,9 @@ async def test_the_murderer_answers_with_the_murderers_reply_prompt() -> None:
                                  sheet=ActSheet(act=2, text="The gardener found a glove.",
                                                 goals=["Blame the gardener."])))
     await ann.decide(Speak(kind="answer", question=QUESTION))
-    assert "Keep your goals in mind: Blame the gardener." in user_text(sent(model, "answer")[1])
+    second = sent(model, "answer")[1]
+    assert "Keep your goals in mind." in user_text(second)
+    assert "Your goals: Blame the gardener." in own_text(second)
 
 
 async def test_dialogue_is_remembered_one_question_and_answer_per_record() -> None:
@@ -74,9 +79,9 @@ async def test_dialogue_is_remembered_one_question_and_answer_per_record() -> No
                        'Clue "Candlestick": A brass candlestick with a dented base.']
     await bob.decide(Speak(kind="answer", question=QUESTION.model_copy(
         update={"to": "Bob", "text": "Who locked the wine cellar, and the candlestick?"})))
-    text = user_text(sent(model, "answer")[0])
-    assert "Dan answers Cara: Yes, at half past eleven." in text
-    assert 'Clue "Candlestick"' in text
+    [request] = sent(model, "answer")
+    assert "Dan answers Cara: Yes, at half past eleven." in user_text(request)
+    assert 'Clue "Candlestick"' in own_text(request) + user_text(request)
 
 
 async def test_the_script_is_stored_in_segments_and_retrieved_within_budget() -> None:

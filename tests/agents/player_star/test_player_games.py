@@ -13,6 +13,7 @@ import pytest
 from player_helpers import tiny
 
 from jubensha.agents.registry import make_agent
+from jubensha.engine.acts import playable_acts
 from jubensha.engine.events import Event, Failure, Spoke
 from jubensha.engine.game import Game, GameResult, Seat
 from jubensha.engine.procedure import Procedure, find_procedure
@@ -46,14 +47,16 @@ def test_player_plays_every_bundled_mystery_to_the_end(script_id: str) -> None:
     assert result.winner in ("civilians", "murderers")
     counts = Counter(call.purpose for call in calls)
     seats = len(script.names)
-    assert counts["question"] == counts["answer"] == 3 * seats  # 3 rounds, 1 question
-    assert counts["pruner"] == 2 * seats * len(script.victims)  # after rounds 1 and 2
+    rounds = 3 * len(playable_acts(script))  # 3 rounds of 1 question in each act
+    assert counts["question"] == counts["answer"] == rounds * seats
+    assert counts["pruner"] == (rounds - 1) * seats * len(script.victims)  # not after the last
     assert counts["introduction"] == seats
     assert counts["vote"] == seats * len(script.victims)
     pairs = seats * (seats - 1) * len(script.victims)  # (seat, other seat, victim)
     assert counts["sensor.emotion"] == pairs  # round 1; refinement readings serve later ones
     assert counts["sensor.information_value"] == 0  # refinement asks it with the others
-    assert 0 < counts["sensors"] <= 2 * pairs  # every other seat, when its inputs changed
+    assert 0 < counts["sensors"] <= (rounds - 1) * pairs  # at each refinement, every other
+    # seat whose inputs changed
     assert leaks(script, game.table.events, calls) == []
 
 
@@ -68,10 +71,12 @@ def test_m_questions_are_asked_each_turn_in_a_game() -> None:
     script = tiny()
     procedure = find_procedure("player").with_options(questions=2)
     _, game, _ = play(script, procedure)
-    asked = Counter((e.speaker, e.round) for e in game.table.events
+    asked = Counter((e.speaker, e.stage, e.round) for e in game.table.events
                     if isinstance(e, Spoke) and e.kind == "question")
     assert set(asked.values()) == {2}
-    assert set(asked) == {(seat, round_) for seat in script.names for round_ in (1, 2, 3)}
+    assert set(asked) == {(seat, stage, round_) for seat in script.names
+                          for stage in ("questioning", "questioning-act2")  # the tiny manor's
+                          for round_ in (1, 2, 3)}                          # two acts
 
 
 @pytest.mark.parametrize("folder", WELLPLAY)

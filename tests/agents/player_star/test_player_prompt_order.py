@@ -1,18 +1,20 @@
-"""PLAYER* prompts open with what the calls about one suspect share (the retrieved script
-and dialogue), so a server's prefix cache reuses it across the sensors and the question."""
+"""PLAYER* prompts open with what the calls about one suspect share, so a server's prefix
+cache reuses it across the sensors and the question: the system message (the rules, the
+seat's role and its script retrieved about the suspect) is the same, and the user message
+opens with the dialogue retrieved about the suspect."""
 
 from __future__ import annotations
 
 from itertools import pairwise
 
-from player_helpers import about, seated, sent, user_text
+from player_helpers import about, own_text, seated, sent, user_text
 
 from jubensha.engine.decisions import AskQuestions
 from jubensha.llm.fake import ScriptedModel
 
 
 def head(text: str) -> str:
-    """The retrieved blocks: everything before the seat's role line."""
+    """The retrieved dialogue: everything before the seat's role line."""
     return text.split(" has been murdered.")[0].rsplit("\n", 1)[0]
 
 
@@ -26,13 +28,14 @@ async def test_the_sensors_and_the_question_about_a_suspect_share_their_opening(
     for before, after in pairwise(sensors):
         if about(before, names) == about(after, names):
             shared = user_text(before).split("With all of this in mind:")[0]
-            assert user_text(after).startswith(shared) and len(shared) > 100
-            assert after.messages[0].text == before.messages[0].text
+            assert user_text(after).startswith(shared) and len(shared) > 20
+            assert own_text(after) == own_text(before)
     [question] = sent(model, "question")
     target = about(question, names)
     opening = head(user_text(question))
-    assert opening.startswith(f"What your script says about {target}:")
-    assert any(user_text(s).startswith(opening) for s in sensors if about(s, names) == target)
+    assert opening.startswith(f"What has been said about {target} so far:")
+    assert any(user_text(s).startswith(opening) and own_text(s) == own_text(question)
+               for s in sensors if about(s, names) == target)
 
 
 async def test_the_combined_refinement_prompt_opens_with_the_retrieved_blocks() -> None:
@@ -45,5 +48,6 @@ async def test_the_combined_refinement_prompt_opens_with_the_retrieved_blocks() 
     assert combined
     for request in combined:
         text = user_text(request)
-        assert text.startswith("What your script says about ")
+        assert "What your script says about " in own_text(request)
+        assert text.startswith("What has been said about ")
         assert text.index("has been murdered") > text.index("What has been said about ")

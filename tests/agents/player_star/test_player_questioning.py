@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from collections import Counter
 
-from player_helpers import about, halvard, purposes, seated, sent, user_text, victim_of
+from player_helpers import (
+    about,
+    halvard,
+    own_text,
+    purposes,
+    seated,
+    sent,
+    user_text,
+    victim_of,
+)
 
 from jubensha.engine.decisions import AskQuestions, TakeTurn
 from jubensha.engine.events import Spoke
@@ -78,9 +87,9 @@ async def test_the_target_is_the_suspect_the_sensors_find_most_suspicious() -> N
     bob = await seated("Bob", model)
     action = await bob.decide(ask())
     assert action.target == "Cara"
-    question = user_text(sent(model, "question")[0])
-    assert "What your script says about Cara:" in question
-    assert "On motive for the crime, your view of Cara: Yes. Because." in question
+    [question] = sent(model, "question")[:1]
+    assert "What your script says about Cara:" in own_text(question)
+    assert "On motive for the crime, your view of Cara: Yes. Because." in user_text(question)
 
 
 async def test_readings_are_reused_until_what_they_read_changes() -> None:

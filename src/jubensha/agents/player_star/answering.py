@@ -13,10 +13,11 @@ from jubensha.engine.decisions import Speak, Speech
 
 
 async def introduce(core: PlayerCore, decision: Speak) -> Speech:
-    user = core.prompt("introduction", script=core.memory.script_from_start(
-        core.config.intro_tokens), goals=core.goals(), prompt=decision.prompt,
-        murderer=core.murderer)
-    return Speech(text=await core.speech("introduction", user))
+    own = core.own(core.memory.script_from_start(core.config.intro_tokens), "start",
+                   goals=True)
+    user = core.prompt("introduction", goals=core.goals(), prompt=decision.prompt,
+                       murderer=core.murderer)
+    return Speech(text=await core.speech("introduction", user, own))
 
 
 async def answer(core: PlayerCore, decision: Speak) -> Speech:
@@ -25,12 +26,13 @@ async def answer(core: PlayerCore, decision: Speak) -> Speech:
     text = question.text if question is not None else decision.prompt
     asker = question.speaker if question is not None else None
     config = core.config
+    own = core.own(await core.memory.script(text, config.script_tokens), "question",
+                   goals=True)
     user = core.prompt("answer", asker=asker, question=text,
-                       script=await core.memory.script(text, config.script_tokens),
                        dialogue=await core.memory.dialogue(text, config.dialogue_tokens),
                        goals=core.goals(), murderer=core.murderer,
                        kills=[victim for victim in core.victims if core.killed(victim)])
-    return Speech(text=await core.speech("answer", user))
+    return Speech(text=await core.speech("answer", user, own))
 
 
 async def speak(core: PlayerCore, decision: Speak) -> Speech:
@@ -38,8 +40,9 @@ async def speak(core: PlayerCore, decision: Speak) -> Speech:
     dialogue retrieved for the host's request."""
     query = decision.prompt or " ".join(v for v in core.victims if v)
     config = core.config
+    own = core.own(await core.memory.script(query, config.script_tokens), "this",
+                   goals=True)
     user = core.prompt("speak", kind=decision.kind, prompt=decision.prompt,
-                       script=await core.memory.script(query, config.script_tokens),
                        dialogue=await core.memory.dialogue(query, config.dialogue_tokens),
                        goals=core.goals(), murderer=core.murderer)
-    return Speech(text=await core.speech(decision.kind, user))
+    return Speech(text=await core.speech(decision.kind, user, own))

@@ -3,6 +3,10 @@
 Every prompt is a ``prompts/player_star`` template with a system prompt (the rules and the
 seat's role, civilian or murderer: appendix C.6.1) and one user message; every request is
 tagged with a precise purpose (``sensor.<name>``, ``question``, ``pruner``, ``answer``...).
+What only the seat knows, the script passages retrieved for a call and its goals
+(``own``), follows the rules in the system prompt; the user message holds what was said
+at the table and the request, so the seat's own text is never part of what it was asked
+(the scripted fake repeats only the user message).
 """
 
 from __future__ import annotations
@@ -80,10 +84,18 @@ class PlayerCore:
                            murderer=self.murderer,
                            kills=[victim for victim in self.victims if victim in self.kills])
 
-    def request(self, purpose: str, user: str, max_tokens: int) -> Request:
+    def own(self, script: list[str], about: str, character: str = "",
+            goals: bool = False) -> str:
+        """The seat's script passages for this call (``about``: start, case, question,
+        this, or character) and, with ``goals``, its goals: the system prompt's part."""
+        return self.prompt("own", script=script, about=about, character=character,
+                           goals=self.goals() if goals else [])
+
+    def request(self, purpose: str, user: str, max_tokens: int, own: str = "") -> Request:
         config = GenerateConfig(temperature=self.config.temperature, max_tokens=max_tokens,
                                 seed=self.seat.seed)
-        messages = [Message(role="system", content=self.system),
+        system = f"{self.system}\n\n{own}" if own else self.system
+        messages = [Message(role="system", content=system),
                     Message(role="user", content=user)]
         return Request(messages=messages, config=config, purpose=purpose, seat=self.name)
 
@@ -94,21 +106,22 @@ class PlayerCore:
         return self.seat.model
 
     async def structured(self, purpose: str, user: str, schema: type[BaseModel],
-                         max_tokens: int | None = None) -> Any:
-        request = self.request(purpose, user, max_tokens or self.config.structured_tokens)
+                         max_tokens: int | None = None, own: str = "") -> Any:
+        request = self.request(purpose, user, max_tokens or self.config.structured_tokens,
+                               own)
         result = await generate_object(self.model, request, schema,
                                        attempts=self.config.attempts, lang=self.lang)
         return result.value
 
-    async def text(self, purpose: str, user: str) -> str:
+    async def text(self, purpose: str, user: str, own: str = "") -> str:
         response = await self.model.generate(
-            self.request(purpose, user, self.config.speech_tokens))
+            self.request(purpose, user, self.config.speech_tokens, own))
         return response.text.strip()
 
-    async def speech(self, purpose: str, user: str) -> str:
+    async def speech(self, purpose: str, user: str, own: str = "") -> str:
         """Model text as this seat's line of dialogue (no name prefix, no other speakers)."""
-        text = clean_speech(await self.text(purpose, user), self.name, self.sheet.seat_names,
-                            self.config.speech_chars)
+        text = clean_speech(await self.text(purpose, user, own), self.name,
+                            self.sheet.seat_names, self.config.speech_chars)
         if not text:
             raise ModelError(f"empty {purpose} from the model")
         return text

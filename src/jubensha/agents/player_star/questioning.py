@@ -53,11 +53,12 @@ async def read(core: PlayerCore, sensor: Sensor, victim: str | None, suspect: st
                context: str) -> SensorReading | None:
     """One sensor call; a reply that never fits the choices reads as nothing."""
     lang = core.lang
-    user = core.prompt("sensor", victim=victim, character=suspect, script=script,
+    user = core.prompt("sensor", victim=victim, character=suspect,
                        dialogue=dialogue, question=sensor.ask(lang, suspect, victim or ""),
                        choices=sensor.shown_choices(lang), murderer=core.killed(victim))
     try:
-        reply = await core.structured(f"sensor.{sensor.name}", user, sensor.schema(lang))
+        reply = await core.structured(f"sensor.{sensor.name}", user, sensor.schema(lang),
+                                      own=core.own(script, "character", suspect))
     except StructuredOutputError:
         return None
     choice = sensor.choice(reply.answer, lang)
@@ -74,12 +75,13 @@ async def read_together(core: PlayerCore, sensors: Sequence[Sensor], victim: str
     asked = [{"name": s.name, "label": s.label.get(lang, s.name),
               "question": s.ask(lang, suspect, victim or ""),
               "choices": s.shown_choices(lang)} for s in sensors]
-    user = core.prompt("sensors", victim=victim, character=suspect, script=script,
+    user = core.prompt("sensors", victim=victim, character=suspect,
                        dialogue=dialogue, sensors=asked, murderer=core.killed(victim))
     schema = readings_schema(tuple((s.name, tuple(s.shown_choices(lang))) for s in sensors))
     try:
         reply = await core.structured("sensors", user, schema,
-                                      core.config.structured_tokens * len(sensors))
+                                      core.config.structured_tokens * len(sensors),
+                                      core.own(script, "character", suspect))
     except StructuredOutputError:
         return {}
     values = reply.model_dump()
@@ -132,10 +134,11 @@ async def generate(core: PlayerCore, victim: str | None, suspect: str, count: in
     if core.config.sensing:
         readings = core.state.readings(victim, suspect, sensors_for(core, "questioning"))
         notes = await summary(core, victim, suspect, readings)
-    user = core.prompt("question", victim=victim, character=suspect, script=script,
+    user = core.prompt("question", victim=victim, character=suspect,
                        dialogue=dialogue, summary=notes, count=count,
                        murderer=core.killed(victim))
-    reply = await core.structured("question", user, questions_schema(count))
+    reply = await core.structured("question", user, questions_schema(count),
+                                  own=core.own(script, "character", suspect))
     return [question.strip() for question in reply.questions]
 
 

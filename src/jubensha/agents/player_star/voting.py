@@ -43,11 +43,11 @@ async def choose(core: PlayerCore, purpose: Literal["vote", "accuse"],
     config = core.config
     user = core.prompt(purpose, cases=cases, candidates=list(candidates),
                        accused=list(accused),
-                       script=await core.memory.script(query, config.script_tokens),
                        dialogue=await core.memory.dialogue(query, config.dialogue_tokens),
                        murderer=any(case["murderer"] for case in cases))
     reply = await core.structured(purpose, user, choice_schema(
-        list(candidates), field_name="target", name=purpose.capitalize()))
+        list(candidates), field_name="target", name=purpose.capitalize()),
+        own=core.own(await core.memory.script(query, config.script_tokens), "case"))
     return reply.target, reply.reason.strip()
 
 
@@ -55,9 +55,9 @@ async def rate(core: PlayerCore, decision: RateStatement) -> Rating:
     statement = decision.statement
     config = core.config
     user = core.prompt("rate", speaker=statement.speaker, statement=statement.text,
-                       script=await core.memory.script(statement.text, config.script_tokens),
                        dialogue=await core.memory.dialogue(statement.text,
                                                            config.dialogue_tokens),
                        murderer=core.murderer)
-    reply = await core.structured("rate", user, RatingReply)
+    reply = await core.structured("rate", user, RatingReply, own=core.own(
+        await core.memory.script(statement.text, config.script_tokens), "this"))
     return Rating(trust=reply.trust, doubt=reply.doubt)

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
 from jubensha.eval.playerlogs import PlayerLogError
@@ -15,11 +14,12 @@ from jubensha.runlog.folder import EVENTS, META
 from jubensha.runs.importers.player_log import PlayerLogImportError, import_player_log
 from jubensha.scripts.importers.wellplay import import_wellplay
 from jubensha.scripts.io import ScriptError
+from jubensha.terminal import Terminal
 
 import_app = typer.Typer(help="Import a game played elsewhere into a run folder.",
                          no_args_is_help=True)
-console = Console()
-errors = Console(stderr=True)
+console = Terminal()
+errors = Terminal(stderr=True)
 
 
 @import_app.command("player-log")

@@ -133,7 +133,7 @@ def import_player_log(src: Path, dest: Path, *, method: str | None = None,
             "format": "player-log", "source": str(src), "method": method, "rows": len(rows),
             "note": "a real game played with GPT-3.5 by the PLAYER* authors, not played here",
             "unknown_speakers": [s for s in seats if script and s not in _names(script)]}})
-    folder = RunFolder(dest, meta)
+    folder = RunFolder(dest, meta, script)
     try:
         for event in events:
             folder.write_event(event)

@@ -20,6 +20,7 @@ from jubensha.scripts.importers.common import fail, linked_part, reading_from
 from jubensha.scripts.importers.conan import discover_conan, import_conan
 from jubensha.scripts.importers.mirage import discover_mirage, import_mirage
 from jubensha.scripts.importers.thinkthrice import discover_thinkthrice, import_thinkthrice
+from jubensha.scripts.importers.truth_file import apply_truth, read_truth_file, truth_beside
 from jubensha.scripts.importers.wellplay import discover_wellplay, import_wellplay
 from jubensha.scripts.importers.whodunitbench import (
     discover_whodunitbench,
@@ -60,19 +61,28 @@ def importer(name: str) -> Importer:
     return IMPORTERS[name]
 
 
-def import_script(name: str, src: Path) -> Script:
-    """Import one script of format ``name`` from ``src``."""
+def import_script(name: str, src: Path, truth: Path | None = None) -> Script:
+    """Import one script of format ``name`` from ``src``. The truth a user supplies —
+    the file ``truth`` names, else a ``truth.yaml`` beside the source — overrides what
+    the importer derived."""
     load = importer(name).load
     if not src.exists():
         raise fail(src, "(file)", "no such file or folder")
     try:
         with reading_from(src):
-            return load(src)
+            script = load(src)
+            beside = truth_beside(src) if truth is None else None
+            supplied = read_truth_file(truth) if truth else (
+                read_truth_file(beside, inside=True) if beside else None)
     except ValidationError as exc:
         raise ScriptError(str(src), [
             Problem(severity="error", message=err["msg"],
                     field=".".join(str(part) for part in err["loc"]) or "(top level)")
             for err in exc.errors()]) from None
+    if supplied is None:
+        return script
+    path = truth or beside
+    return apply_truth(script, supplied, str(truth) if truth else path.name, path=str(path))
 
 
 def discover(name: str, root: Path) -> list[Path]:

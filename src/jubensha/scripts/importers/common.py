@@ -18,11 +18,14 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from jubensha.safeload import DocumentError, parse_document
+from jubensha.safeload import DocumentError, parse_document, read_bounded
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language, TimelineEntry
 from jubensha.scripts.validation import Problem
 
+MAX_SOURCE_BYTES = 10_000_000
+"""A dataset's source file (a story, a clue table, a script's JSON) at most this large; the
+largest in the public releases is about 0.4 MB."""
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 LATIN = re.compile(r"[A-Za-z]")
 
@@ -62,16 +65,19 @@ def linked_part(path: Path, source: Path | None = None) -> Path | None:
 def read_text(path: Path) -> str:
     """A source file's text; a file reached through a symbolic link is refused (a dataset
     folder must not carry a file from elsewhere on the machine into the script, and on to
-    a model endpoint)."""
+    a model endpoint), and so is one that is no regular file (a FIFO would hang the
+    import) or larger than ``MAX_SOURCE_BYTES``, both seen before a byte is read."""
     link = linked_part(path)
     if link is not None:
         raise fail(path, "(file)", "reached through a symbolic link"
                    + ("" if link == Path(os.path.abspath(path)) else f" ({link.name})")
                    + ": importers read only regular files inside the dataset")
     try:
-        return path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise fail(path, "(file)", f"cannot read: {exc}") from None
+        return read_bounded(path, MAX_SOURCE_BYTES).decode("utf-8-sig")
+    except DocumentError as exc:
+        raise fail(path, "(file)", str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise fail(path, "(file)", f"not UTF-8 text (byte {exc.start})") from None
 
 
 def read_json(path: Path, *, trailing_commas: bool = False) -> tuple[Any, str | None]:
@@ -376,36 +382,3 @@ def answer_letters(answer: Any) -> list[str]:
     if not re.fullmatch(r"[\sa-e,，、;；/&+和及.]*", text):
         return []
     return list(dict.fromkeys(re.findall(r"[a-e]", text)))
-
-
-_CRIME_WORDS = re.compile(r"murder|culprit|killer|kill|death|died|dead|shot|poison|curse|"
-                          r"motive|凶手|真凶|杀|死|害|毙|诅咒|动机", re.IGNORECASE)
-
-
-def evidence_sentence(texts: Iterable[str], names: Iterable[str]) -> str:
-    """The first sentence of ``texts`` naming one of ``names`` with a word of the crime
-    (else the first naming them at all), at most 400 characters: what a derived fact was
-    read from."""
-    wanted = [name for name in names if name]
-    sentences = [" ".join(s.split()) for text in texts
-                 for s in re.split(r"(?<=[.!?。！？\n])", text or "")]
-    naming = [s for s in sentences if any(name in s for name in wanted)]
-    best = next((s for s in naming if _CRIME_WORDS.search(s)), naming[0] if naming else "")
-    return best if len(best) <= 400 else best[:399] + "…"
-
-
-_KILLED_CJK = re.compile(r"(?:杀害|杀死|枪杀)了?([\u4e00-\u9fff]{2,4}?)(?=[的。，,！？、\s]|$)")
-"""A Chinese name right after a verb of killing (李天船 in 杀害李天船。): Chinese names
-have no capitals to find them by."""
-
-
-def killed_names(texts: Iterable[str]) -> set[str]:
-    """Chinese words right after a verb of killing that jieba tags as a person's name
-    (``nr``): 李天船 in 杀害李天船, not 落单 in 杀死落单的人."""
-    import jieba.posseg
-
-    found = {m for t in texts for m in _KILLED_CJK.findall(t)}
-    flags = {word: [part.flag for part in jieba.posseg.cut(word)] for word in found}
-    return {word for word, tags in flags.items()
-            if any(tag.startswith("nr") for tag in tags)
-            and all(tag.startswith(("nr", "n")) for tag in tags)}

@@ -26,21 +26,14 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
-from functools import lru_cache
-from importlib import resources
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-import yaml
-
-from jubensha.safeload import shorten
 from jubensha.scripts.importers.common import (
-    CJK,
     Names,
-    evidence_sentence,
     expect,
     fail,
-    killed_names,
     language_of,
     name_key,
     read_json,
@@ -50,6 +43,16 @@ from jubensha.scripts.importers.common import (
     text_of,
     unique_ids,
 )
+from jubensha.scripts.importers.mirage_pairs import (
+    other_version,
+    release_titles,
+    same_cast,
+    same_others,
+    title_key,
+)
+from jubensha.scripts.importers.mirage_release import RELEASE_PART_KEY, release_parts
+from jubensha.scripts.importers.truth import Finding, Passage, derive_truth, pool
+from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import (
     PUBLIC,
     Act,
@@ -58,6 +61,7 @@ from jubensha.scripts.model import (
     Clue,
     Derivation,
     Kill,
+    Language,
     Metadata,
     Relationship,
     Script,
@@ -81,15 +85,76 @@ def discover_mirage(root: Path) -> list[Path]:
     return sorted(found)
 
 
-def import_mirage(src: Path) -> Script:
+@dataclass
+class _Read:
+    """One MIRAGE script folder as read, before its truth is decided."""
+
+    folder: Path
+    script_path: Path
+    clues_path: Path
+    stages: dict[str, dict[str, dict]]
+    characters: list[Character]
+    names: Names
+    clues: list[Clue]
+    language: Language
+    narrative: str
+    notes: list[str]
+    release_parts: dict[str, dict[str, str]]
+    """The part texts the release's ROUGE-L compares with (``mirage_release``)."""
+
+    @property
+    def truth_file(self) -> str:
+        return f"{self.folder.parent.name}/Truth.json"
+
+
+def import_mirage(src: Path, *, other_language: bool = True) -> Script:
+    """The script in ``src``; its truth weighed from its texts and, with
+    ``other_language``, from the same script's texts in the release's other language
+    when that version lies beside it."""
+    read = _read(src)
+    culprit, dead = _findings(read)
+    other = other_version(read.folder) if other_language else None
+    if other is not None:
+        culprit, dead = _pooled(read, culprit, dead, other)
+    murderers, victims = culprit.names, dead.names
+    notes = read.notes
+    derivations = [found.derivation(read.truth_file) for found in (culprit, dead)
+                   if found.candidates]
+    derivations += cross_check(read.folder.name, read.language, read.names, murderers, notes)
+    notes += [culprit.note(), dead.note()]
+    if not murderers:
+        notes.append("no character is derived as the murderer: no solution (has_truth "
+                     "false); the truth prose is kept")
+    for character in read.characters:
+        if character.name in murderers:
+            character.side, character.killed = "murderer", list(victims)
+    return Script(
+        id=f"mirage-{read.language}-{slugify(read.folder.name)}",
+        title=read.folder.name,
+        language=read.language,
+        victims=[Victim(name=v) for v in victims],
+        characters=read.characters,
+        clues=read.clues,
+        acts=[Act(number=i, title=title if len(read.stages) > 1 else "")
+              for i, title in enumerate(read.stages, 1)],
+        truth=Truth(murderers=murderers, narrative=read.narrative,
+                    kills=[Kill(victim=v, killers=murderers) for v in victims if murderers]),
+        metadata=Metadata(source="mirage", source_path="/".join(read.folder.parts[-2:]),
+                          player_count=len(read.characters), has_truth=bool(murderers),
+                          notes=notes, derivations=derivations,
+                          extra={RELEASE_PART_KEY: read.release_parts}),
+    )
+
+
+def _read(src: Path) -> _Read:
     folder = src.parent if src.is_file() else src
     pair = next(((folder / s, folder / c) for s, c in FILES if (folder / s).is_file()), None)
     if pair is None:
         raise fail(folder, "(folder)", "no script.json or 人物剧本.json: not a MIRAGE script "
                                        "folder")
     script_path, clues_path = pair
-    stages, shows = _stages(expect(read_json(script_path)[0], dict, script_path,
-                                   "(top level)"), script_path)
+    data = expect(read_json(script_path)[0], dict, script_path, "(top level)")
+    stages, shows = _stages(data, script_path)
     notes: list[str] = []
     if shows:
         notes.append(f"{len(shows)} text(s) beside the stages of {script_path.name} start "
@@ -105,49 +170,46 @@ def import_mirage(src: Path) -> Script:
     clues = _clues(clues_path, names, notes, characters) if clues_path.is_file() else []
     if not clues_path.is_file():
         notes.append(f"no {clues_path.name}: no clues")
+    given: dict[str, list[str]] = {}
+    for clue in clues:
+        if clue.extra.get("given") and clue.holder:
+            given.setdefault(clue.holder, []).append(clue.text)
+    compared = release_parts(stages, people, [v for v in data.values()
+                                              if isinstance(v, str) and v.strip()], given, PARTS)
     language = language_of(folder, *(c.story[:1000] for c in characters))
-    narrative = _truth_text(folder, notes)
-    culprit = derive_murderers(narrative, characters)
-    murderers = culprit.names
-    victims = derive_victims(narrative, characters, names)
-    truth_file = f"{folder.parent.name}/Truth.json"
-    derivations = []
-    if murderers:
-        derivations.append(Derivation(
-            fact="murderers", value=murderers, method=culprit.method, evidence=culprit.evidence,
-            source=truth_file if culprit.source == "truth" else script_path.name))
-    if victims:
-        derivations.append(Derivation(
-            fact="victims", value=victims, source=f"{truth_file} and {script_path.name}",
-            method="the person whose death the texts tell",
-            evidence=evidence(narrative, victims, characters)))
-    derivations += cross_check(folder.name, language, names, murderers, notes)
-    if murderers:
-        notes.append(f"murderer {', '.join(murderers)} derived from the text "
-                     "(see docs/script-format.md)")
-        for character in characters:
-            if character.name in murderers:
-                character.side, character.killed = "murderer", list(victims)
-    else:
-        notes.append("the text names no character as the murderer: no solution "
-                     "(has_truth false); the truth prose is kept")
-    if victims:
-        notes.append(f"victim {', '.join(victims)} derived from the text")
-    return Script(
-        id=f"mirage-{language}-{slugify(folder.name)}",
-        title=folder.name,
-        language=language,
-        victims=[Victim(name=v) for v in victims],
-        characters=characters,
-        clues=clues,
-        acts=[Act(number=i, title=title if len(stages) > 1 else "")
-              for i, title in enumerate(stages, 1)],
-        truth=Truth(murderers=murderers, narrative=narrative,
-                    kills=[Kill(victim=v, killers=murderers) for v in victims if murderers]),
-        metadata=Metadata(source="mirage", source_path="/".join(folder.parts[-2:]),
-                          player_count=len(characters), has_truth=bool(murderers),
-                          notes=notes, derivations=derivations),
-    )
+    return _Read(folder, script_path, clues_path, stages, characters, names, clues, language,
+                 _truth_text(folder, notes), notes, compared)
+
+
+def _findings(read: _Read) -> tuple[Finding, Finding]:
+    """The murderers and victims weighed from this version's texts."""
+    return derive_truth(
+        truth_passages(read.narrative, read.truth_file, read.characters, read.clues,
+                       read.script_path.name, read.clues_path.name), [], read.characters,
+        read.language, persons=[r.other for c in read.characters for r in c.relationships])
+
+
+def _pooled(read: _Read, culprit: Finding, dead: Finding,
+            other: Path) -> tuple[Finding, Finding]:
+    """Both versions' evidence for one answer: a character is the one at the same place
+    in the other version's cast, a victim the name at the same place of the same
+    character's relationship list (or named the same)."""
+    try:
+        there = _read(other)
+    except ScriptError as exc:
+        read.notes.append(f"the other language's version ({other}) cannot be read, so "
+                          f"only this version's texts are weighed: {exc}")
+        return culprit, dead
+    if len(there.characters) != len(read.characters):
+        read.notes.append(f"the other language's version ({other}) has another cast: only "
+                          "this version's texts are weighed")
+        return culprit, dead
+    their_culprit, their_dead = _findings(there)
+    where = f"{other.parent.name}/{other.name}"
+    read.notes.append(f"the truth is weighed with the texts of {where}, the same script "
+                      "in the release's other language")
+    return (pool(culprit, their_culprit, same_cast(there.characters, read.characters), where),
+            pool(dead, their_dead, same_others(there.characters, read.characters), where))
 
 
 def _stages(data: dict, path: Path) -> tuple[dict[str, dict[str, dict]], list[str]]:
@@ -369,6 +431,27 @@ def _clue_group(key: str, items: list[tuple[str, str]], titled: bool, names: Nam
 
 # --- truth ---------------------------------------------------------------------------------
 
+def truth_passages(narrative: str, truth_file: str, characters: list[Character],
+                   clues: list[Clue], script_file: str, clues_file: str) -> list[Passage]:
+    """Every text the truth is weighed from: the truth prose, each character's texts (its
+    own: "you" is that character) and every clue (a clue a character holds is its own)."""
+    passages = [Passage(narrative, truth_file, "truth")] if narrative else []
+    for c in characters:
+        texts = [c.story, c.mission, c.performance, c.description,
+                 c.extra.get("relationship_text", ""),
+                 *(f"{r.other}: {r.description}" for r in c.relationships),
+                 *(t for s in c.acts for t in (s.text, s.performance, *s.goals,
+                                               *s.notes.values()))]
+        passages += [Passage(text, f"{script_file}: {c.name}", "character", owner=c.name)
+                     for text in texts if isinstance(text, str) and text.strip()]
+    for clue in clues:
+        owner = None if clue.holder == PUBLIC else clue.holder
+        passages.append(Passage(f"{clue.title}: {clue.text}" if clue.title else clue.text,
+                                f"{clues_file}: {clue.extra.get('group') or clue.location or clue.title}",
+                                "clue", owner=owner))
+    return passages
+
+
 def _truth_text(folder: Path, notes: list[str]) -> str:
     """The prose for this script from ``<lang>/Truth.json``, matching titles loosely
     (``Artical 22 School Rules`` is ``Article 22 School Rules`` there)."""
@@ -377,14 +460,11 @@ def _truth_text(folder: Path, notes: list[str]) -> str:
         notes.append("no Truth.json beside the script folder: no truth prose")
         return ""
     data = expect(read_json(path)[0], dict, path, "(top level)")
-
-    def key(title: str) -> str:
-        return re.sub(r"\W+", "", name_key(title))
-
-    keys = {key(title): title for title in data}
-    match = keys.get(key(folder.name))
+    keys = {title_key(title): title for title in data}
+    match = keys.get(title_key(folder.name))
     if match is None:
-        close = difflib.get_close_matches(key(folder.name), list(keys), n=1, cutoff=0.75)
+        close = difflib.get_close_matches(title_key(folder.name), list(keys), n=1,
+                                          cutoff=0.75)
         match = keys[close[0]] if close else None
     if match is None:
         notes.append(f"Truth.json has no entry for {folder.name!r}: no truth prose")
@@ -394,24 +474,12 @@ def _truth_text(folder: Path, notes: list[str]) -> str:
     return text_of(data[match], path, match).strip()
 
 
-def evidence(text: str, people: list[str], characters: list[Character]) -> str:
-    """The sentence of ``text`` a derived fact about ``people`` was read from."""
-    spellings = {s for c in characters if c.name in people for s in c.all_names} | set(people)
-    return evidence_sentence([_without_abbreviations(text)], spellings)
-
-
-@lru_cache(maxsize=1)
-def _release() -> list[dict[str, Any]]:
-    source = resources.files("jubensha.scripts.importers").joinpath("data/mirage_release.yaml")
-    return yaml.safe_load(source.read_text(encoding="utf-8"))["scripts"]
-
-
 def release_culprits(title: str, language: str, names: Names) -> tuple[str, list[str]] | None:
     """The release's code's class for the script titled ``title`` and the culprits it
     hard-codes, as this script's characters; None for a script the release does not have."""
-    key = re.sub(r"\W+", "", name_key(title))
-    for entry in _release():
-        if any(re.sub(r"\W+", "", name_key(t)) == key for t in entry["titles"]):
+    key = title_key(title)
+    for entry in release_titles():
+        if any(title_key(t) == key for t in entry["titles"]):
             found = [names.resolve(n, chinese=True) or n for n in entry["culprits"][language]]
             return entry["class"], list(dict.fromkeys(found))
     return None
@@ -430,185 +498,6 @@ def cross_check(title: str, language: str, names: Names, murderers: list[str],
                      f"the culprit where the truth text names {', '.join(murderers) or 'no one'}"
                      "; the truth text's answer is kept (MIRAGE metrics take --culprits "
                      "release to score against the release's)")
-    return [Derivation(fact="culprits_release", value=culprits,
+    return [Derivation(fact="culprits_release", value=culprits, origin="release",
                        source=f"ScriptEnvs/{kind}.py of the MIRAGE release",
                        method="the culprit list the release's code hard-codes")]
-
-
-def _spellings(characters: list[Character]) -> dict[str, str]:
-    """Every spelling of every character (with ``Dr`` for ``Doctor``) to its name."""
-    out = {}
-    for character in characters:
-        for spelling in character.all_names:
-            out[spelling] = character.name
-            if spelling.startswith("Doctor "):
-                out["Dr " + spelling[len("Doctor "):]] = character.name
-    return out
-
-
-def _without_abbreviations(text: str) -> str:
-    """``Dr. Fang`` → ``Dr Fang`` so that the full stop does not end a sentence."""
-    return re.sub(r"\b(Dr|Mr|Mrs|Ms|St)\.", r"\1", text)
-
-
-def _name_pattern(spellings: dict[str, str]) -> str:
-    alternatives = sorted(spellings, key=len, reverse=True)
-    return "(" + "|".join(re.escape(s) if CJK.search(s) else rf"\b{re.escape(s)}\b"
-                          for s in alternatives) + ")"
-
-
-_WRAP = r"(?:\*\*|【|】|\[|\])?"
-_DESIGNATIONS = [
-    (r"(?:real|true|actual)\s+(?:successful\s+)?(?:murderer|culprit|killer)"
-     r"(?:\s+(?:is|was)|\s*[-—–:,])+\s*{W}{N}"),
-    r"{N}{W}\s+(?:is|was)\s+the\s+(?:real\s+|true\s+|actual\s+)?(?:murderer|culprit|killer)",
-    r"{N}{W},?\s+as\s+the\s+embodiment\s+of\s+the\s+curse",
-    (r"(?:real|true|actual)\s+(?:murderer|culprit|killer)\s+of\s+[^.;:]{1,60}?\s+"
-     r"(?:is|was)\s*[-—–:,]?\s*{W}{N}"),
-    r"{N}{W}\s+(?:is|was)\s+the\s+only\s+one\s+(?:with|who\s+had)\s+[^.]{0,60}?motive",
-    r"真正(?:成功)?的凶手(?:是|就是|——|—|：|:)\s*{W}{N}",
-    r"(?:杀害|杀死|害死)[^。，,；;]{1,12}的(?:真正的?)?凶手(?:是|就是|——|：|:)\s*{W}{N}",
-    r"{N}{W}是唯一[^。]{0,30}动机",
-    r"真凶(?:是|就是)\s*{W}{N}",
-    r"凶手(?:就)?是\s*{W}{N}",
-    r"{N}{W}作为诅咒本身",
-]
-_KILLED = re.compile(r"\b(?:killed|murdered|shot|stabbed|poisoned|strangled)\b|杀死|杀害|打死"
-                     r"|刺死|毒死|枪杀|射杀|杀了|害死")
-_NEGATED = re.compile(r"\b(?:not|never|no|n't|was|were|been|be|is|by)\b|n't|不|没|未|无|被")
-_SELF = re.compile(r"\byou\b[^.?!;]{0,40}?\b(?:killed|murdered)\b|你杀(?:死|了|害)", re.IGNORECASE)
-
-
-class Found(NamedTuple):
-    """Who a rule found, how, and the text it was read from."""
-
-    names: list[str]
-    method: str = ""
-    evidence: str = ""
-    source: str = "truth"
-    """'truth' (the truth prose) or 'script' (a character's own texts)."""
-
-
-def derive_murderers(truth: str, characters: list[Character]) -> Found:
-    """The characters the texts name as the murderer, by the first rule that finds any:
-
-    1. the truth prose designates them ("the real murderer - John", "the real murderer of
-       Director Li is 【Y】", "Y was the only one with a strong motive", "真正的凶手——约翰",
-       "杀害X的凶手是Y", "Fuqing Huang, as the embodiment of the curse", "【皇甫青】作为诅咒本身");
-    2. a truth sentence makes them the subject of a completed kill ("Dr. Fang killed Yao
-       Mengren", "【方医生】…打死【姚孟仁】"): a character name followed within 40
-       characters of the same sentence by killed/shot/打死/杀害..., with no negation,
-       passive or "by" in between;
-    3. their own Purpose says they killed ("Conceal the fact that you killed the
-       victim", "隐瞒掉你杀死被害者的事实").
-
-    Within a rule the most often named win (several on a tie). Empty when no rule finds
-    one: nothing is guessed.
-    """
-    spellings = _spellings(characters)
-    names = _name_pattern(spellings)
-    truth = _without_abbreviations(truth)
-    found: Counter[str] = Counter()
-    first: dict[str, str] = {}
-    for pattern in _DESIGNATIONS:
-        regex = re.compile(pattern.replace("{N}", names).replace("{W}", _WRAP), re.IGNORECASE)
-        for match in regex.finditer(truth):
-            if match.group(1) in spellings:
-                who = spellings[match.group(1)]
-                found[who] += 1
-                first.setdefault(who, _sentence_at(truth, match.start()))
-    if found:
-        return _top(found, characters, "the truth text designates the culprit", first)
-    found, first = _kill_subjects(truth, names, spellings)
-    if found:
-        return _top(found, characters, "the subject of a completed kill in the truth text",
-                    first)
-    for character in characters:
-        for text in [character.mission, *(g for s in character.acts for g in s.goals)]:
-            if _SELF.search(text):
-                found[character.name] += 1
-                first.setdefault(character.name, text)
-    if found:
-        return _top(found, characters, "the character's own purpose says it killed", first,
-                    source="script")
-    return Found([])
-
-
-def _top(found: Counter[str], characters: list[Character], method: str,
-         first: dict[str, str], source: str = "truth") -> Found:
-    top = max(found.values())
-    names = [c.name for c in characters if found.get(c.name) == top]
-    return Found(names, method, shorten(" ".join(first.get(names[0], "").split()), 400),
-                 source)
-
-
-def _sentence_at(text: str, position: int) -> str:
-    start = max(text.rfind(end, 0, position) for end in ".!?。！？\n") + 1
-    ends = [i for i in (text.find(end, position) for end in ".!?。！？\n") if i >= 0]
-    return text[start:(min(ends) + 1 if ends else len(text))]
-
-
-def _kill_subjects(truth: str, names: str, spellings: dict[str, str]
-                   ) -> tuple[Counter[str], dict[str, str]]:
-    found: Counter[str] = Counter()
-    first: dict[str, str] = {}
-    for sentence in re.split(r"(?<=[.!?。！？\n])", truth):
-        for match in re.finditer(names, sentence):
-            verb = _KILLED.search(sentence, match.end(), match.end() + 40)
-            if verb and not _NEGATED.search(sentence[match.end(): verb.start()]):
-                who = spellings[match.group(1)]
-                found[who] += 1
-                first.setdefault(who, sentence)
-    return found, first
-
-
-_DECEASED = re.compile(r"^\s*(?:\(.*?\)\s*)?(?:the\s+)?(?:deceased|victim|死者|被害人|受害者)",
-                       re.IGNORECASE)
-_CAPITALISED = (r"(?<![\w'’])(?!(?:After|Before|When|Since|Until|At|On|In|The|His|Her|Their|"
-                r"Your|My|Our|Its|This|That|Upon|With|From|During|Following|As|If|But|And|"
-                r"So|Then|Now|Although|While|Because|For|Of|To)\b)"
-                r"(?:[A-Z][a-z]+ ){1,2}[A-Z][a-z]+")
-_DEATH_OF = [r"{X}['’]s death", r"the death of {X}", r"{X}的死", r"{X}之死", r"{X}死在",
-             r"{X}(?: had| has)? died", r"{X}被杀", r"{X}遇害", r"(?:杀害|杀死|枪杀)了?{X}",
-             r"结束了{X}的生命", r"{X}的尸体", r"killed {X}", r"{X} was (?:killed|murdered|shot)"]
-
-
-def derive_victims(truth: str, characters: list[Character], names: Names) -> list[str]:
-    """The victim, by the first rule that finds one:
-
-    1. a character's relationship list calls the person dead ("Xu Boqing: Deceased",
-       "徐伯清:死者");
-    2. the person whose death the characters' texts mention most ("Old Black's death",
-       "刘奇死在了仓库", "Qi Liu had died"), else the truth prose does (it also tells
-       older deaths, so it only decides when the scripts are silent), counting only names:
-       relationship entries, 【bracketed】 names and English names of two or three
-       capitalised words. The truth prose decides only when it tells that death at least
-       twice: it tells side deaths of the backstory in passing ("the Party dissipated with
-       the death of Lord Pingjiang"). A tie goes to the name found first.
-
-    Characters are never victims. Empty when no rule finds one.
-    """
-    found = Counter(r.other for c in characters for r in c.relationships
-                    if _DECEASED.match(r.description) and names.exact(r.other) is None)
-    if found:
-        return [found.most_common(1)[0][0]]
-    texts = [t for c in characters
-             for t in (c.mission, c.performance, c.story, c.extra.get("relationship_text", ""),
-                       *(r.description for r in c.relationships), *(s.text for s in c.acts),
-                       *(s.performance for s in c.acts), *(g for s in c.acts for g in s.goals))]
-    people = {r.other for c in characters for r in c.relationships}
-    people |= {m for t in [truth, *texts] for m in re.findall(r"【([^【】\s]{2,12})】", t)}
-    people |= killed_names([truth, *texts])
-    named = "|".join(re.escape(p) for p in sorted(people, key=len, reverse=True))
-    pattern = f"({named + '|' if named else ''}{_CAPITALISED})"
-    for group, least in ((texts, 1), ([truth], 2)):
-        for text in group:
-            for template in _DEATH_OF:
-                for match in re.finditer(template.replace("{X}", pattern), text):
-                    if names.exact(match.group(1)) is None:
-                        found[match.group(1)] += 1
-        best = found.most_common(1)
-        if best and best[0][1] >= least:
-            return [best[0][0]]
-        found.clear()
-    return []

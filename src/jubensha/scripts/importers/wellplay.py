@@ -35,6 +35,7 @@ from jubensha.scripts.importers.common import (
     text_list,
     text_of,
 )
+from jubensha.scripts.importers.truth import Asked, Passage, derive_truth
 from jubensha.scripts.model import (
     Act,
     ActSheet,
@@ -42,6 +43,7 @@ from jubensha.scripts.model import (
     Character,
     ChoiceCategory,
     ChoiceQuestion,
+    Derivation,
     Kill,
     Metadata,
     QuestionSets,
@@ -53,6 +55,7 @@ from jubensha.scripts.model import (
 CATEGORIES: dict[str, ChoiceCategory] = {"a": "objective", "b": "reasoning", "c": "relations"}
 FULL_ACCESS_FILES = ("FSA.csv", "GM.csv")
 OPTION_COLUMNS = ("a", "b", "c", "d", "e")
+_TRUTH_KEYS = ("victims", "kill_by_me", "is_murderer")
 _KNOWN_KEYS = {"script", "acts_goal", "victims", "kill_by_me", "is_murderer", "final_goal",
                "acts_performance", "secrets", "questions", "acts_num"}
 
@@ -84,6 +87,9 @@ def import_wellplay(src: Path) -> Script:
     notes: list[str] = []
     questions = _questions(folder, characters, names, notes)
     _add_question_aliases(characters, names, {v.name for v in victims}, questions)
+    derivations = []
+    if not any(key in raw for raw in raws.values() for key in _TRUTH_KEYS):
+        victims, derivations = _derive(characters, questions, language, notes)
     script = Script(
         id=f"wellplay-{language}-{slugify(folder.name)}",
         title=text_of(info.get("script_name"), info_path, "script_name") or folder.name,
@@ -95,6 +101,7 @@ def import_wellplay(src: Path) -> Script:
         questions=QuestionSets(choice=questions),
         metadata=Metadata(source="wellplay", source_path=f"{folder.parent.name}/{folder.name}",
                           player_count=len(characters), notes=notes,
+                          derivations=derivations,
                           has_truth=any(c.side == "murderer" for c in characters)),
         extra={k: v for k, v in info.items() if k not in ("script_name", "character_name")},
     )
@@ -230,6 +237,29 @@ def _truth(characters: list[Character], victims: list[Victim]) -> Truth | None:
         else:
             offstage.append(victim.name)
     return Truth(murderers=murderers, kills=kills, killed_offstage=offstage)
+
+
+def _derive(characters: list[Character], questions: list[ChoiceQuestion], language: str,
+            notes: list[str]) -> tuple[list[Victim], list[Derivation]]:
+    """Victims and murderers weighed from the sheets and the questions, for a script
+    whose files have no ``victims``/``kill_by_me``/``is_murderer``: the murderers are
+    marked and kill every victim."""
+    passages = [Passage(text, f"json/{c.name}.json", "character", owner=c.name)
+                for c in characters
+                for text in (c.story, c.mission, c.performance, *c.final_goals, *c.secrets,
+                             *(t for s in c.acts for t in (s.text, *s.goals, s.performance)))
+                if text.strip()]
+    asked = [Asked(q.question, tuple(q.options[a] for a in q.answer if a in q.options),
+                   q.source.split(":")[0]) for q in questions if q.answer]
+    culprit, dead = derive_truth(passages, asked, characters, language)
+    for character in characters:
+        if character.name in culprit.names:
+            character.side, character.killed = "murderer", list(dead.names)
+    notes.append("the files have no victims, kill_by_me or is_murderer: the truth is "
+                 "weighed from the texts")
+    notes += [culprit.note(), dead.note()]
+    derivations = [found.derivation("json/") for found in (culprit, dead) if found.candidates]
+    return [Victim(name=v) for v in dead.names], derivations
 
 
 # --- questions ---------------------------------------------------------------------------

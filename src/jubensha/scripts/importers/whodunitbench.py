@@ -5,8 +5,10 @@ Questions carry their options inside the text ("...？a. 2:30 b. 2:45"); they ar
 with ``parse_options``. A key clue question's ``source`` code ("p-2", "旅人+米里奥-2")
 ends in the number of reasoning steps it needs (supplementary material, figure 6); a
 code without a number ("p", "l") leaves ``steps`` unset. The ``N-step`` lists of the clue
-pool are the reasoning chain, step by step. There is no victim field; ``derive_victim``
-documents how one is found, and when none is found the script has no victim and says so.
+pool are the reasoning chain, step by step. There is no victim field: the victim is weighed
+from the texts and the questions (``truth.derive_truth``), and so is the murderer where
+neither ``murder`` nor a role's ``m`` flag names one; below the margin, none is derived
+and a note names the candidates.
 Variant copies (``env_p_update*.json``, ``env_p.json``) are earlier drafts of
 ``env_p_all.json`` with fewer question sets and are not read.
 """
@@ -14,17 +16,14 @@ Variant copies (``env_p_update*.json``, ``env_p.json``) are earlier drafts of
 from __future__ import annotations
 
 import re
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from jubensha.scripts.importers.common import (
     Names,
     answer_letters,
-    evidence_sentence,
     expect,
     fail,
-    killed_names,
     language_of,
     parse_options,
     read_json,
@@ -33,6 +32,7 @@ from jubensha.scripts.importers.common import (
     text_of,
     unique_ids,
 )
+from jubensha.scripts.importers.truth import Asked, Passage, derive_truth
 from jubensha.scripts.model import (
     PUBLIC,
     Character,
@@ -71,41 +71,39 @@ def import_whodunitbench(src: Path) -> Script:
     notes: list[str] = []
     characters = _characters(data, path)
     names = Names(c.name for c in characters)
-    murderers = _murderers(data, characters, names, path)
     clues = _pool_clues(data, names, path) + _public_clues(data, path) + _images(folder, notes)
     questions = _questions(data, characters, path, notes)
-    victim = derive_victim(data, questions, names)
-    victims = [Victim(name=victim)] if victim else []
-    if victim:
-        notes.append(f"victim {victim!r} derived from the text (see docs/script-format.md)")
-        for character in characters:
-            if character.name in murderers:
-                character.killed = [victim]
-    else:
-        notes.append("the data names no victim: the script has none")
     language = language_of(folder, text_of(data.get("reason"), path, "reason"),
                            *(c.story[:500] for c in characters))
-    chain, steps = _reasoning_chain(data, path)
-    derivations = [Derivation(fact="murderers", value=murderers, source=MAIN_FILE,
+    culprit, dead = derive_truth(truth_passages(data, characters), asked(questions),
+                                 characters, language)
+    stated = _murderers(data, characters, names, path)
+    murderers = stated or culprit.names
+    victims = dead.names
+    derivations = [Derivation(fact="murderers", value=stated, source=MAIN_FILE,
+                              origin="field", confidence=1.0,
                               method="the murder field (and roles marked m: 1)",
-                              evidence=f"murder: {data.get('murder', '')}"[:400])]
-    if victim:
-        derivations.append(Derivation(
-            fact="victims", value=[victim], source=MAIN_FILE,
-            method="a question or sentence naming the dead (derive_victim)",
-            evidence=evidence_sentence(_texts(data), [victim])))
+                              evidence=f"murder: {data.get('murder', '')}"[:400])
+                   ] if stated else [culprit.derivation(MAIN_FILE)] if culprit.candidates else []
+    if dead.candidates:
+        derivations.append(dead.derivation(MAIN_FILE))
+    notes += ([] if stated else [culprit.note()]) + [dead.note()]
+    for character in characters:
+        if character.name in murderers:
+            character.side, character.killed = "murderer", list(victims)
+    chain, steps = _reasoning_chain(data, path)
     return Script(
         id=f"whodunitbench-{slugify(folder.name)}",
         title=text_of(data.get("ju_name"), path, "ju_name") or folder.name,
         language=language,
-        victims=victims,
+        victims=[Victim(name=v) for v in victims],
         characters=characters,
         clues=clues,
-        truth=_truth(data, path, murderers, victim, chain),
+        truth=_truth(data, path, murderers, victims, chain),
         questions=QuestionSets(choice=questions),
         metadata=Metadata(source="whodunitbench", source_path=folder.name,
                           player_count=len(characters), notes=notes,
-                          derivations=derivations),
+                          has_truth=bool(murderers), derivations=derivations),
         extra=_script_extra(data, steps),
     )
 
@@ -148,7 +146,7 @@ def _murderers(data: dict, characters: list[Character], names: Names, path: Path
     return [who]
 
 
-def _truth(data: dict, path: Path, murderers: list[str], victim: str | None,
+def _truth(data: dict, path: Path, murderers: list[str], victims: list[str],
            chain: list[str]) -> Truth | None:
     if not murderers:
         return None
@@ -156,7 +154,7 @@ def _truth(data: dict, path: Path, murderers: list[str], victim: str | None,
     sections = split_reason(reason)
     return Truth(murderers=murderers,
                  kills=[Kill(victim=victim, killers=murderers, motive=sections["motive"],
-                             method=sections["method"])] if victim else [],
+                             method=sections["method"]) for victim in victims],
                  motive=sections["motive"], method=sections["method"],
                  narrative=sections["narrative"], reasoning_chain=chain)
 
@@ -328,101 +326,39 @@ def _make(pairs: list[tuple[str, Any, str]], set_name: str, prefix: str,
     return out
 
 
-# --- the victim ----------------------------------------------------------------------------
+# --- the truth's evidence --------------------------------------------------------------
 
-_ASKS_VICTIM = re.compile(r"死者是谁|谁是死者|死者的名字|死者叫什么|(?:被害|受害)[人者]是谁")
-_STATES_VICTIM = re.compile(r"(?:死者|受害者|被害人|受害人)(?:竟然|居然|原来|竟|正|就|乃|便)?"
-                            r"(?:是|为|叫|名叫)([^\n，。,.；;！!？?]{1,20})"
-                            r"(?![？?])")
-_QUESTION_WORDS = re.compile(r"谁|几|哪|什么|怎么|如何|是否|由于|因为|在|被|否")
-_NAME = re.compile(r"^[\u4e00-\u9fff·•]{2,4}$")
-_DEATH_WORDS = r"{X}(?:的尸体|的遗体|的死因|之死|被杀|遇害)|(?:杀害|杀死|害死|毒死|刺死|枪杀)了?{X}"
-
-
-def derive_victim(data: dict, questions: list[ChoiceQuestion], names: Names) -> str | None:
-    """The victim's name, found (1) as the answer of a question that asks who the dead
-    person is ("七号房床上的死者是谁？"), else (2) in a sentence that states it ("死者是丁
-    硕楠", "死者为你的祖父欧文"): the quoted name, the whole phrase when it is a name of 2-4
-    characters, or the last name in it that also appears as an option of some question,
-    else (3) the option name the texts most often put next to a death ("陆洲同的尸体",
-    "杀死了卡门"), if at least twice and strictly more often than any other, else (4) the
-    one person the solution (``reason``) names right after a verb of killing ("用刀杀死保罗",
-    a name jieba tags as a person's).
-    A role is never the victim. None when no rule finds one: nothing is guessed."""
-    for question in questions:
-        if _ASKS_VICTIM.search(question.question) and len(question.answer) == 1:
-            answer = question.options.get(question.answer[0], "").strip()
-            if answer and names.exact(answer) is None:
-                return answer
-    vocabulary = {text.strip() for q in questions for text in q.options.values()
-                  if _NAME.match(text.strip()) and names.exact(text.strip()) is None}
-    found: Counter[str] = Counter()
-    for text in _texts(data):
-        for match in _STATES_VICTIM.finditer(text):
-            name = _name_in(match.group(1).strip(), vocabulary)
-            if name and names.exact(name) is None:
-                found[name] += 1
-    if found:
-        return found.most_common(1)[0][0]
-    if vocabulary:
-        pattern = "|".join(re.escape(v) for v in sorted(vocabulary, key=len, reverse=True))
-        regex = re.compile(_DEATH_WORDS.replace("{X}", f"({pattern})"))
-        found.update(next(g for g in m.groups() if g) for text in _texts(data)
-                     for m in regex.finditer(text))
-    best = found.most_common(2)
-    if best and best[0][1] >= 2 and (len(best) == 1 or best[0][1] > best[1][1]):
-        return best[0][0]
-    reason = data.get("reason")
-    killed = [name for name in killed_names([reason] if isinstance(reason, str) else [])
-              if names.exact(name) is None]
-    return killed[0] if len(killed) == 1 else None
+def truth_passages(data: dict, characters: list[Character]) -> list[Passage]:
+    """Every text the truth is weighed from: the solution (``reason``) and the reasoning
+    chain as truth; the tasks, public clues and clue pool as clues (a role's pool is its
+    own); each role's script and introduction as its own text."""
+    passages = [Passage(data["reason"], f"{MAIN_FILE}: reason", "truth")
+                if isinstance(data.get("reason"), str) else None]
+    for key in ("task_nm", "task_m", "public_clue"):
+        if isinstance(data.get(key), str):
+            passages.append(Passage(data[key], f"{MAIN_FILE}: {key}", "clue"))
+    for character, role in zip(characters, data.get("role", [])):
+        for key in ("back", "self"):
+            if isinstance(role, dict) and isinstance(role.get(key), str):
+                passages.append(Passage(role[key], f"{MAIN_FILE}: role {character.name}.{key}",
+                                        "character", owner=character.name))
+    names = Names(c.name for c in characters)
+    for key, items in (data.get("key_clues_pool") or {}).items():
+        kind = "truth" if _STEP_KEY.match(key) else "clue"
+        owner = None if kind == "truth" else names.resolve(key, chinese=True)
+        passages += [Passage(item, f"{MAIN_FILE}: key_clues_pool.{key}", kind, owner)
+                     for item in items if isinstance(item, str)] if isinstance(items, list) else []
+    return [p for p in passages if p is not None and p.text.strip()]
 
 
-_NOT_A_PERSON = re.compile(r"^(?:[一二两三四五六七八九十几多]+[个名位]?人|[他她它]们?|此人|其人|本人"
-                           r"|对方|大家|众人|某人|你|我)$")
-_TITLE = re.compile(r"(?:女士|先生|小姐|太太|夫人|医生|教授)$")
-_BEFORE_NAME = re.compile(r"负责人|老板|主人|店长|院长|馆长|社长|会长|成员|员工|[的之…、，,\s”\"」』]")
-_ROLE_AFTER = re.compile(r"^[的之]?(?:负责人|老板|主人|店长|院长|馆长|社长|会长|成员|员工)")
-
-
-def _name_in(phrase: str, vocabulary: set[str]) -> str | None:
-    """The person a "死者为…" phrase names: a name the questions offer (the last one in the
-    phrase) unless a quoted name comes first ("候选人“节制”和…巨人馆门口的…": the place
-    named later is where, not who), a quoted name that is not an organisation's
-    ("“动物之家”负责人…" names the place, not the person), the name before a title
-    (马尔普女士), or the phrase itself when it is a bare name; never a pronoun or a count
-    of people (两人)."""
-    if _QUESTION_WORDS.search(phrase[:2]) or _QUESTION_WORDS.match(phrase):
-        return None  # "死者是否…", "死者是在…": a question or a circumstance, not a name
-    quoted = re.search(r"[“\"「『]([^”\"」』]{1,10})[”\"」』]", phrase)
-    if quoted and _ROLE_AFTER.match(phrase[quoted.end():]):
-        quoted = None  # “动物之家”负责人: an organisation's name
-    ends = [(phrase.rfind(name) + len(name), len(name), name) for name in vocabulary
-            if name in phrase]
-    if ends and not (quoted and quoted.end() <= phrase.find(max(ends)[2])):
-        return max(ends)[2]
-    titled = _TITLE.search(phrase)
-    if titled:
-        name = _BEFORE_NAME.split(phrase[:titled.start()])[-1]
-        if 2 <= len(name) <= 5:
-            return _person(name)
-    if quoted:
-        return _person(quoted.group(1).strip())
-    if _NAME.match(phrase) and not re.search(r"[的了着死是在被将把和与及]", phrase):
-        return _person(phrase)
-    return None
-
-
-def _person(name: str) -> str | None:
-    return None if _NOT_A_PERSON.match(name) else name
-
-
-def _texts(data: dict) -> list[str]:
-    texts = [data.get(k) for k in ("task_nm", "task_m", "reason", "public_clue")]
-    texts += [r.get("back") for r in data.get("role", []) if isinstance(r, dict)]
-    pool = data.get("key_clues_pool", {})
-    texts += [x for v in pool.values() if isinstance(v, list) for x in v]
-    return [t for t in texts if isinstance(t, str)]
+def asked(questions: list[ChoiceQuestion]) -> list[Asked]:
+    """The questions with the texts of their correct options. A role's own questions
+    (``r_q``, ``q``) test how it plays its part, so they may hold its beliefs rather than
+    the truth: they count half."""
+    return [Asked(q.question, tuple(q.options[a] for a in q.answer if a in q.options),
+                  f"{MAIN_FILE}: {q.set}" + (f" of {q.asked_of}" if q.asked_of else ""),
+                  0.5 if q.asked_of else 1.0)
+            for q in questions if q.answer]
 
 
 def _script_extra(data: dict, steps: list[int]) -> dict[str, Any]:

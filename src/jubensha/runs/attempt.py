@@ -1,0 +1,250 @@
+"""One attempt at one game of a batch, wherever it plays: its job, its model stack and
+meters, and the ``error.json`` it leaves when it ends without a result.
+
+``play_attempt`` is what every executor runs (this process, a process of a pool, a Ray
+worker), so that a game is the same game wherever it is played.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from jubensha.engine.game import GameResult
+from jubensha.engine.procedure import Procedure
+from jubensha.llm.base import Model, Request, Response
+from jubensha.llm.calls import CallRecord
+from jubensha.llm.health import ModelUnreachable
+from jubensha.llm.keys import Server
+from jubensha.llm.registry import ModelOptions
+from jubensha.llm.wrappers import Budget, ModelWrapper, PriceTable, SqliteCache, stack
+from jubensha.runlog.folder import RunError, RunResult, read_own
+from jubensha.runlog.resume import Resume, ResumeDiverged, ResumeError
+from jubensha.runs.index import Spend, now
+from jubensha.runs.limits import LimitedModel, Limiter
+from jubensha.runs.play import SeatPlan, build_models, play_game
+from jubensha.safeload import MAX_BYTES
+from jubensha.scripts.model import Language, Script
+
+ERROR_FILE = "error.json"
+ErrorKind = Literal["error", "timeout", "budget", "cancelled", "unreachable", "degraded",
+                    "diverged"]
+
+
+class GameError(BaseModel):
+    """Why an attempt at a game ended without a result (``error.json``)."""
+
+    kind: ErrorKind
+    message: str
+    traceback: str = ""
+    time: str = ""
+
+
+def read_error(folder: Path) -> GameError | None:
+    try:
+        return GameError.model_validate_json(read_own(folder / ERROR_FILE, MAX_BYTES))
+    except (RunError, ValueError):
+        return None
+
+
+def degraded_message(result: GameResult) -> str:
+    """Why nobody really played the game (a run written before the reason was recorded
+    gives its count of fallbacks)."""
+    reason = result.no_result or (f"{result.fallbacks} of {result.decisions} decisions fell "
+                                  "back to the table's defaults")
+    return f"{reason}: the game was not really played"
+
+
+def write_error(folder: Path, kind: ErrorKind, message: str, trace: str = "") -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    error = GameError(kind=kind, message=message, traceback=trace, time=now())
+    (folder / ERROR_FILE).write_text(error.model_dump_json(indent=2) + "\n", encoding="utf-8")
+
+
+def spend_of(records: list[CallRecord]) -> Spend:
+    """The model use of ``records`` (those answered from an earlier attempt included: a
+    game's use; ``spend_of(spent(records))`` is what the attempt paid)."""
+    spend = Spend(calls=len(records))
+    for record in records:
+        spend = spend + Spend(prompt_tokens=record.usage.prompt_tokens,
+                              completion_tokens=record.usage.completion_tokens,
+                              cost_usd=record.usage.cost_usd)
+    return spend
+
+
+# --- budgets ---------------------------------------------------------------------------------
+
+class GameAborted(BaseException):
+    """Ends a game at once. The engine turns every ``Exception`` of a seat into a recorded
+    fallback so that a game always finishes; a spent budget must end the game instead, so
+    this derives from ``BaseException``, which the engine does not catch."""
+
+    def __init__(self, kind: ErrorKind, message: str):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+@dataclass
+class Meter:
+    """Model use counted against one ``Budget`` shared by several clients (a game's, or the
+    whole batch's). As ``llm.wrappers.BudgetModel``: calls count when they start, tokens and
+    dollars when a live reply arrives, so the call that crosses a limit completes."""
+
+    budget: Budget
+    scope: str
+    spend: Spend = field(default_factory=Spend)
+
+    def exceeded(self) -> str | None:
+        limits, spend = self.budget, self.spend
+        if limits.max_calls is not None and spend.calls >= limits.max_calls:
+            return f"{spend.calls} calls of {limits.max_calls}"
+        if limits.max_tokens is not None and spend.tokens >= limits.max_tokens:
+            return f"{spend.tokens} tokens of {limits.max_tokens}"
+        if limits.max_cost_usd is not None and (spend.cost_usd or 0.0) >= limits.max_cost_usd:
+            return f"${spend.cost_usd or 0.0:.4f} of ${limits.max_cost_usd:.4f}"
+        return None
+
+
+class MeteredModel(ModelWrapper):
+    """Counts each call on every meter; the first call refused ends the game."""
+
+    def __init__(self, inner: Model, meters: list[Meter]) -> None:
+        super().__init__(inner)
+        self.meters = meters
+
+    async def generate(self, request: Request) -> Response:
+        for meter in self.meters:
+            spent = meter.exceeded()
+            if spent:
+                raise GameAborted("budget", f"{meter.scope} budget spent ({spent}); refused "
+                                  f"{request.purpose or 'a call'} for {request.seat or 'the run'}")
+        for meter in self.meters:
+            meter.spend = meter.spend + Spend(calls=1)
+        response = await self.inner.generate(request)
+        if response.origin == "live":
+            used = Spend(prompt_tokens=response.usage.prompt_tokens,
+                         completion_tokens=response.usage.completion_tokens,
+                         cost_usd=response.usage.cost_usd)
+            for meter in self.meters:
+                meter.spend = meter.spend + used
+        return response
+
+
+# --- one attempt at one game ------------------------------------------------------------------
+
+@dataclass
+class GameJob:
+    """Everything one attempt at a game needs, apart from the batch folder: what a Ray
+    worker receives. It carries no key: ``servers`` (model spec → ``llm.keys.Server``;
+    ``""``: the batch's default) say where each model is served and which variable of the
+    environment where the game plays holds its key, both as the user's settings pair them."""
+
+    name: str
+    script: Script
+    procedure: Procedure
+    plans: dict[str, SeatPlan]
+    seed: int
+    language: Language
+    embedder: str
+    script_source: str
+    model_options: dict[str, Any]
+    servers: dict[str, Server]
+    timeout_s: float | None
+    retries: int
+    prices: PriceTable | None
+    budget_per_game: Budget | None
+    resume: Resume | None = None
+    """An earlier attempt whose calls are answered again before the game goes live."""
+    preset: dict[str, Any] | None = None
+    """The paper preset the game plays (meta.json says it)."""
+
+
+def game_meter(job: GameJob) -> Meter | None:
+    """The game's budget, charged with the calls it resumes (the game's, paid earlier)."""
+    if not job.budget_per_game:
+        return None
+    earlier = spend_of(job.resume.records) if job.resume else Spend()
+    return Meter(job.budget_per_game, "game", earlier)
+
+
+def options_for(options: ModelOptions, server: Server | None) -> ModelOptions:
+    """``options`` pointed at ``server`` with the key the user gave it (none: unchanged)."""
+    if server is None:
+        return options
+    return options.model_copy(update={"base_url": server.base_url, "api_key": server.key()})
+
+
+def clients_for(job: GameJob, options: ModelOptions) -> dict[str, Model]:
+    """One raw client per model spec, built with its server's address and key."""
+    clients: dict[str, Model] = {}
+    for spec in dict.fromkeys(plan.model for plan in job.plans.values()):
+        seats = {name: plan for name, plan in job.plans.items() if plan.model == spec}
+        clients |= build_models(seats, options_for(options, job.servers.get(spec)))
+    return clients
+
+
+async def play_attempt(job: GameJob, folder: Path, *, cache: SqliteCache | None,
+                       meters: list[Meter], limiters: Mapping[str, Limiter]) -> bool:
+    """Play one attempt into ``folder``; False (and ``error.json``) when it ends without a
+    result. The same function plays a game in the batch's process and on a Ray worker."""
+    options = options_for(ModelOptions.model_validate(job.model_options), job.servers.get(""))
+    clients: dict[str, Model] = {}
+    try:
+        clients = clients_for(job, options)
+        models = {spec: _wrapped(job, client, limiters.get(spec), cache, meters)
+                  for spec, client in clients.items()}
+        result = await asyncio.wait_for(_play(job, folder, models, options), job.timeout_s)
+        if not result.degraded:
+            return True
+        write_error(folder, "degraded", degraded_message(result))
+    except GameAborted as exc:
+        write_error(folder, exc.kind, exc.message)
+    except ResumeDiverged as exc:
+        write_error(folder, "diverged", str(exc))
+    except ModelUnreachable as exc:
+        write_error(folder, "unreachable", str(exc))
+    except TimeoutError:
+        write_error(folder, "timeout", f"the game took longer than {job.timeout_s} s")
+    except asyncio.CancelledError:
+        write_error(folder, "cancelled", "the batch was stopped while this game played")
+        raise
+    except Exception as exc:  # noqa: BLE001  (one game's crash must not stop the batch)
+        write_error(folder, "error", f"{type(exc).__name__}: {exc}", traceback.format_exc())
+    finally:
+        for client in clients.values():
+            await client.aclose()
+    return False
+
+
+async def _play(job: GameJob, folder: Path, models: dict[str, Model],
+                options: ModelOptions) -> RunResult:
+    """The game, resumed from ``job.resume`` when its log fits the game (a log that does
+    not is left aside and the game starts from the beginning)."""
+    resume = job.resume
+    while True:
+        try:
+            return await play_game(
+                job.script, job.procedure, job.plans, out=folder, seed=job.seed,
+                language=job.language, model_options=options, embedder=job.embedder,
+                script_source=job.script_source, models=models, resume=resume,
+                preset=job.preset)
+        except ResumeError:
+            if resume is None:
+                raise
+            resume = None
+
+
+def _wrapped(job: GameJob, client: Model, limiter: Limiter | None, cache: SqliteCache | None,
+             meters: list[Meter]) -> Model:
+    """The limiter innermost (a cached reply takes no slot), then retries, cache, prices,
+    and the meters outermost."""
+    inner = LimitedModel(client, limiter) if limiter is not None else client
+    wrapped = stack(inner, retries=job.retries, cache=cache, prices=job.prices).model
+    return MeteredModel(wrapped, meters) if meters else wrapped

@@ -1,0 +1,86 @@
+"""Where a batch's games play: the one small interface the batch runner calls.
+
+An executor plays one attempt (a ``GameJob``) into a run folder and says whether it
+finished. It knows nothing of the batch: the runner sets attempts aside, indexes, scores
+and counts the batch budget. Three kinds:
+
+- ``local``: this process, every game in its event loop (``play_attempt`` here);
+- ``processes``: a pool of processes on this machine, each running several games in its
+  own event loop (``runs.process_executor``), so that a machine's cores share the
+  engine's and the client's CPU work;
+- ``ray``: a Ray cluster (``runs.ray_executor``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Protocol
+
+from jubensha.llm.keys import Server
+from jubensha.llm.wrappers import SqliteCache
+from jubensha.runs.attempt import GameJob, Meter, game_meter, play_attempt
+from jubensha.runs.limits import Gate, Limiter
+from jubensha.runs.spec import BatchSpec
+
+
+class ExecutorError(Exception):
+    """An executor that cannot start (Ray not reachable, say); one line for the user."""
+
+
+class Executor(Protocol):
+    """Plays attempts at games into run folders."""
+
+    watched: bool
+    """Whether the games' model calls reach this process's call watchers and batch meter
+    (else the runner counts a game's calls when it comes back)."""
+
+    async def play(self, job: GameJob, folder: Path) -> bool:
+        """One attempt into ``folder``; False (and ``error.json``) without a result."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class LocalExecutor:
+    """Every game in this process's event loop, sharing one cache, one gate per limited
+    endpoint and the batch meter."""
+
+    watched = True
+
+    def __init__(self, cache: str | None, limits: Mapping[str, int],
+                 batch_meter: Meter | None) -> None:
+        self.cache = SqliteCache(Path(cache)) if cache else None
+        self.limiters: dict[str, Limiter] = {spec: Gate(n) for spec, n in limits.items()}
+        self.batch_meter = batch_meter
+
+    async def play(self, job: GameJob, folder: Path) -> bool:
+        meters = [m for m in (game_meter(job), self.batch_meter) if m is not None]
+        return await play_attempt(job, folder, cache=self.cache, meters=meters,
+                                  limiters=self.limiters)
+
+    def close(self) -> None:
+        if self.cache is not None:
+            self.cache.close()
+
+
+def endpoint_limits(spec: BatchSpec) -> dict[str, int]:
+    """Model spec → calls at once, for the endpoints that have a limit."""
+    return {model: endpoint.max_concurrency for model, endpoint in spec.endpoints.items()
+            if endpoint.max_concurrency}
+
+
+def open_executor(spec: BatchSpec, root: Path, batch_meter: Meter | None,
+                  servers: dict[str, Server]) -> Executor:
+    """The executor ``spec.executor`` names, for the batch folder ``root`` whose models
+    are served by ``servers`` (``batch.batch_servers``)."""
+    kind = spec.executor.kind
+    if kind == "ray":
+        from jubensha.runs.ray_executor import RayExecutor
+
+        return RayExecutor(spec, root, servers)
+    if kind == "processes":
+        from jubensha.runs.process_executor import ProcessExecutor
+
+        return ProcessExecutor(spec, root, servers)
+    return LocalExecutor(spec.wrappers.cache, endpoint_limits(spec), batch_meter)

@@ -1,0 +1,46 @@
+"""Which character a person means by what they typed: the whole name in any case, or a first
+or last name alone ("agnes", "Pike"), or for a Chinese name its start or end ("顾", "青禾").
+
+The terminal's choices and ``play --seat`` read names the same way: a part that fits one
+name picks it, a part that fits several is refused with those names, so a person is never
+guessed for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from jubensha.scripts.model import name_key
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_WORD_EDGE = ".,'\"()"
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _parts(name: str) -> set[str]:
+    """What may stand for ``name`` alone: each of its words ("Dr." also as "dr"), and for a
+    Chinese name every start and end of it shorter than the whole."""
+    plain = _plain(name)
+    words = plain.replace("-", " ").split()
+    parts = set(words) | {word.strip(_WORD_EDGE) for word in words}
+    if _CJK.search(plain) and " " not in plain:
+        parts |= {plain[:n] for n in range(1, len(plain))}
+        parts |= {plain[n:] for n in range(1, len(plain))}
+    return {part for part in parts if part and (len(part) > 1 or _CJK.match(part))}
+
+
+def names_meant(text: str, names: Sequence[str]) -> list[str]:
+    """The names ``text`` may mean, in ``names``' order: the one it spells whole (compared
+    as ``name_key`` compares: case, spaces and invisible characters aside), else every name
+    it spells a part of. None, one, or several (then the person must say more)."""
+    typed = _plain(text)
+    if not typed:
+        return []
+    whole = [name for name in names if name_key(name) == name_key(text)]
+    if whole:
+        return whole[:1]
+    return [name for name in names if typed in _parts(name)]

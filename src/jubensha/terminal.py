@@ -1,0 +1,38 @@
+"""What the terminal shows: text a script, a model or a person wrote, never a control
+sequence it carries.
+
+A script title, a model's reply or a human seat's input may hold escape sequences that
+would move the cursor, rewrite the screen, set the window title or hide text when printed
+raw. ``Terminal`` is the project's ``rich`` console: it removes control characters (C0 but
+tab and newline, DEL, C1, and the bidirectional overrides that reorder what is shown) from
+every piece of text it renders, while its own styling and cursor control, which ``rich``
+emits apart from the text, still work. A leaf module: every layer's commands print
+through it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` without the control characters a terminal would act on."""
+    return _CONTROL.sub("", text)
+
+
+class Terminal(Console):
+    """A ``rich`` console whose rendered text holds no control characters (see above)."""
+
+    def render(self, renderable: RenderableType,
+               options: ConsoleOptions | None = None) -> Iterable[Segment]:
+        for segment in super().render(renderable, options):
+            if segment.control is None and _CONTROL.search(segment.text):
+                yield Segment(printable(segment.text), segment.style)
+            else:
+                yield segment

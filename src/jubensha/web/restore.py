@@ -1,0 +1,183 @@
+"""Tables found again when the server starts: every run folder under ``--runs`` that a
+table wrote (``tablelog``) becomes a table with the same links again.
+
+- A finished game opens as an ended table: each person's page shows what their seat saw
+  and the ending.
+- An unfinished game is played on by the server's ``Resumer`` (its calls answered from
+  the log, the people's moves from their answers, then live); the pages, which lost their
+  connection while the server was away, find their seats where they were.
+- An unfinished game the server cannot play on (no resumer, no room under
+  ``--max-tables``, its script gone) opens as interrupted: its history, and a notice.
+
+Seat views of ended and interrupted tables are rebuilt from ``events.jsonl`` exactly as
+the engine delivered them: each person sees the events whose audience included their seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from jubensha.agents.human import SeatView
+from jubensha.engine.agent import Agent, CharacterSheet
+from jubensha.engine.events import Event
+from jubensha.engine.procedure import Procedure, ProcedureError, parse_procedure
+from jubensha.engine.table import AskHook, EventSink
+from jubensha.llm.registry import ModelOptions
+from jubensha.runlog.attempts import set_aside
+from jubensha.runlog.folder import META, RunError, RunLog, RunResult, read_run
+from jubensha.runlog.resume import ResumeDiverged, ResumeError
+from jubensha.runs.play import PlayError, SeatPlan, continuation, play_game
+from jubensha.scripts.model import Script
+from jubensha.web.library import ScriptLibrary
+from jubensha.web.tablelog import Answer, AnswerLog, TableRecord, read_record, table_folders
+from jubensha.web.tables import KEEP_ENDED, LiveTable, TableHost
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Found:
+    """A table's run folder as read back."""
+
+    record: TableRecord
+    run: RunLog
+    script: Script
+    procedure: Procedure
+    answers: dict[str, list[Answer]]
+
+    @property
+    def plans(self) -> dict[str, SeatPlan]:
+        assert self.run.meta is not None
+        return {name: SeatPlan(name=name, architecture=seat.architecture, model=seat.model)
+                for name, seat in self.run.meta.seats.items()}
+
+
+async def restore_tables(host: TableHost, library: ScriptLibrary) -> list[LiveTable]:
+    """Open again the tables of ``host.runs``: every unfinished one the server plays on
+    (while there is room), and the newest ``KEEP_ENDED`` of the others (ended or
+    interrupted)."""
+    restored: list[LiveTable] = []
+    still = 0
+    for folder in await asyncio.to_thread(own_folders, host.runs):
+        found = await asyncio.to_thread(read_table, folder, library)
+        if found is None or found.record.id in host.tables:
+            continue
+        resume = resumes(host, found)
+        if not resume:
+            still += 1
+            if still > KEEP_ENDED:
+                continue
+        restored.append(reopen(host, folder, found, resume))
+    return restored
+
+
+def own_folders(runs: Path) -> list[Path]:
+    """The table folders under ``runs``, newest first, one per table: an attempt set aside
+    when a game was resumed (``<folder>.partial-<n>``) holds the same table record as the
+    game's own folder, whose name is the shortest."""
+    folders = table_folders(runs)
+    chosen: dict[str, Path] = {}
+    for folder in folders:
+        record = read_record(folder)
+        if record is None:
+            continue
+        known = chosen.get(record.id)
+        if known is None or len(folder.name) < len(known.name):
+            chosen[record.id] = folder
+    keep = set(chosen.values())
+    return [folder for folder in folders if folder in keep]
+
+
+def read_table(folder: Path, library: ScriptLibrary) -> Found | None:
+    """The table of ``folder``; None (with the reason logged) when it cannot be opened."""
+    record = read_record(folder)
+    if record is None:
+        return None
+    try:
+        run = read_run(folder)
+    except RunError as exc:
+        log.warning("table not restored: %s", exc)
+        return None
+    script = library.played(run)
+    if run.meta is None or script is None:
+        log.warning("table not restored: %s: its script is not among this server's", folder)
+        return None
+    try:
+        procedure = parse_procedure(run.meta.procedure, f"{folder / META}: procedure")
+    except ProcedureError as exc:
+        log.warning("table not restored: %s", exc)
+        return None
+    return Found(record, run, script, procedure, AnswerLog(folder).read())
+
+
+class ResumeFailed(Exception):
+    """A table's game that cannot go on from its log (the table shows it as interrupted)."""
+
+
+async def resume_table(folder: Path, *, agents: Mapping[str, Agent],
+                       sinks: Sequence[EventSink], on_ask: AskHook,
+                       model_options: ModelOptions, embedder: str) -> RunResult:
+    """The server's ``Resumer``: the interrupted game of ``folder`` played on, its model
+    calls answered from the log of its longest attempt (``runlog.resume``) and the
+    people's seats by ``agents``, which answer their logged moves first; the interrupted
+    attempt is set aside as ``<folder>.partial-<n>``. Any reason it cannot go on is one
+    ``ResumeFailed`` (a diverged log is a ``BaseException`` the table would not catch)."""
+    try:
+        again = continuation(folder, people=set(agents))
+        kept = set_aside(folder)
+        if again.resume.source == folder:
+            again.resume.source = kept
+        return await play_game(again.script, again.procedure, again.plans, out=folder,
+                               seed=again.seed, language=again.language,
+                               embedder=again.embedder, model_options=model_options,
+                               script_source=again.script_source, sinks=sinks,
+                               on_ask=on_ask, agents=agents, resume=again.resume)
+    except (PlayError, ResumeError, ResumeDiverged) as exc:
+        raise ResumeFailed(str(exc)) from None
+
+
+def resumes(host: TableHost, found: Found) -> bool:
+    """Whether the server plays the table's game on: unfinished, a resumer, and room."""
+    return (not found.run.finished and host.resumer is not None
+            and host.playing < host.max_tables)
+
+
+def reopen(host: TableHost, folder: Path, found: Found, resume: bool) -> LiveTable:
+    """The table of ``found`` with its links, its game played on when ``resume``."""
+    meta = found.run.meta
+    assert meta is not None
+    table = host.seat(found.record, found.script, found.procedure, found.plans,
+                      meta.language, folder)  # type: ignore[arg-type]
+    resumer = host.resumer
+    if resumer is None or not resume:
+        host.agents(table, found.answers)
+        table.events = list(found.run.events)
+        table.result = found.run.result
+        table.status = "ended" if found.run.finished else "interrupted"
+        rebuild_views(table, table.events)
+        return table
+    agents = host.agents(table, found.answers, resumed=True)
+
+    async def game(agents: Mapping[str, Agent], sinks: Sequence[EventSink],
+                   on_ask: AskHook) -> RunResult:
+        return await resumer(folder, agents=agents, sinks=sinks, on_ask=on_ask,
+                             model_options=host.model_options, embedder=host.embedder)
+
+    host.start(table, agents, game)
+    return table
+
+
+def rebuild_views(table: LiveTable, events: Sequence[Event]) -> None:
+    """Each person's view as the engine delivered it: the seat's sheet and the events
+    whose audience included the seat."""
+    for name, io in table.ios.items():
+        sheet = CharacterSheet.for_seat(table.script, name)
+        view = SeatView.begin(sheet.model_copy(update={"language": table.language}))
+        for event in events:
+            if event.visible_to(name):
+                view.record(event)
+        io.view = view

@@ -1,0 +1,161 @@
+"""Intervals and paired tests of a batch's means, checked against known distributions, and
+what every report built on the scripted fake says first."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+from typer.testing import CliRunner
+
+from jubensha.cli import app
+from jubensha.eval.report import headline
+from jubensha.eval.similarity import Similarity
+from jubensha.runs.batch import Batch
+from jubensha.runs.compare import CompareError, compare
+from jubensha.runs.index import GameRow
+from jubensha.runs.report import build_report, fake_warning, render
+from jubensha.runs.spec import load_spec
+from jubensha.runs.statistics import estimate, games_needed, paired
+
+TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
+
+
+def test_the_interval_of_a_normal_mean_covers_it_about_95_times_in_100() -> None:
+    rng = np.random.default_rng(7)
+    covered = 0
+    widths = []
+    for _ in range(200):
+        values = rng.normal(0.0, 1.0, 40)
+        found = estimate(list(values))
+        assert found.low is not None and found.high is not None
+        covered += found.low <= 0.0 <= found.high
+        widths.append(found.high - found.low)
+    assert 0.88 <= covered / 200 <= 0.99
+    # the normal theory width is 2 x 1.96 / sqrt(40) = 0.62
+    assert np.mean(widths) == pytest.approx(2 * 1.96 / np.sqrt(40), rel=0.08)
+
+
+def test_scripts_that_differ_widen_the_interval_beyond_the_games_alone() -> None:
+    rng = np.random.default_rng(3)
+    effects = rng.normal(0.0, 1.0, 6)  # some scripts are much easier than others
+    values, scripts = [], []
+    for script, effect in enumerate(effects):
+        for _ in range(10):
+            values.append(effect + rng.normal(0.0, 0.1))
+            scripts.append(script)
+    by_script = estimate(values, scripts)
+    by_game = estimate(values)
+    assert by_script.mean == by_game.mean
+    assert (by_script.high - by_script.low) > 2 * (by_game.high - by_game.low)
+
+
+def test_one_value_has_no_interval_and_none_is_refused() -> None:
+    assert estimate([0.5]).low is None and estimate([0.5]).render() == "0.500"
+    with pytest.raises(ValueError):
+        estimate([])
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.3, 0.8])
+def test_the_paired_permutation_test_agrees_with_the_paired_t_test_on_normal_data(
+        shift: float) -> None:
+    rng = np.random.default_rng(11)
+    b = rng.normal(0.0, 1.0, 30)
+    a = b + rng.normal(shift, 1.0, 30)
+    found = paired("x", list(a), list(b))
+    assert found.p_value == pytest.approx(stats.ttest_rel(a, b).pvalue, abs=0.03)
+    assert found.difference.mean == pytest.approx(float(np.mean(a - b)))
+
+
+def test_the_paired_test_is_exact_for_few_pairs() -> None:
+    """Five pairs, A better in each: of the 2^5 sign flips only all-plus and all-minus are
+    as extreme, so p = 2/32."""
+    found = paired("x", [1.0, 2.0, 3.0, 4.0, 5.0], [0.0, 1.0, 2.0, 3.0, 4.0])
+    assert found.p_value == pytest.approx(2 / 32)
+    assert paired("x", [1.0, 1.0], [1.0, 1.0]).p_value == 1.0
+
+
+def test_games_needed_follows_the_normal_approximation() -> None:
+    # (1.96 + 0.84)^2 / 0.5^2 = 31.4: 32 pairs find half a standard deviation 80% of the time
+    assert games_needed(0.5, 1.0) == 32
+    assert games_needed(0.1, 0.5) == 197
+
+
+def test_settings_are_not_results() -> None:
+    numbers = headline(Similarity(embedding=None, tfidf=0.4, ngram=0.1, n=3, chat_tokens=90,
+                                  script_tokens=4000))
+    assert numbers == {"tfidf": 0.4, "ngram": 0.1, "chat_tokens": 90}
+
+
+def row(position: int, arch: str, script: str, seed: int, won: bool,
+        model: str = "openai:x") -> GameRow:
+    return GameRow(id=str(position), position=position, name=f"g{position}", script=script,
+                   procedure="demo", architecture=arch, model=model, seed=seed, settings={},
+                   status="finished", winner="civilians" if won else "murderers",
+                   votes_on_murderer=3 if won else 0, votes_counted=3,
+                   metrics={"culprit-rank": {"reciprocal_rank": 1.0 if won else 0.5}})
+
+
+def test_compare_pairs_games_by_script_and_seed() -> None:
+    rows = [row(i, arch, f"s{i % 2}", i // 2, arch == "a") for i in range(10)
+            for arch in ("a", "b")]
+    rows = [r.model_copy(update={"position": n}) for n, r in enumerate(rows)]
+    result = compare(rows, "a@openai:x", "b@openai:x")
+    assert result.pairs == 10 and result.warning is None
+    win = result.results[0]
+    assert (win.metric, win.a, win.b, win.difference.mean) == ("civilian win", 1.0, 0.0, 1.0)
+    assert (win.difference.low, win.difference.high) == (1.0, 1.0)
+    assert win.p_value == pytest.approx(2 / 1024)
+    assert [r.metric for r in result.results] == [
+        "civilian win", "identification", "culprit-rank.reciprocal_rank"]
+    only = compare(rows, "a@openai:x", "b@openai:x", ["culprit"])
+    assert [r.metric for r in only.results] == ["culprit-rank.reciprocal_rank"]
+    with pytest.raises(CompareError, match="no entrant 'c@x'"):
+        compare(rows, "a@openai:x", "c@x")
+
+
+def test_the_fake_model_is_named_first_in_every_form() -> None:
+    rows = [row(0, "a", "s", 0, True, model="scripted"), row(1, "a", "s", 1, False)]
+    warning = fake_warning(rows)
+    assert warning is not None and "1 game(s)" in warning and "not a model" in warning
+    report = build_report(rows)
+    assert render(report, "csv").startswith(f"# {warning}\n")
+    assert render(report, "md").startswith(f"**{warning}**")
+    assert json.loads(render(report, "json"))["warning"] == warning
+    assert fake_warning([row(0, "a", "s", 0, True)]) is None
+
+
+def test_runs_compare_on_a_batch_with_a_known_outcome(tmp_path: Path) -> None:
+    """``accuser:Ann`` tables always catch Ann, ``accuser:Bob`` tables never do: on two
+    seeds the identification differs by 1, and with two pairs the exact p is 2/4."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"scripts: [{TINY}]\narchitectures: ['accuser:Ann', 'accuser:Bob']\n"
+                    "models: scripted\nseeds: [0, 1]\nembedder: none\n", encoding="utf-8")
+    batch = Batch.open(load_spec(spec), tmp_path / "batch")
+    try:
+        asyncio.run(batch.run())
+    finally:
+        batch.close()
+    runner = CliRunner()
+    done = runner.invoke(app, ["runs", "compare", str(tmp_path / "batch"), "accuser:Ann@scripted",
+                               "accuser:Bob@scripted", "--format", "json"])
+    assert done.exit_code == 0, done.output
+    found = {r["metric"]: r for r in json.loads(done.output)["results"]}
+    assert found["identification"]["difference"]["mean"] == 1.0
+    assert found["identification"]["p_value"] == pytest.approx(0.5)
+    table = runner.invoke(app, ["runs", "compare", str(tmp_path / "batch"),
+                                "accuser:Ann@scripted", "accuser:Bob@scripted"])
+    assert table.output.startswith("warning: 4 game(s) here were played by the scripted fake")
+    html = tmp_path / "report.html"
+    report = runner.invoke(app, ["runs", "report", str(tmp_path / "batch"), "--baseline",
+                                 "accuser:Bob@scripted", "--html", str(html)])
+    assert report.exit_code == 0, report.output
+    assert "accuser:Ann@scripted (A) against accuser:Bob@scripted (B)" in report.output
+    page = html.read_text(encoding="utf-8")
+    assert page.index('class="warning"') < page.index("Script × method")
+    wrong = runner.invoke(app, ["runs", "compare", str(tmp_path / "batch"), "x@y", "z@w"])
+    assert wrong.exit_code == 2 and "no entrant 'x@y'" in wrong.output
