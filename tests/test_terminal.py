@@ -61,7 +61,7 @@ def test_play_scripts_show_and_replay_print_no_control_sequence(
     played = runner.invoke(app, ["play", str(script), "--model", "scripted", "--embedder",
                                  "none", "--seat", "Bob=human", "--out", str(tmp_path / "run")],
                            input="".join(f"{line}\n" for line in lines))
-    shown = runner.invoke(app, ["scripts", "show", str(script), "--full"])
+    shown = runner.invoke(app, ["scripts", "show", str(script), "--full", "--truth"])
     replayed = runner.invoke(app, ["replay", str(tmp_path / "run"), "--verbose"])
     for result in (played, shown, replayed):
         assert result.exit_code == 0, result.output

@@ -229,7 +229,7 @@ def test_every_seat_may_vote_for_itself_exactly_as_the_procedure_says(preset: st
     script = tiny()
     game, agents = table_game(script, preset, reply=vote_for_self)
     asyncio.run(game.run())
-    rule = game.table.procedure.voting.self_vote
+    rule = game.table.voting.self_vote
     for name, agent in agents.items():
         allowed = rule == "allowed" or (rule == "not_murderers"
                                         and name not in script.murderers)

@@ -66,7 +66,12 @@ def test_a_game_against_a_wrong_shape_endpoint_is_failed_whatever_the_table_size
 
 
 def test_a_batch_counts_such_games_as_failed_and_keeps_them_out_of_the_rates(
-        endpoint: FakeOpenAIServer, tmp_path: Path) -> None:
+        endpoint: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "settings.yaml").write_text(
+        f"endpoints: {{'{endpoint.base_url}': {{}}}}\n", encoding="utf-8")
+    monkeypatch.setenv("JUBENSHA_CONFIG", str(config))
     spec = tmp_path / "spec.yaml"
     spec.write_text(
         f"scripts: [{', '.join(SCRIPTS)}]\narchitectures: [naive]\nmodels: ['openai:fake']\n"

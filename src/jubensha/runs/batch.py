@@ -191,6 +191,10 @@ def _statuses(folder: Path, names: Iterable[str] = ()) -> dict[str, MetricStatus
     return found
 
 
+def _position(names: list[str], name: str) -> int:
+    return names.index(name) if name in names else len(names)
+
+
 # --- one attempt at one game ------------------------------------------------------------------
 
 def batch_servers(spec: BatchSpec, games: Iterable[PlannedGame]) -> dict[str, Server]:
@@ -461,10 +465,13 @@ class _Runner:
         return done
 
     async def _complete_metrics(self, rows: list[GameRow]) -> None:
-        """Finished games that lack a metric the spec now asks for get it computed."""
+        """Finished games that lack a metric the spec now asks for get it computed; one
+        killed after its last metric but before the summary gets the summary."""
         for game, row in zip(self.batch.games, rows, strict=True):
             missing = [m for m in self.spec.metrics if m not in row.metrics]
-            if row.status == "finished" and missing:
+            summary = self.batch.root / game.name / EVAL_DIR / f"{SUMMARY}.json"
+            lost = bool(self.spec.metrics) and not summary.is_file()
+            if row.status == "finished" and (missing or lost):
                 await self._metrics(game, missing)
                 self.batch.index.put(await row_from_folders(self.batch.root, game))
 
@@ -474,7 +481,7 @@ class _Runner:
         and cached in ``eval/cache.sqlite``, and what happened to each metric in
         ``eval/all.json``. A metric that raises is recorded as failed; the game stays
         finished."""
-        if not names:
+        if not self.spec.metrics:
             return
         folder = self.batch.root / game.name
         run = read_run(folder)
@@ -509,8 +516,11 @@ class _Runner:
             session.close()
         made = read_calls(session.folder / EVAL_CALLS) if (
             session.folder / EVAL_CALLS).is_file() else []
+        # In the spec's order, however many attempts it took to fill (a resumed batch's
+        # summary reads as an uninterrupted one's).
+        ordered = sorted(statuses.values(), key=lambda s: _position(self.spec.metrics, s.metric))
         write_result(session.folder, SUMMARY, EvalSummary(
-            run=str(folder), statuses=list(statuses.values()),
+            run=str(folder), statuses=ordered,
             calls=dict(Counter(r.purpose for r in made)),
             cached=sum(r.origin == "cache" for r in made)))
 
