@@ -14,7 +14,7 @@ calls together: more games per hour on a busy machine, and no per-game timings).
 
     python bench/play_quality.py [--model local:qwen2.5-coder-1.5b] [--games 5]
         [--languages en,zh] [--guard off,on] [--architecture naive] [--out DIR]
-        [--concurrency 1]
+        [--concurrency 1] [--first-seed 0]
     python bench/play_quality.py --score DIR...   # score games played before, play none
 
 Games already finished in ``--out`` are scored again, not replayed, so an interrupted
@@ -161,7 +161,8 @@ async def play_all(args: argparse.Namespace) -> list[Game]:
                               folder, timed=args.concurrency == 1)
     try:
         return list(await asyncio.gather(*(
-            one(seed, language, guard) for seed in range(args.games)
+            one(seed, language, guard)
+            for seed in range(args.first_seed, args.first_seed + args.games)
             for language in args.languages for guard in args.guard)))
     finally:
         await model.aclose()
@@ -194,6 +195,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--model", default="local:qwen2.5-coder-1.5b")
     parser.add_argument("--architecture", default="naive")
     parser.add_argument("--games", type=int, default=5)
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="Seeds first..first+games-1 (to share games among processes).")
     parser.add_argument("--languages", default="en,zh",
                         type=lambda text: [x.strip() for x in text.split(",") if x.strip()])
     parser.add_argument("--guard", default="off,on",
