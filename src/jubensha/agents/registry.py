@@ -33,7 +33,6 @@ ARCHITECTURES: dict[str, str] = {
     "thinkthrice": "jubensha.agents.thinkthrice.agent:ThinkThriceAgent.from_option",
     "human": "jubensha.agents.human:HumanAgent.from_option",
 }
-DEFAULT_ARCHITECTURE = "naive"
 
 _FACTORIES: dict[str, Factory] = {}
 
