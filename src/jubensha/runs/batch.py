@@ -166,7 +166,7 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
     row.finished = _finished_at(folder / RESULT)
     row.duration_s = run.result.duration_s
     row.winner = run.result.winner
-    row.fallbacks = run.result.failures
+    row.failures = run.result.failures
     if has_votes(game.script, run) is None:  # a script with no solution scores no ballot
         votes = await identification_metric(MetricContext(script=game.script, run=run))
         row.votes_on_murderer = sum(k for k, _ in votes.victims.values())

@@ -84,7 +84,7 @@ async def _finished_row(folder: Path, root: Path, position: int, run: RunLog) ->
     row.finished = datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds")
     row.duration_s = run.result.duration_s
     row.winner = run.result.winner
-    row.fallbacks = run.result.failures
+    row.failures = run.result.failures
     row.metrics = read_metrics(folder)
     script = _script(run)
     if script is not None and has_votes(script, run) is None:
