@@ -344,7 +344,7 @@ class FactualResult(MetricResult):
         return [summary, seats]
 
 
-def tally(script: Script, answers: list[FactualAnswer]) -> dict[str, object]:
+def accuracies(script: Script, answers: list[FactualAnswer]) -> dict[str, object]:
     """Pooled and per-seat accuracies of judged answers."""
     pooled = {k: Tally() for k in ("own", "cq", "mq", "other")}
     seats: dict[str, dict[str, Tally]] = {
@@ -381,7 +381,7 @@ async def factual(context: MetricContext, options: FactualOptions) -> FactualRes
                      for a in answers)
     return FactualResult(
         run=str(context.run.path), judge=judge.name if judge else "lexical",
-        questions=len(owned), generated=generated, **tally(script, answers),
+        questions=len(owned), generated=generated, **accuracies(script, answers),
         answer_failures=counts["answer"], judge_failures=counts["judge"], answers=answers,
         notes=notes)
 

@@ -37,7 +37,7 @@ from jubensha.eval.registry import MetricContext, metric, options
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import release_rouge, rouge_l
 from jubensha.eval.vote_metrics import culprits, final_ballots, has_solution
-from jubensha.eval.votes import Ties, Vote, culprit_rank, tally
+from jubensha.eval.votes import Ties, Vote, culprit_rank, votes_received
 from jubensha.llm.calls import declare
 from jubensha.prompts import render
 from jubensha.runlog.folder import RunLog
@@ -641,7 +641,7 @@ def victory(run: RunLog, script: Script, seats: Sequence[str], options: MirageOp
     ranks: dict[str, int | None] = {}
     chance: dict[str, float] = {}
     for victim, ballots in final_ballots(run).items():
-        votes = tally(Vote(voter=b.voter, target=b.target) for b in ballots)
+        votes = votes_received(Vote(voter=b.voter, target=b.target) for b in ballots)
         guilty = guilty_of(script, victim, options)  # {"nobody here"}: an offstage death
         pool = [*seats, *sorted(guilty - set(seats))]
         combined = {seat: weight * votes.get(seat, 0) + suspicion[seat] for seat in pool}
