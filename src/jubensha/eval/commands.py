@@ -182,7 +182,7 @@ class CachedEmbedder:
         return (await self.cache.vectors(texts)).astype(float).tolist()
 
 
-def build_embedder(spec: str) -> Embedder | None:
+def build_metric_embedder(spec: str) -> Embedder | None:
     """An embedder by name (``llm.embeddings``: local, openai:<model>, scripted, none),
     cached per command. The local model embeds every text as a passage: chat history and
     scripts are both documents, and the reported figures were measured that way."""
@@ -341,7 +341,7 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
         try:
             judge_model = parse_model_spec(judge) if judge else None
             answerer = parse_model_spec(seat_model) if seat_model else None
-            embed = build_embedder(embedder) if "embedder" in spec.needs | spec.optional else None
+            embed = build_metric_embedder(embedder) if "embedder" in spec.needs | spec.optional else None
             expected, models = estimate([spec], runs, script, judge, seat_model,
                                         embed is not None, samples, settings)
             results = model_job(lambda: _score(spec, runs, script, judge_model, embed,
@@ -508,7 +508,7 @@ def evaluate_all(
     try:
         judge_model = parse_model_spec(judge) if judge else None
         answerer = parse_model_spec(seat_model) if seat_model else None
-        embed = build_embedder(embedder)
+        embed = build_metric_embedder(embedder)
         scored: dict[Path, list[MetricResult]] = {}
         for path in runs:
             expected, models = estimate(specs, [path], script, judge, seat_model,

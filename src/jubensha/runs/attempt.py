@@ -157,7 +157,8 @@ class GameJob:
     model_options: dict[str, Any]
     servers: dict[str, Server]
     timeout_s: float | None
-    retries: int
+    call_attempts: int
+    """Attempts per model call (the spec's ``wrappers.retries``; 1: no retry)."""
     prices: PriceTable | None
     budget_per_game: Budget | None
     resume: Resume | None = None
@@ -246,5 +247,5 @@ def _wrapped(job: GameJob, client: Model, limiter: Limiter | None, cache: Sqlite
     """The limiter innermost (a cached reply takes no slot), then retries, cache, prices,
     and the meters outermost."""
     inner = LimitedModel(client, limiter) if limiter is not None else client
-    wrapped = stack(inner, retries=job.retries, cache=cache, prices=job.prices).model
+    wrapped = stack(inner, attempts=job.call_attempts, cache=cache, prices=job.prices).model
     return MeteredModel(wrapped, meters) if meters else wrapped

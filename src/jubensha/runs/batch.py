@@ -27,7 +27,7 @@ from pydantic import BaseModel, ValidationError
 from jubensha.eval.commands import (
     EvalSummary,
     MetricStatus,
-    build_embedder,
+    build_metric_embedder,
     skip_reason,
     write_result,
 )
@@ -223,7 +223,7 @@ def game_job(game: PlannedGame, spec: BatchSpec, prices: PriceTable | None,
         seed=settings.seed, language=settings.language, embedder=settings.embedder,
         script_source=settings.script, model_options=dict(spec.model_options),
         servers=servers, timeout_s=spec.timeout_s,
-        retries=spec.wrappers.retries, prices=prices,
+        call_attempts=spec.wrappers.retries, prices=prices,
         budget_per_game=spec.wrappers.budget_per_game, resume=resume,
         preset=settings.preset.model_dump() if settings.preset else None)
 
@@ -530,13 +530,13 @@ class _Runner:
         if self.spec.judge is not None and self.judge is None:
             self.judge_client = parse_model_spec(
                 self.spec.judge, options_for(self.options, self.servers.get(self.spec.judge)))
-            self.judge = stack(self.judge_client, retries=self.spec.wrappers.retries,
+            self.judge = stack(self.judge_client, attempts=self.spec.wrappers.retries,
                                prices=self.prices).model
         return self.judge
 
     def _embedder(self) -> Embedder | None:
         if self.metric_embedder is None and self.spec.metric_embedder != "none":
-            self.metric_embedder = build_embedder(self.spec.metric_embedder)
+            self.metric_embedder = build_metric_embedder(self.spec.metric_embedder)
         return self.metric_embedder
 
     async def _close(self) -> None:

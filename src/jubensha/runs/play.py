@@ -225,7 +225,8 @@ def build_models(plans: dict[str, SeatPlan], options: ModelOptions) -> dict[str,
     return models
 
 
-def build_embedder(spec: str, options: ModelOptions) -> Embedder | None:
+def build_memory_embedder(spec: str, options: ModelOptions) -> Embedder | None:
+    """The embedder the seats' memories retrieve with (``--embedder``)."""
     try:
         return parse_embedder_spec(spec, options)
     except EmbedderSpecError as exc:
@@ -280,7 +281,7 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
         meta.options["resumed_calls"] = len(resume.records)
     built = models is None
     clients = build_models(plans, options) if built else dict(models)
-    vectors = build_embedder(embedder, options)
+    vectors = build_memory_embedder(embedder, options)
     folder = RunFolder(out, meta, script)
     rules = health or GameHealth()
     log = CallLog(folder, Health(rules.max_consecutive_failures))
