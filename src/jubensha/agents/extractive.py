@@ -42,12 +42,13 @@ from jubensha.engine.decisions import (
 )
 from jubensha.engine.events import Accused, ActStarted, ClueRevealed, Event, Spoke
 from jubensha.engine.voting import NOBODY
+from jubensha.llm.text import HAN
 from jubensha.memory.lexical import BM25Index
 from jubensha.memory.text import TokenizerOptions, split_sentences, tokenize
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet, Character
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HAN = re.compile(f"[{HAN}]")
 _CLOCK = re.compile(r"(?<![\d:])\d{1,2}[:：]\d{2}(?![\d:])")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _NAME_SPLIT = re.compile(r"[\s·•・()（）,，.。/]+")

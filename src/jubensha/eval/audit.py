@@ -37,10 +37,11 @@ from jubensha.engine.events import Event
 from jubensha.eval.postgame import whole_scripts
 from jubensha.eval.registry import options
 from jubensha.llm.calls import CallRecord, read_calls
+from jubensha.llm.text import HAN
 from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import PUBLIC, Character, Script
 
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK = HAN
 _UNIT = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
 """A Chinese character, or a word of letters and digits."""
 TRUTH, HIDDEN = "(truth)", "(hidden clues)"

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import yaml
 
+from jubensha.llm.text import HAN
 from jubensha.scripts.importers.common import CJK, name_key
 from jubensha.scripts.importers.persons import EN_NAME, Corpus
 from jubensha.scripts.model import Character
@@ -141,7 +142,7 @@ class Sentence:
 
 _ABBREVIATIONS = re.compile(r"\b(Dr|Mr|Mrs|Ms|St|Mt)\.")
 _SPLIT = re.compile(r"(?<=[。！？!?])|(?<![:：—\-是为])(?<! is)(?<! was)(?<! by)(?<! are)(?<! were)\n"
-                    r"|(?<=[.;])\s+(?=[A-Z*【\['\"“‘(])|(?<=\.)(?=[\u4e00-\u9fff])")
+                    r"|(?<=[.;])\s+(?=[A-Z*【\['\"“‘(])" f"|(?<=\\.)(?=[{HAN}])")
 """Sentence ends: 。！？!?, a full stop before a capital, and a line break, except one
 after a word that needs its complement (``the real murderer is`` / ``【Security Wei】``)."""
 _DIALOGUE = re.compile(r"“[^”]{4,}(?:”|$)|「[^」]{4,}(?:」|$)|\"[^\"\n]{4,}(?:\"|$)")

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from jubensha.llm.text import HAN
 from jubensha.safeload import is_path, one_line
 from jubensha.scripts.importers.common import (
     CJK,
@@ -378,7 +379,7 @@ def infer_aspect(question: str, category: ChoiceCategory | None) -> Aspect | Non
 _SLOTS = [re.compile(r"between (.+?) and (.+?)\?"), re.compile(r"【([^【】]+)】和【([^【】]+)】")]
 _PAIRS = [re.compile(r"([A-Z][\w'’.]*(?: [A-Z][\w'’.]*){0,3})\s*[(（【]\s*"
                      r"([A-Z][\w'’.]*(?: [A-Z][\w'’.]*){0,3})\s*[)）】]"),
-          re.compile(r"【?([\u4e00-\u9fff·•]{2,5})】?\s*[(（]([\u4e00-\u9fff·•]{2,5})[)）]")]
+          re.compile(f"【?([{HAN}·•]{{2,5}})】?\\s*[(（]([{HAN}·•]{{2,5}})[)）]")]
 _NOT_NAMES = {"you", "your", "me", "你", "您", "我", "自己"}
 
 
