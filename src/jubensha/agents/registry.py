@@ -67,7 +67,7 @@ def _factory(name: str) -> Factory:
         target = getattr(target, part)
     if not callable(target):
         raise TypeError(f"{ARCHITECTURES[name]} is not callable")
-    return target  # type: ignore[return-value]
+    return target
 
 
 def guarded(spec: str) -> tuple[bool, str]:

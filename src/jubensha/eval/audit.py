@@ -76,7 +76,7 @@ def passages_of(words: Sequence[str], n: int) -> np.ndarray:
         return np.empty(0, dtype=np.uint64)
     ids = np.fromiter((hash(w) for w in words), dtype=np.int64, count=len(words))
     ids = ids.view(np.uint64)
-    found = np.zeros(len(words) - n + 1, dtype=np.uint64)
+    found: np.ndarray = np.zeros(len(words) - n + 1, dtype=np.uint64)
     with np.errstate(over="ignore"):
         for k in range(n):
             found = found * _MULTIPLIER + ids[k:len(ids) - n + 1 + k]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -437,7 +437,7 @@ async def llm_scores(context: MetricContext, seats: Sequence[str] | None = None)
     result = LLMScore(run=str(context.run.path), seats={})
     for seat in seats or seats_of(context):
         character = script.character(seat)
-        values = {
+        values: dict[str, Any] = {
             "player": seat, "history": history, "names": script.names,
             "actions": render_lines([x for x in lines if x.actor == seat], lang),
             "script": clip("\n\n".join(script_parts(character).values()),
@@ -455,7 +455,7 @@ async def llm_scores(context: MetricContext, seats: Sequence[str] | None = None)
                 assert judged.failure is not None
                 result.failures.append(judged.failure)
                 continue
-            reasons[item] = judged.value.reason
+            reasons[item] = cast(Any, judged.value).reason  # a schema made at run time
             for ability in group:
                 scores[ability] = getattr(judged.value, ability)
         result.seats[seat] = SeatScores(scores=scores, reasons=reasons)

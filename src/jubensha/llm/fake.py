@@ -310,10 +310,10 @@ class SchemaFaker:
     def bounds(schema: dict[str, Any], integral: bool) -> tuple[float, float]:
         """Inclusive bounds; exclusive ones are nudged inwards; open sides span 100."""
         nudge = 1 if integral else 1e-6
-        low = schema.get("minimum")
+        low: Any = schema.get("minimum")  # numbers of a JSON schema, or None
         if "exclusiveMinimum" in schema:
             low = schema["exclusiveMinimum"] + nudge
-        high = schema.get("maximum")
+        high: Any = schema.get("maximum")
         if "exclusiveMaximum" in schema:
             high = schema["exclusiveMaximum"] - nudge
         if integral:

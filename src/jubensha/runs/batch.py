@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -34,7 +34,7 @@ from jubensha.eval.commands import (
 from jubensha.eval.judge import EVAL_CALLS, EVAL_DIR, open_session, tallied
 from jubensha.eval.registry import MetricContext, get_metric, load_metrics
 from jubensha.eval.report import MetricResult, headline
-from jubensha.eval.vote_metrics import has_votes, identification_metric
+from jubensha.eval.vote_metrics import VictimVotes, has_votes, identification_metric
 from jubensha.llm.base import Embedder, Model
 from jubensha.llm.calls import CallRecord, read_calls
 from jubensha.llm.health import ModelUnreachable
@@ -168,7 +168,8 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
     row.winner = run.result.winner
     row.failures = run.result.failures
     if has_votes(game.script, run) is None:  # a script with no solution scores no ballot
-        votes = await identification_metric(MetricContext(script=game.script, run=run))
+        votes = cast(VictimVotes,  # the metric decorator keeps only MetricResult
+                     await identification_metric(MetricContext(script=game.script, run=run)))
         row.votes_on_murderer = sum(k for k, _ in votes.victims.values())
         row.votes_counted = sum(c for _, c in votes.victims.values())
     row.metrics = read_metrics(folder)

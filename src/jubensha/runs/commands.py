@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Annotated, get_args
+from typing import Annotated, cast, get_args
 
 import typer
 from rich.table import Table
@@ -19,7 +19,7 @@ from jubensha.engine.events import Event, Failure, StageStarted
 from jubensha.engine.game import DEGRADED_SHARE
 from jubensha.engine.narration import labels, outcome_text, purpose_label
 from jubensha.engine.procedure import ProcedureError, find_procedure, presets
-from jubensha.engine.table import purpose_of
+from jubensha.engine.table import EventSink, purpose_of
 from jubensha.jobs import (
     CallBar,
     Interrupted,
@@ -240,10 +240,11 @@ def play(
                    "failures) that a player at a human seat may not see")
     if lang is not None and lang not in get_args(Language):
         raise fail(f"--lang {lang!r}: use one of {', '.join(get_args(Language))}")
-    language = lang or loaded.language
-    given = {"base_url": base_url, "temperature": temperature, "timeout_s": timeout,
+    language = cast(Language, lang or loaded.language)  # checked just above
+    given: dict[str, object] = {"base_url": base_url, "temperature": temperature, "timeout_s": timeout,
              "max_retries": retries}
-    options = ModelOptions(**{key: value for key, value in given.items() if value is not None})
+    options = ModelOptions.model_validate({key: value for key, value in given.items()
+                                           if value is not None})
     target = out or default_out(loaded)
     try:
         if again is None:
@@ -258,12 +259,13 @@ def play(
     played: list[Event] = []  # the game's events, for the summary (no re-reading the log)
 
     async def game() -> RunResult:
+        shown: list[EventSink] = [progress.on_event, live] if progress else []
         try:
             return await play_game(
                 loaded, chosen, plans, out=target, seed=seed, language=language,
                 model_options=options, embedder=embedder, record=record,
                 script_source=script or DEFAULT_SCRIPT, models=clients, agents=seated,
-                sinks=[played.append, *([progress.on_event, live] if progress else [])],
+                sinks=[played.append, *shown],
                 on_ask=progress.on_ask if progress else None,
                 health=GameHealth(max_consecutive_failures=max_failures,
                                   degraded_share=degraded_share),

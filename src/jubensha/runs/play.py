@@ -249,7 +249,7 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
                     model_options: ModelOptions | None = None, embedder: str = "none",
                     record: Path | None = None, script_source: str = "",
                     sinks: Sequence[EventSink] = (), on_ask: AskHook | None = None,
-                    models: dict[str, Model] | None = None,
+                    models: Mapping[str, Model] | None = None,
                     agents: Mapping[str, Agent] | None = None,
                     health: GameHealth | None = None,
                     resume: Resume | None = None,
@@ -280,7 +280,7 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
         resume.check(meta)
         meta.options["resumed_calls"] = len(resume.records)
     built = models is None
-    clients = build_models(plans, options) if built else dict(models)
+    clients = build_models(plans, options) if models is None else dict(models)
     vectors = build_memory_embedder(embedder, options)
     folder = RunFolder(out, meta, script)
     rules = health or GameHealth()

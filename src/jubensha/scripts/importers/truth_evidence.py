@@ -24,6 +24,7 @@ from jubensha.scripts.importers.persons import EN_NAME, Corpus
 from jubensha.scripts.model import Character
 
 Kind = Literal["truth", "character", "clue", "question"]
+Slot = Literal["after", "before", "phrase", "name", "none"]
 Fact = Literal["murderers", "victims"]
 
 _KIND_WEIGHT = {"truth": 1.0, "character": 0.8, "clue": 0.8, "question": 1.0}
@@ -66,7 +67,7 @@ class _Rule:
     rule: str
     weight: float
     regex: re.Pattern[str]
-    slot: Literal["after", "before", "phrase", "name", "none"]
+    slot: Slot
     strong: bool = False
     self_: bool = False
     subject: bool = False
@@ -91,6 +92,7 @@ def _victim_rules(language: str) -> tuple[_Rule, ...]:
     for spec in _table()["victim"]:
         for raw in spec.get(language, []):
             pattern = _expand(raw)
+            slot: Slot
             if language == "en":
                 slot, regex = "name", pattern.replace("{X}", f"(?P<x>{EN_NAME})")
             elif "{P}" in pattern:

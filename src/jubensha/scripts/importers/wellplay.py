@@ -88,7 +88,7 @@ def import_wellplay(src: Path) -> Script:
     notes: list[str] = []
     questions = _questions(folder, characters, names, notes)
     _add_question_aliases(characters, names, {v.name for v in victims}, questions)
-    derivations = []
+    derivations: list[Derivation] = []
     if not any(key in raw for raw in raws.values() for key in _TRUTH_KEYS):
         victims, derivations = _derive(characters, questions, language, notes)
     script = Script(
@@ -298,7 +298,7 @@ def _read_csv(path: Path, set_name: str, prefix: str, asked_of: str | None,
     header = [h.strip().lower() for h in rows[0]]
     if "question" not in header:
         raise fail(path, "question", f"missing column (columns: {', '.join(header)})")
-    out = []
+    out: list[ChoiceQuestion] = []
     for line, row in enumerate(rows[1:], start=2):
         if not any(cell.strip() for cell in row):
             continue
