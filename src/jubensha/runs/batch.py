@@ -36,7 +36,7 @@ from jubensha.eval.registry import MetricContext, get_metric, load_metrics
 from jubensha.eval.report import MetricResult, headline
 from jubensha.eval.vote_metrics import VictimVotes, has_votes, identification_metric
 from jubensha.llm.base import Embedder, Model
-from jubensha.llm.calls import CallRecord, read_calls
+from jubensha.llm.calls import CallRecord, OnCall, read_calls
 from jubensha.llm.health import ModelUnreachable
 from jubensha.llm.keys import (
     Server,
@@ -366,9 +366,12 @@ class Batch:
         return rows
 
     async def run(self, *, concurrency: int | None = None,
-                  on_update: Callable[[Update], None] | None = None) -> BatchSummary:
-        """Play every game that has not finished; see the module docstring."""
-        runner = _Runner(self, concurrency or self.spec.concurrency, on_update)
+                  on_update: Callable[[Update], None] | None = None,
+                  on_call: OnCall | None = None) -> BatchSummary:
+        """Play every game that has not finished; see the module docstring. ``on_call`` is
+        told of each model call made in this process (games of a watched executor, and
+        the metrics' calls)."""
+        runner = _Runner(self, concurrency or self.spec.concurrency, on_update, on_call)
         return await runner.run()
 
 
@@ -376,11 +379,12 @@ class _Runner:
     """One run of a batch: its shared wrappers, meters and concurrency limit."""
 
     def __init__(self, batch: Batch, concurrency: int,
-                 on_update: Callable[[Update], None] | None) -> None:
+                 on_update: Callable[[Update], None] | None, on_call: OnCall | None) -> None:
         self.batch = batch
         self.spec = batch.spec
         self.concurrency = concurrency
         self.on_update = on_update or (lambda update: None)
+        self.on_call = on_call
         self.servers = batch.servers
         self.options = options_for(self.spec.options(), self.servers.get(""))
         wrappers = self.spec.wrappers
@@ -388,7 +392,8 @@ class _Runner:
         self.batch_meter = (Meter(wrappers.budget_per_batch, "batch")
                             if wrappers.budget_per_batch else None)
         try:
-            self.executor = open_executor(self.spec, batch.root, self.batch_meter, self.servers)
+            self.executor = open_executor(self.spec, batch.root, self.batch_meter, self.servers,
+                                          on_call)
         except ExecutorError as exc:
             raise BatchError(str(exc)) from None
         self.played = self.skipped = 0
@@ -487,7 +492,7 @@ class _Runner:
         folder = self.batch.root / game.name
         run = read_run(folder)
         judge, embedder = self._judge(), self._embedder()
-        session = open_session(folder)
+        session = open_session(folder, self.on_call)
         statuses = _statuses(session.folder, self.spec.metrics)
         try:
             for name in names:

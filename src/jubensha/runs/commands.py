@@ -270,7 +270,8 @@ def play(
                 health=GameHealth(max_consecutive_failures=max_failures,
                                   degraded_share=degraded_share),
                 resume=again.resume if again else None,
-                preset=applied.model_dump() if applied else None)
+                preset=applied.model_dump() if applied else None,
+                on_call=None if humans else bar.on_call)
         finally:
             for client in clients.values():
                 await client.aclose()
