@@ -83,7 +83,7 @@ def _table() -> dict[str, Any]:
 def _expand(pattern: str) -> str:
     for key in ("KILL_ZH", "KILL", "WHEN", "KIN"):
         pattern = pattern.replace("{" + key + "}", _table()["words"][key])
-    return pattern
+    return pattern.replace("{HAN}", HAN)
 
 
 @lru_cache(maxsize=4)
