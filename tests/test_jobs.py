@@ -82,7 +82,7 @@ def test_run_job_turns_a_cancel_by_ctrl_c_into_interrupted() -> None:
 
 def test_the_bar_counts_every_logged_call() -> None:
     bar = CallBar(Console(file=open(os.devnull, "w")), "test", expected=3)  # noqa: SIM115
-    log = CallLog()
+    log = CallLog(on_call=bar.on_call)
     record = CallRecord(model="m", messages=[], config=GenerateConfig())
     with bar.shown():
         log.append(record.model_copy())
@@ -101,7 +101,7 @@ def test_a_job_speed_measured_by_one_command_estimates_the_next(
     clock = iter([100.0, 121.0])  # the job ran 21 s
     monkeypatch.setattr(jobs.time, "perf_counter", lambda: next(clock))
     bar = CallBar(Console(file=open(os.devnull, "w")), "test")  # noqa: SIM115
-    log = CallLog()
+    log = CallLog(on_call=bar.on_call)
     with bar.shown():
         for _ in range(3):
             log.append(_record("local"))
@@ -114,7 +114,7 @@ def test_a_job_speed_measured_by_one_command_estimates_the_next(
 def test_too_few_calls_say_nothing_of_a_speed() -> None:
     bar = CallBar(Console(file=open(os.devnull, "w")), "test")  # noqa: SIM115
     with bar.shown():
-        CallLog().append(_record("openai:x"))
+        CallLog(on_call=bar.on_call).append(_record("openai:x"))
     assert measured_speed("openai:x") is None
 
 

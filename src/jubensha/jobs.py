@@ -38,7 +38,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from jubensha.llm.calls import WATCHERS, CallRecord
+from jubensha.llm.calls import CallRecord, OnCall
 from jubensha.llm.health import ModelUnreachable
 from jubensha.prompts import message
 from jubensha.terminal import Terminal
@@ -201,8 +201,9 @@ def duration(seconds: float, lang: str = "en") -> str:
 class CallBar:
     """A progress bar of model calls: done / expected (when known), rate, elapsed, ETA.
 
-    It counts every record any ``CallLog`` appends while it is open (``llm.calls.WATCHERS``)
-    and can also be advanced by hand for work that is not a model call (a caption, a game).
+    It counts the records of the call logs it is handed to (``CallLog(on_call=bar.on_call)``)
+    while it is shown, and can also be advanced by hand for work that is not a model call
+    (a caption, a game).
     """
 
     def __init__(self, console: Console, title: str, expected: int | None = None,
@@ -215,9 +216,12 @@ class CallBar:
         self.task: TaskID = self.progress.add_task(title, total=expected, note="")
         self.count_calls = count_calls
         self.done = 0
+        self.open = False
         self.live: dict[str, int] = {}
 
     def on_call(self, record: CallRecord) -> None:
+        if not self.open:
+            return
         if record.origin == "live" and record.error is None:
             self.live[record.model] = self.live.get(record.model, 0) + 1
         if self.count_calls:
@@ -235,13 +239,13 @@ class CallBar:
 
     @contextmanager
     def shown(self) -> Iterator[CallBar]:
-        WATCHERS.append(self.on_call)
+        self.open = True
         started = time.perf_counter()
         try:
             with self.progress:
                 yield self
         finally:
-            WATCHERS.remove(self.on_call)
+            self.open = False
             keep_speed(self.live, time.perf_counter() - started)
 
 
@@ -250,10 +254,11 @@ def this_command() -> str:
     return shlex.join(["jubensha", *sys.argv[1:]])
 
 
-def model_job(job: Callable[[], Coroutine[Any, Any, T]], *, title: str,
+def model_job(job: Callable[[OnCall], Coroutine[Any, Any, T]], *, title: str,
               expected: int | None = None, again: str | None = None,
               models: list[str] | None = None) -> T:
-    """``run_job`` with a call bar on stderr; Ctrl-C ends the command with exit 130 and
+    """``run_job`` with a call bar on stderr: ``job`` gets the bar's ``on_call`` to hand to
+    the call logs it opens. Ctrl-C ends the command with exit 130 and
     the command to continue (by default the same command line), a model that cannot be
     reached (``ModelUnreachable``) with one line and exit 3. With ``expected`` calls,
     say first how many and how long at the ``models``' measured speed."""
@@ -262,8 +267,8 @@ def model_job(job: Callable[[], Coroutine[Any, Any, T]], *, title: str,
         line = estimate_line(expected, models or [], bar=errors.is_terminal)
         errors.print(Text(f"{title}: {line}", style="dim"), soft_wrap=True)
     try:
-        with CallBar(errors, title, expected).shown():
-            return run_job(job)
+        with CallBar(errors, title, expected).shown() as bar:
+            return run_job(lambda: job(bar.on_call))
     except ModelUnreachable as exc:
         stop_unreachable(errors, exc, "nothing more was asked; the replies had so far are "
                                       "cached.")

@@ -7,16 +7,18 @@ raw. ``Terminal`` is the project's ``rich`` console: it removes control characte
 tab and newline, DEL, C1, and the bidirectional overrides that reorder what is shown) from
 every piece of text it renders, while its own styling and cursor control, which ``rich``
 emits apart from the text, still work. A leaf module: every layer's commands print
-through it.
+through it, and it styles the transcript lines the engine narrates (``print_line``).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Protocol
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
+from rich.text import Text
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -36,3 +38,46 @@ class Terminal(Console):
                 yield Segment(printable(segment.text), segment.style)
             else:
                 yield segment
+
+
+class NarratedLine(Protocol):
+    """A transcript line as ``engine.narration.describe`` gives it (plain values)."""
+
+    @property
+    def style(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def speaker(self) -> str: ...
+    @property
+    def tag(self) -> str: ...
+    @property
+    def colon(self) -> str: ...
+
+
+STYLES = {"stage": "bold magenta", "host": "italic cyan", "speech": "bold", "clue": "yellow",
+          "act": "green", "log": "dim", "result": "bold red"}
+
+
+def rich_line(line: NarratedLine) -> Text:
+    if line.style == "stage":
+        return Text(f"\n── {line.text} ──", style=STYLES["stage"])
+    text = Text()
+    if line.style == "log":
+        text.append(f"· {line.text}", style=STYLES["log"])
+        text.append(f" {line.tag}" if line.tag else "", style="dim italic")
+        return text
+    if line.speaker:
+        text.append(line.speaker, style=STYLES[line.style])
+    if line.tag:
+        text.append(f" {line.tag}", style="dim")
+    if line.speaker or line.tag:
+        text.append(line.colon)
+    text.append(line.text)
+    return text
+
+
+def print_line(console: Console, line: NarratedLine, lang: str) -> None:
+    """Print a transcript line. Chinese, written without spaces, is left to the terminal to
+    wrap: rich wraps at spaces only, and would leave a speaker's name alone on its line."""
+    console.print(rich_line(line), soft_wrap=lang.startswith("zh"))

@@ -12,7 +12,7 @@ from jubensha.eval.votes import (
     culprit_rank,
     identification,
     mean_reciprocal_rank,
-    tally,
+    votes_received,
 )
 
 
@@ -71,7 +71,7 @@ def test_culprit_rank_with_ties_and_mean_reciprocal_rank() -> None:
     assert culprit_rank(votes, {"M"}, ties="pessimistic") == 3
     assert culprit_rank({"A": 3}, {"M"}) is None
     assert culprit_rank({"A": 3}, {"M"}, candidates=["A", "M", "B"], ties="pessimistic") == 3
-    assert culprit_rank(tally(VOTES), {"M", "A"}) == 1  # two culprits: the best placed counts
+    assert culprit_rank(votes_received(VOTES), {"M", "A"}) == 1  # two culprits: the best placed counts
     assert mean_reciprocal_rank([2, 1, None]) == pytest.approx(0.5)
     with pytest.raises(ValueError):
         mean_reciprocal_rank([])

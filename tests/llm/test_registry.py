@@ -9,7 +9,6 @@ from jubensha.llm.registry import (
     ModelOptions,
     ModelSpecError,
     parse_model_spec,
-    parse_seat_spec,
     validate_model_spec,
 )
 
@@ -39,17 +38,6 @@ def test_options_read_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     options = ModelOptions()
     assert (options.base_url, options.api_key) == ("http://127.0.0.1:11434/v1", "sk-test")
     assert ModelOptions(base_url="http://other/v1").base_url == "http://other/v1"
-
-
-def test_seat_specs() -> None:
-    seat = parse_seat_spec("Dr. Ling=openai:gpt-4o-mini")
-    assert (seat.seat, seat.spec) == ("Dr. Ling", "openai:gpt-4o-mini")
-    assert parse_seat_spec(" 林医生 = scripted ").seat == "林医生"
-    for bad in ("Dr. Ling", "=scripted", "Dr. Ling="):
-        with pytest.raises(ModelSpecError, match="NAME=MODEL"):
-            parse_seat_spec(bad)
-    with pytest.raises(ModelSpecError, match="unknown model"):
-        parse_seat_spec("Dr. Ling=gpt-4")
 
 
 def test_local_spec_builds_the_embedded_model_lazily() -> None:

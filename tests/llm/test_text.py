@@ -1,9 +1,13 @@
-"""Token estimates and fitting prompts into a context window."""
+"""Token estimates, fitting prompts into a context window, and what counts as Chinese."""
 
 from __future__ import annotations
 
+import re
+
 from jubensha.llm.base import Message
-from jubensha.llm.text import estimate_tokens, fit_messages, messages_language
+from jubensha.llm.text import HAN, estimate_tokens, fit_messages, messages_language
+from jubensha.memory.text import detect_language, han_share, tokenize
+from jubensha.scripts.naming import names_meant
 
 
 def test_estimates_err_high_and_charge_more_for_chinese() -> None:
@@ -46,3 +50,24 @@ def test_chinese_prompts_get_a_chinese_marker() -> None:
     fitted, _ = fit_messages(messages, 300)
     assert "省略" in fitted[0].text
     assert messages_language(messages) == "zh"
+
+
+RARE = "𠮷"  # U+20BB7, extension B: a surname character outside the BMP
+HAN_SAMPLES = ["书", "㐀", "﨑", RARE, "\U00030000"]  # unified, ext A, compatibility, ext B, ext G
+NOT_HAN = ["あ", "ア", "한", "。", "，", "a", "1", "☯"]
+
+
+def test_han_is_every_ideograph_block_and_nothing_else() -> None:
+    han = re.compile(f"[{HAN}]")
+    assert all(han.fullmatch(c) for c in HAN_SAMPLES)
+    assert not any(han.fullmatch(c) for c in NOT_HAN)
+
+
+def test_modules_built_on_han_agree_on_a_rare_character() -> None:
+    """Extension B counts as Chinese wherever text is measured or split, not only in
+    some modules (the definitions used to drift)."""
+    name = f"{RARE}田"
+    assert messages_language([Message(role="user", content=name)]) == "zh"
+    assert han_share(name) == 1.0 and detect_language(name) == "zh"
+    assert tokenize(name, zh_mode="chars") == [RARE, "田"]
+    assert names_meant(RARE, [name, "李四"]) == [name]

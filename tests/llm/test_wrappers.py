@@ -158,7 +158,7 @@ async def test_the_stack_records_caches_accounts_and_limits(tmp_path: Path) -> N
     assert built.accounting.by_seat["Mary"].calls == 2
     assert len(cassette.read_text().splitlines()) == 2
     assert [r.purpose for r in sink.records] == ["answer", "vote"]
-    replayed = stack(ReplayModel.load(cassette), retries=2)
+    replayed = stack(ReplayModel.load(cassette), attempts=2)
     reply = await CallLog().seat(replayed.model, "Mary").generate(_request(purpose="vote"))
     assert reply.text == sink.records[1].raw
 

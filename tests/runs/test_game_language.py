@@ -130,7 +130,7 @@ async def test_failures_are_named_in_the_games_language(tmp_path: Path) -> None:
     out = tmp_path / "run"
     await play_game(script, find_procedure("demo"), plan_seats(script, "naive", "scripted"),
                     out=out, embedder="none", models={"scripted": broken})
-    what = commands.failed_what(out, labels("zh"))
+    what = commands.failed_what(read_run(out).events, labels("zh"))
     assert "自我介绍" in what and "introduction" not in what
     failure = next(e for e in read_run(out).events if isinstance(e, Failure))
     [line] = describe(failure, "zh")

@@ -122,6 +122,15 @@ def test_seat_syntax(text: str, expected: tuple) -> None:
     assert parse_seat(text, load_script(TINY)) == expected
 
 
+@pytest.mark.parametrize(("text", "problem"), [
+    ("Ann", "write NAME=MODEL"), ("=scripted", "write NAME=MODEL"),
+    ("Ann=", "write NAME=MODEL"), ("Ann=gpt-4", "unknown model"),
+])
+def test_seat_syntax_errors_say_what_is_wrong(text: str, problem: str) -> None:
+    with pytest.raises(PlayError, match=problem):
+        parse_seat(text, load_script(TINY))
+
+
 def test_seats_default_then_override() -> None:
     plans = plan_seats(load_script(TINY), "naive", "local", ["Bob=scripted", "Cara=naive@"])
     assert {n: p.model for n, p in plans.items()} == {

@@ -28,6 +28,8 @@ TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
 class Accuser(NaiveAgent):
     """Plays naive but always votes for one named seat: a batch with a known outcome."""
 
+    architecture = "accuser"  # registered under this name for the whole session
+
     def __init__(self, target: str) -> None:
         super().__init__()
         self.target = target
@@ -141,7 +143,7 @@ def row(position: int, architecture: str, status: str, winner: str | None = None
                    votes_on_murderer=votes[0], votes_counted=votes[1], duration_s=2.0,
                    usage=Spend(calls=3, prompt_tokens=tokens, cost_usd=cost),
                    spent=Spend(calls=3, prompt_tokens=tokens, cost_usd=cost),
-                   error="ModelError: boom" if status == "failed" else None, fallbacks=1)
+                   error="ModelError: boom" if status == "failed" else None, failures=1)
 
 
 def test_failed_and_unfinished_games_count_apart_from_the_rates() -> None:
@@ -157,7 +159,7 @@ def test_failed_and_unfinished_games_count_apart_from_the_rates() -> None:
     assert (a.games, a.finished, a.failed, a.unfinished) == (4, 2, 1, 1)
     assert (a.civilian_wins.k, a.civilian_wins.n) == (1, 2)
     assert (a.identification.k, a.identification.n) == (4, 8)
-    assert a.tokens_per_game == 200 and a.calls_per_game == 3 and a.fallbacks_per_game == 1
+    assert a.tokens_per_game == 200 and a.calls_per_game == 3 and a.failures_per_game == 1
     assert a.cost_usd == pytest.approx(0.04) and a.spent_cost_usd == pytest.approx(0.045)
     assert b.cost_usd is None and b.mean_duration_s == 2.0
     assert a.metrics == {"similarity": {"tfidf": Estimate(mean=0.2, n=1)}} and a.metric_errors == 1

@@ -250,9 +250,10 @@ async def answer_choice(question: ChoiceQuestion, context: AnswerContext, model:
     except StructuredOutputError as exc:
         return ChoiceAnswer(letters=[], answer="", raw=exc.raws[-1] if exc.raws else "",
                             attempts=len(exc.raws), error=str(exc))
-    chosen = result.value.answer
+    value: Any = result.value  # a schema made at run time
+    chosen = value.answer
     found = [chosen] if isinstance(chosen, str) else list(chosen)
-    return ChoiceAnswer(letters=found, answer=",".join(found), reason=result.value.reason,
+    return ChoiceAnswer(letters=found, answer=",".join(found), reason=value.reason,
                         raw=result.raws[-1], attempts=result.attempts)
 
 
@@ -286,7 +287,7 @@ def answer_schema(letters: tuple[str, ...], multiple: bool) -> type[BaseModel]:
         return parse_letters(value, letters) or value
 
     option = Literal[letters]  # type: ignore[valid-type]
-    answer: Any = (Annotated[list[option], BeforeValidator(several),  # type: ignore[valid-type]
+    answer: Any = (Annotated[list[option], BeforeValidator(several),
                              Field(min_length=1, json_schema_extra={"uniqueItems": True})]
                    if multiple else Annotated[option, BeforeValidator(single)])
     return create_model("MultipleChoice" if multiple else "SingleChoice",

@@ -42,12 +42,13 @@ from jubensha.engine.decisions import (
 )
 from jubensha.engine.events import Accused, ActStarted, ClueRevealed, Event, Spoke
 from jubensha.engine.voting import NOBODY
+from jubensha.llm.text import HAN
 from jubensha.memory.lexical import BM25Index
 from jubensha.memory.text import TokenizerOptions, split_sentences, tokenize
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet, Character
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HAN = re.compile(f"[{HAN}]")
 _CLOCK = re.compile(r"(?<![\d:])\d{1,2}[:：]\d{2}(?![\d:])")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _NAME_SPLIT = re.compile(r"[\s·•・()（）,，.。/]+")
@@ -386,12 +387,12 @@ class Evidence:
             self._last = (query, len(self.texts), scores)
         return self._last[2]
 
-    def totals(self, query: str) -> Counter[str]:
-        totals: Counter[str] = Counter()
+    def totals(self, query: str) -> dict[str, float]:
+        totals: dict[str, float] = {}
         for row, score in enumerate(self.row_scores(query)):
             if score > 0:
                 for name, weight in self.about[row].items():
-                    totals[name] += weight * score
+                    totals[name] = totals.get(name, 0) + weight * score
         return totals
 
     def best_said(self, speaker: str, kinds: Iterable[str], query: str) -> str:
@@ -431,7 +432,7 @@ class ExtractiveAgent(Agent):
         self.acts = {1} if sheet.me.act_sheet(1) else set()
         self.answers = BM25Index(self.tokens)
         self.evidence = Evidence(self.tokens)
-        self.bonus: Counter[str] = Counter()
+        self.bonus: dict[str, float] = {}
         self.asked: Counter[str] = Counter()
         self.said: set[int] = set()
         self.queries: dict[str | None, str] = {}
@@ -483,7 +484,8 @@ class ExtractiveAgent(Agent):
         elif isinstance(event, Spoke) and event.speaker != self.name:
             self.hear(event)
         elif isinstance(event, Accused) and event.accused and event.accuser != self.name:
-            self.bonus[event.accused] += self.config.accused_weight
+            self.bonus[event.accused] = (self.bonus.get(event.accused, 0)
+                                         + self.config.accused_weight)
 
     def add_scene(self, text: str) -> None:
         """A clue or an act's public text: what the table knows of the crime scene."""
@@ -503,8 +505,8 @@ class ExtractiveAgent(Agent):
         about[event.speaker] = about.get(event.speaker, 0.0) + self.config.said_weight
         about.pop(self.name, None)
         self.evidence.add(event.text, about, (event.speaker, event.kind))
-        self.bonus[event.speaker] += self.config.contradiction_weight * self.contradictions(
-            event.speaker, event.text)
+        self.bonus[event.speaker] = self.bonus.get(event.speaker, 0) + (
+            self.config.contradiction_weight * self.contradictions(event.speaker, event.text))
 
     def contradictions(self, speaker: str, text: str) -> int:
         """Clock times at which ``speaker``'s account shares no content word with what the
@@ -567,7 +569,7 @@ class ExtractiveAgent(Agent):
         query = self.crime_query(victim)
         totals = self.evidence.totals(query)
         pool = [c for c in candidates if c != self.name] or list(candidates)
-        raw = {name: totals[name] + self.bonus[name] for name in pool}
+        raw = {name: totals.get(name, 0) + self.bonus.get(name, 0) for name in pool}
         top = max(raw.values(), default=0.0)
         evasion = self.evasion(query)
         score = {name: (raw[name] / top if top > 0 else 0.0)

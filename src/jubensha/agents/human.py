@@ -45,12 +45,12 @@ from jubensha.engine.decisions import (
     Vote,
 )
 from jubensha.engine.events import ActStarted, ClueRevealed, Event, HostSpoke
-from jubensha.engine.narration import describe, print_line
+from jubensha.engine.narration import describe
 from jubensha.engine.voting import NOBODY
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet
 from jubensha.scripts.naming import names_meant
-from jubensha.terminal import Terminal
+from jubensha.terminal import Terminal, print_line
 
 Reader = Callable[[str], str]
 """Shows a prompt and reads one line (``input``); raises EOFError when the input ended."""

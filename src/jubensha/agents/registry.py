@@ -33,7 +33,6 @@ ARCHITECTURES: dict[str, str] = {
     "thinkthrice": "jubensha.agents.thinkthrice.agent:ThinkThriceAgent.from_option",
     "human": "jubensha.agents.human:HumanAgent.from_option",
 }
-DEFAULT_ARCHITECTURE = "naive"
 
 _FACTORIES: dict[str, Factory] = {}
 
@@ -68,7 +67,7 @@ def _factory(name: str) -> Factory:
         target = getattr(target, part)
     if not callable(target):
         raise TypeError(f"{ARCHITECTURES[name]} is not callable")
-    return target  # type: ignore[return-value]
+    return target
 
 
 def guarded(spec: str) -> tuple[bool, str]:

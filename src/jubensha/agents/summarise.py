@@ -32,7 +32,6 @@ from jubensha.scripts.model import Language
 SCRIPT_PURPOSE = "summarise.script"
 SECTION_PURPOSE = "summarise.section"
 HISTORY_PURPOSE = "summarise.history"
-SUMMARY_PURPOSES = (SCRIPT_PURPOSE, SECTION_PURPOSE, HISTORY_PURPOSE)
 
 
 class SummaryConfig(BaseModel):

@@ -12,7 +12,7 @@ system prompt, the question in the user prompt. Everything else is ``BaselineAge
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
@@ -33,9 +33,9 @@ def predefined_questions(lang: str, victim: str | None = None) -> list[str]:
 def pick_schema(candidates: list[str], choices: int, count: int) -> type[BaseModel]:
     """A target among ``candidates`` and ``count`` question numbers ("1".."choices")."""
     numbers = tuple(str(n) for n in range(1, choices + 1))
+    size = Field(min_length=count, max_length=count)
     return create_model("Pick", target=(Literal[tuple(candidates)], ...),
-                        picks=(list[Literal[numbers]], Field(min_length=count,
-                                                             max_length=count)))
+                        picks=(list[Literal[numbers]], size))  # type: ignore[valid-type]
 
 
 def rewrite_schema(count: int) -> type[BaseModel]:
@@ -67,8 +67,9 @@ class WerewolfAgent(BaselineAgent):
         return Questions(target=pick.target, questions=questions)
 
     async def answer(self, question: Spoke) -> str:
-        values = {"asker": question.speaker, "question": question.text,
-                  "murderer": self.seat.sheet.is_murderer, "sentences": self.config.sentences}
+        values: dict[str, Any] = {
+            "asker": question.speaker, "question": question.text,
+            "murderer": self.seat.sheet.is_murderer, "sentences": self.config.sentences}
         draft = await self.text("answer.draft", "werewolf", "draft", question.text, **values)
         # The draft and the critique are the seat's own thoughts: the system prompt's
         # (BaselineAgent.messages), never part of what it was asked.

@@ -53,15 +53,15 @@ async def default_action(agent: Agent, decision: Decision, seen: Sequence[Event]
                          ) -> Action:
     """The shared answer to ``decision`` for ``agent``; ``seen`` are the events its seat
     may see (used as context by the rating prompt)."""
-    common = {"stage": decision.stage, "round": decision.round}
     if isinstance(decision, TakeTurn):
         asked = await agent.decide(AskQuestions(candidates=decision.candidates, count=1,
-                                                **common))
+                                                stage=decision.stage, round=decision.round))
         if not isinstance(asked, Questions):
             raise ModelError(f"asked for questions, got {type(asked).__name__}")
         return Questions(target=asked.target, questions=asked.questions[:1])
     if isinstance(decision, Accuse):
-        vote = await agent.decide(CastVote(candidates=decision.candidates, **common))
+        vote = await agent.decide(CastVote(candidates=decision.candidates, stage=decision.stage,
+                                           round=decision.round))
         if not isinstance(vote, Vote):
             raise ModelError(f"asked for a vote, got {type(vote).__name__}")
         return Accusation(target=vote.target, reason=vote.reason)

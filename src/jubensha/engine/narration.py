@@ -3,16 +3,14 @@
 It lives beside the events so that every front end (the live game, ``transcript.md``, the
 human seat, the browser) narrates a run the same way, in the game's language. Private events
 are marked with who saw them; log-only events (votes before the reveal, failures, ratings)
-are shown as such.
+are shown as such. Lines are plain values: the terminal styles them (``terminal.print_line``),
+the browser and ``transcript.md`` their own way.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Literal
-
-from rich.console import Console
-from rich.text import Text
 
 from jubensha.engine.events import (
     Accused,
@@ -142,31 +140,3 @@ def _ended(event: GameEnded, words: dict[str, str], tag: str) -> list[Line]:
     if event.truth:
         lines.append(Line("result", event.truth, words["truth"], tag))
     return lines
-
-
-STYLES = {"stage": "bold magenta", "host": "italic cyan", "speech": "bold", "clue": "yellow",
-          "act": "green", "log": "dim", "result": "bold red"}
-
-
-def rich_line(line: Line) -> Text:
-    if line.style == "stage":
-        return Text(f"\n── {line.text} ──", style=STYLES["stage"])
-    text = Text()
-    if line.style == "log":
-        text.append(f"· {line.text}", style=STYLES["log"])
-        text.append(f" {line.tag}" if line.tag else "", style="dim italic")
-        return text
-    if line.speaker:
-        text.append(line.speaker, style=STYLES[line.style])
-    if line.tag:
-        text.append(f" {line.tag}", style="dim")
-    if line.speaker or line.tag:
-        text.append(line.colon)
-    text.append(line.text)
-    return text
-
-
-def print_line(console: Console, line: Line, lang: str) -> None:
-    """Print a transcript line. Chinese, written without spaces, is left to the terminal to
-    wrap: rich wraps at spaces only, and would leave a speaker's name alone on its line."""
-    console.print(rich_line(line), soft_wrap=lang.startswith("zh"))

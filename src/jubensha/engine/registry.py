@@ -138,8 +138,3 @@ def specs_by_kind(value: Any) -> Any:
             raise ValueError(str(exc)) from None
         specs.append(kind.spec.model_validate(item))
     return specs
-
-
-def stage_kinds() -> dict[str, StageKind]:
-    load_plugins()
-    return dict(sorted(_KINDS.items()))

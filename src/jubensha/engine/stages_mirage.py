@@ -50,7 +50,7 @@ from jubensha.engine.stages import (
     run_clues,
 )
 from jubensha.engine.table import Check, Table
-from jubensha.engine.voting import outcome, tally, victims_to_vote
+from jubensha.engine.voting import Ballots, outcome, tally, victims_to_vote
 from jubensha.prompts import render
 from jubensha.scripts.model import Clue
 
@@ -301,7 +301,7 @@ def suspicion(table: Table, seat: str) -> int:
     return int(scores["doubt"] - scores["trust"]) if scores else 0
 
 
-def combined_scores(table: Table, spec: AccusationVoteSpec, ballots: dict[str, str | None],
+def combined_scores(table: Table, spec: AccusationVoteSpec, ballots: Ballots,
                     suspects: Sequence[str]) -> dict[str, float]:
     weight = spec.vote_weight if spec.vote_weight is not None else float(len(table.seats))
     votes = tally(ballots)

@@ -37,10 +37,11 @@ from jubensha.engine.events import Event
 from jubensha.eval.postgame import whole_scripts
 from jubensha.eval.registry import options
 from jubensha.llm.calls import CallRecord, read_calls
+from jubensha.llm.text import HAN
 from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import PUBLIC, Character, Script
 
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK = HAN
 _UNIT = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
 """A Chinese character, or a word of letters and digits."""
 TRUTH, HIDDEN = "(truth)", "(hidden clues)"
@@ -75,7 +76,7 @@ def passages_of(words: Sequence[str], n: int) -> np.ndarray:
         return np.empty(0, dtype=np.uint64)
     ids = np.fromiter((hash(w) for w in words), dtype=np.int64, count=len(words))
     ids = ids.view(np.uint64)
-    found = np.zeros(len(words) - n + 1, dtype=np.uint64)
+    found: np.ndarray = np.zeros(len(words) - n + 1, dtype=np.uint64)
     with np.errstate(over="ignore"):
         for k in range(n):
             found = found * _MULTIPLIER + ids[k:len(ids) - n + 1 + k]

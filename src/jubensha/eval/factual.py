@@ -32,7 +32,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, cast
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -307,7 +307,7 @@ async def model_verdict(judge: Model, question: FactualQuestion, reply: str, sea
     judged = await ask(judge, request, schema, item=question.id, attempts=attempts, lang=lang)
     if judged.value is None:
         return None, judged.failure.error if judged.failure else "no verdict"
-    return judged.value.verdict == "Correct", None
+    return cast(Any, judged.value).verdict == "Correct", None  # a schema made at run time
 
 
 class FactualResult(MetricResult):
@@ -344,7 +344,7 @@ class FactualResult(MetricResult):
         return [summary, seats]
 
 
-def tally(script: Script, answers: list[FactualAnswer]) -> dict[str, object]:
+def accuracies(script: Script, answers: list[FactualAnswer]) -> dict[str, Any]:
     """Pooled and per-seat accuracies of judged answers."""
     pooled = {k: Tally() for k in ("own", "cq", "mq", "other")}
     seats: dict[str, dict[str, Tally]] = {
@@ -381,7 +381,7 @@ async def factual(context: MetricContext, options: FactualOptions) -> FactualRes
                      for a in answers)
     return FactualResult(
         run=str(context.run.path), judge=judge.name if judge else "lexical",
-        questions=len(owned), generated=generated, **tally(script, answers),
+        questions=len(owned), generated=generated, **accuracies(script, answers),
         answer_failures=counts["answer"], judge_failures=counts["judge"], answers=answers,
         notes=notes)
 

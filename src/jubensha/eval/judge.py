@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from jubensha.eval.registry import MetricContext
 from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request
-from jubensha.llm.calls import CallLog, JsonlSink, SeatModel, drop_torn_tail
+from jubensha.llm.calls import CallLog, JsonlSink, OnCall, SeatModel, drop_torn_tail
 from jubensha.llm.health import Health
 from jubensha.llm.registry import named_file, parse_model_spec
 from jubensha.llm.structured import generate_object
@@ -202,14 +202,14 @@ class EvalSession:
         self.cache.close()
 
 
-def open_session(run_path: Path) -> EvalSession:
+def open_session(run_path: Path, on_call: OnCall | None = None) -> EvalSession:
     """Create ``RUN_DIR/eval/`` with its call log (numbering continues after earlier
-    evaluations) and reply cache."""
+    evaluations; ``on_call`` is told of each call) and reply cache."""
     folder = Path(run_path) / EVAL_DIR
     _own_files(folder)
     folder.mkdir(parents=True, exist_ok=True)
     log_path = folder / EVAL_CALLS
-    calls = CallLog(JsonlSink(log_path), Health())  # a dead judge stops the evaluation
+    calls = CallLog(JsonlSink(log_path), Health(), on_call)  # a dead judge stops it
     drop_torn_tail(log_path)  # a killed evaluation's half record (maybe mid-character)
     if log_path.is_file():
         try:

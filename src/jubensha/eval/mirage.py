@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -37,7 +37,7 @@ from jubensha.eval.registry import MetricContext, metric, options
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import release_rouge, rouge_l
 from jubensha.eval.vote_metrics import culprits, final_ballots, has_solution
-from jubensha.eval.votes import Ties, Vote, culprit_rank, tally
+from jubensha.eval.votes import Ties, Vote, culprit_rank, votes_received
 from jubensha.llm.calls import declare
 from jubensha.prompts import render
 from jubensha.runlog.folder import RunLog
@@ -437,7 +437,7 @@ async def llm_scores(context: MetricContext, seats: Sequence[str] | None = None)
     result = LLMScore(run=str(context.run.path), seats={})
     for seat in seats or seats_of(context):
         character = script.character(seat)
-        values = {
+        values: dict[str, Any] = {
             "player": seat, "history": history, "names": script.names,
             "actions": render_lines([x for x in lines if x.actor == seat], lang),
             "script": clip("\n\n".join(script_parts(character).values()),
@@ -455,7 +455,7 @@ async def llm_scores(context: MetricContext, seats: Sequence[str] | None = None)
                 assert judged.failure is not None
                 result.failures.append(judged.failure)
                 continue
-            reasons[item] = judged.value.reason
+            reasons[item] = cast(Any, judged.value).reason  # a schema made at run time
             for ability in group:
                 scores[ability] = getattr(judged.value, ability)
         result.seats[seat] = SeatScores(scores=scores, reasons=reasons)
@@ -641,7 +641,7 @@ def victory(run: RunLog, script: Script, seats: Sequence[str], options: MirageOp
     ranks: dict[str, int | None] = {}
     chance: dict[str, float] = {}
     for victim, ballots in final_ballots(run).items():
-        votes = tally(Vote(voter=b.voter, target=b.target) for b in ballots)
+        votes = votes_received(Vote(voter=b.voter, target=b.target) for b in ballots)
         guilty = guilty_of(script, victim, options)  # {"nobody here"}: an offstage death
         pool = [*seats, *sorted(guilty - set(seats))]
         combined = {seat: weight * votes.get(seat, 0) + suspicion[seat] for seat in pool}

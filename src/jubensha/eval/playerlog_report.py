@@ -185,10 +185,11 @@ def wellplay_kinds(wellplay_root: Path | None) -> dict[tuple[LogLanguage, str], 
     ``(tester, question)``; the full-script-access set is asked by ``GM``."""
     if wellplay_root is None:
         return {}
-    found = {}
+    found: dict[tuple[LogLanguage, str], Kinds] = {}
     for folder in discover_wellplay(wellplay_root):
         script = import_wellplay(folder)
-        found[("cn" if script.language == "zh" else "en", script.title)] = question_kinds(script)
+        language: LogLanguage = "cn" if script.language == "zh" else "en"
+        found[(language, script.title)] = question_kinds(script)
     return found
 
 
@@ -252,7 +253,8 @@ def unlogged_cells(coverage: dict[str, list[str]], groups: set[str], language: s
     tables = paper_tables()
     wanted = find_title(tables.scripts, script, script) if script else None
     rows = []
-    for lang, table in (("cn", tables.tables["zh"]), ("en", tables.tables["en"])):
+    languages: tuple[LogLanguage, ...] = ("cn", "en")
+    for lang, table in zip(languages, (tables.tables["zh"], tables.tables["en"]), strict=True):
         if language not in (None, lang):
             continue
         for name, block in table.items():
@@ -333,7 +335,8 @@ def compare_rules(root: Path, wellplay_root: Path) -> GradingRules:
                          for p in passes for r in p.rows)
         empty_right += sum(r.is_right and not r.answer for p in passes for r in p.rows)
         group = scripts.setdefault(f"{entry.language}/{entry.method}", {})
-        for grading in ("logged", *RULES):
+        gradings: tuple[Grading, ...] = ("logged", *RULES)
+        for grading in gradings:
             judged = [graded(p, grading, multiple) for p in passes]
             group.setdefault(grading, []).append(
                 score_script(entry.title, [score_pass(j) for j in judged]))

@@ -75,7 +75,8 @@ def derive_pairs(wellplay_root: Path) -> list[tuple[str, str]]:
     """(English title, Chinese title) of every script the folder holds in both languages:
     each one's best match, when the match is mutual and above ``MATCH``."""
     scripts = [import_wellplay(folder) for folder in discover_wellplay(wellplay_root)]
-    prints = {(s.language, s.title): fingerprint(s) for s in scripts}
+    prints: dict[tuple[str, str], Fingerprint] = {(s.language, s.title): fingerprint(s)
+                                                  for s in scripts}
     english = [key for key in prints if key[0] == "en"]
     chinese = [key for key in prints if key[0] == "zh"]
 

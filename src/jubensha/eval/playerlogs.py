@@ -18,7 +18,7 @@ from functools import cache
 from importlib import resources
 from io import BytesIO
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import yaml
 from openpyxl import load_workbook
@@ -209,7 +209,7 @@ def discover(root: Path) -> list[LogEntry]:
         passes = sorted((folder / "evaluate").glob("evaluation_*.xlsx"))
         transcripts = sorted(p for p in folder.glob("*.xlsx") if not p.name.startswith("~$"))
         entries.append(LogEntry(
-            language=language, method=METHODS[method], folder=folder.name,
+            language=cast(LogLanguage, language), method=METHODS[method], folder=folder.name,
             title=script_title(folder.name), passes=passes,
             transcript=transcripts[0] if transcripts else None))
     if not entries:

@@ -17,7 +17,7 @@ from jubensha.eval.report import Format
 from jubensha.eval.wellplay_game import WellPlayOptions, WellPlayResult, score_reference
 from jubensha.jobs import model_job
 from jubensha.llm.base import Model
-from jubensha.llm.calls import SeatModel
+from jubensha.llm.calls import OnCall, SeatModel
 from jubensha.llm.registry import DEFAULT_SPEC, ModelSpecError, parse_model_spec
 from jubensha.llm.wrappers import CachedModel
 from jubensha.scripts.io import ScriptError, save_script
@@ -57,21 +57,19 @@ def wellplay_reference(
         client = parse_model_spec(model)
     except (ScriptError, ModelSpecError) as exc:
         raise fail(str(exc)) from None
-    session = open_session(log_dir) if log_dir else None
 
-    async def score_all() -> list[WellPlayResult]:
+    async def score_all(on_call: OnCall) -> list[WellPlayResult]:
+        session = open_session(log_dir, on_call) if log_dir else None
         tagged = _logged(client, session)
         try:
             return [await score_reference(script, answerer, tagged, samples=samples,
                                           options=settings) for script in loaded]
         finally:
             await client.aclose()
+            if session is not None:
+                session.close()
 
-    try:
-        results = model_job(score_all, title="wellplay reference")
-    finally:
-        if session is not None:
-            session.close()
+    results = model_job(score_all, title="wellplay reference")
     emit([r.model_copy(update={"run": r.script}) for r in results], fmt, out)
 
 
@@ -93,19 +91,17 @@ def factual_questions(
         client = parse_model_spec(judge)
     except (ScriptError, ModelSpecError) as exc:
         raise fail(str(exc)) from None
-    session = open_session(log_dir) if log_dir else None
 
-    async def generate() -> int:
+    async def generate(on_call: OnCall) -> int:
+        session = open_session(log_dir, on_call) if log_dir else None
         try:
             copy = await with_generated(source, _logged(client, session), settings)
         finally:
             await client.aclose()
+            if session is not None:
+                session.close()
         save_script(copy, out)
         return len(copy.questions.factual) - len(source.questions.factual)
 
-    try:
-        made = model_job(generate, title="factual questions")
-    finally:
-        if session is not None:
-            session.close()
+    made = model_job(generate, title="factual questions")
     console.print(f"{made} factual questions generated; script saved to {out}")

@@ -21,7 +21,7 @@ from jubensha.engine.voting import (
 )
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
-from jubensha.eval.votes import Vote, culprit_rank, identification, tally
+from jubensha.eval.votes import Vote, culprit_rank, identification, votes_received
 from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import Script
 
@@ -113,7 +113,7 @@ async def culprit_rank_metric(context: MetricContext) -> CulpritRanks:
     candidates = context.script.names
     ranks = {}
     for victim, ballots in final_ballots(context.run).items():
-        votes = tally([Vote(voter=b.voter, target=b.target) for b in ballots])
+        votes = votes_received([Vote(voter=b.voter, target=b.target) for b in ballots])
         guilty = culprits(context.script, victim)
         pool = [*candidates, *sorted(guilty - set(candidates))]
         ranks[victim or "-"] = culprit_rank(votes, guilty, pool)

@@ -51,7 +51,7 @@ def identification(votes: Iterable[Vote], murderers: Collection[str],
     return Identification(on_murderer=on_murderer, counted=counted)
 
 
-def tally(votes: Iterable[Vote]) -> dict[str, int]:
+def votes_received(votes: Iterable[Vote]) -> dict[str, int]:
     """Votes received per target, abstentions left out."""
     return dict(Counter(v.target for v in votes if v.target is not None))
 

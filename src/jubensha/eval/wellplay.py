@@ -27,7 +27,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Collection, Iterable, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel
 
@@ -37,7 +37,8 @@ from jubensha.scripts.model import CATEGORY_POINTS, ChoiceCategory, ChoiceQuesti
 Rule = Literal["authors", "sets", "exact"]
 RULES: tuple[Rule, ...] = ("authors", "sets", "exact")
 CATEGORIES: tuple[ChoiceCategory, ...] = ("objective", "reasoning", "relations")
-POINTS_CATEGORY = {points: category for category, points in CATEGORY_POINTS.items()}
+POINTS_CATEGORY: dict[int, ChoiceCategory] = {  # the keys of CATEGORY_POINTS are categories
+    points: cast(ChoiceCategory, category) for category, points in CATEGORY_POINTS.items()}
 DEFAULT_LETTERS = "abcde"
 
 _SEPARATORS = re.compile(r"(?:\s*(?:[,，、;；/&+]|\band\b|和|与|及)\s*)|\s+")
@@ -227,7 +228,7 @@ def score_script(script: str, passes: Sequence[PassScore], digits: int | None = 
     sizes = {p.questions for p in passes}
     if len(sizes) > 1:
         raise ValueError(f"{script}: passes ask different numbers of questions {sorted(sizes)}")
-    categories = {
+    categories: dict[str, MeanStd] = {
         c: sample_mean_std([significant(p.categories[c].accuracy, digits) for p in passes])
         for c in CATEGORIES if c in passes[0].categories}
     return ScriptScore(script=script, passes=list(passes), categories=categories,

@@ -197,11 +197,11 @@ class KeyPoints(MetricResult):
 
 @lru_cache(maxsize=64)
 def coverage_schema(points: int) -> type[BaseModel]:
-    numbers = Field(default_factory=list, json_schema_extra={"uniqueItems": True},
+    numbers: list[int] = Field(default_factory=list, json_schema_extra={"uniqueItems": True},
                     description="Numbers of the key points the discussion conveys.")
     number_type = Annotated[int, Field(ge=1, le=points)]
     return create_model("Coverage", explanation=(str, ...),
-                        covered=(list[number_type], numbers))  # type: ignore[valid-type]
+                        covered=(list[number_type], numbers))
 
 
 def lexical_coverage(points: Sequence[str], texts: Sequence[str], threshold: float

@@ -200,17 +200,19 @@ def cut_reply(response: Response) -> Response:
                                        "notes": [*response.notes, note]})
 
 
-WATCHERS: list[Callable[[CallRecord], None]] = []
-"""Called with every record any call log appends (a command's progress bar counts them)."""
+OnCall = Callable[[CallRecord], None]
+"""Told of each model call a log appends (a command's progress bar counts them)."""
 
 
 class CallLog:
     """Numbers the calls of one run (all seats share it) and hands each record to a sink."""
 
-    def __init__(self, sink: CallSink | None = None, health: Health | None = None) -> None:
+    def __init__(self, sink: CallSink | None = None, health: Health | None = None,
+                 on_call: OnCall | None = None) -> None:
         self.sink: CallSink = sink if sink is not None else MemorySink()
         self.health = health
         """Watches every call so that a game whose model cannot answer stops at once."""
+        self.on_call = on_call
         self.count = 0
         self.last_seen: dict[str, int] | None = None
         """Seat to the index of the last event it observed; None: not tracked."""
@@ -236,9 +238,8 @@ class CallLog:
         record.index = self.count
         self.count += 1
         self.sink.write(record)
-        if record.model != NOT_A_CALL:  # a progress bar counts model calls
-            for watcher in WATCHERS:
-                watcher(record)
+        if record.model != NOT_A_CALL and self.on_call is not None:
+            self.on_call(record)
         return record
 
     def seat(self, model: Model, seat: str | None, purpose: str = "",

@@ -25,11 +25,12 @@ def read_completion(data: Any) -> Completion | None:
     if not choices:
         return None
     choice = choices[0] if isinstance(choices[0], dict) else {}
-    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+    message: dict[str, Any] = (choice["message"] if isinstance(choice.get("message"), dict)
+                               else {})
     content = message.get("content") or ""
     if not isinstance(content, str):
         raise ValueError(f"the reply's content is not text: {str(content)[:80]!r}")  # noqa: TRY004
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    usage: dict[str, Any] = data["usage"] if isinstance(data.get("usage"), dict) else {}
     details = usage.get("prompt_tokens_details")
     cached = details.get("cached_tokens") if isinstance(details, dict) else None
     return Completion(content, choice.get("finish_reason"), int(usage.get("prompt_tokens") or 0),

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from jubensha.llm.base import Model, Request, Response, Usage
-from jubensha.llm.text import estimate_tokens
+from jubensha.llm.text import HAN, estimate_tokens
 
 Scripted = str | dict | Exception | Response
 """One scripted reply: text, an object (sent as JSON), an exception to raise, or a Response."""
@@ -41,8 +41,8 @@ FORMATTED = {"date-time": "2024-01-01T20:00:00Z", "date": "2024-01-01", "time": 
 """Fixed values for string formats pydantic emits (datetime, date, ... fields)."""
 MAX_DEPTH = 6
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*|\n+")
-_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_WORD = re.compile(r"[^\W\u3400-\u4dbf\u4e00-\u9fff]+")
+_CJK_CHAR = re.compile(f"[{HAN}]")
+_WORD = re.compile(f"[^\\W{HAN}]+")
 _FORMAT_LINE = re.compile(r"^[ \t]*([^\n:：\"“”]{1,40}?)[ \t]*([:：])[ \t]*(?:\.{3,}|…+)"
                           r"[ \t\"”」']*$", re.MULTILINE)
 """A line of a stated format: a label, a colon and a placeholder ("Motive: ...", "动机：……")."""
@@ -310,10 +310,10 @@ class SchemaFaker:
     def bounds(schema: dict[str, Any], integral: bool) -> tuple[float, float]:
         """Inclusive bounds; exclusive ones are nudged inwards; open sides span 100."""
         nudge = 1 if integral else 1e-6
-        low = schema.get("minimum")
+        low: Any = schema.get("minimum")  # numbers of a JSON schema, or None
         if "exclusiveMinimum" in schema:
             low = schema["exclusiveMinimum"] + nudge
-        high = schema.get("maximum")
+        high: Any = schema.get("maximum")
         if "exclusiveMaximum" in schema:
             high = schema["exclusiveMaximum"] - nudge
         if integral:

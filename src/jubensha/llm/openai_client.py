@@ -31,6 +31,7 @@ import httpx2
 import openai
 from openai import AsyncOpenAI
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, stop_after_delay
+from tenacity.stop import stop_base
 from tenacity.wait import wait_exponential_jitter
 
 from jubensha.llm.base import (
@@ -127,7 +128,7 @@ async def with_retries(call: Callable[[], Awaitable[T]], max_retries: int, backo
     """Run ``call``, retrying transient errors up to ``max_retries`` times, and starting no
     new attempt once ``deadline_s`` has passed. A rate limit asking to wait longer than
     ``deadline_s`` is ``ModelExhausted`` at once: no wait, no retry."""
-    stop = stop_after_attempt(max_retries + 1)
+    stop: stop_base = stop_after_attempt(max_retries + 1)
     if deadline_s is not None:
         stop = stop | stop_after_delay(deadline_s)
     retrying = AsyncRetrying(stop=stop,

@@ -63,13 +63,6 @@ class ModelOptions(BaseModel):
     latency_s: float = Field(0.0, ge=0, description="Simulated latency of the scripted fake.")
 
 
-class SeatSpec(BaseModel):
-    """``--seat "Dr. Ling=openai:gpt-4o-mini"``: which model plays which seat."""
-
-    seat: str
-    spec: str
-
-
 def _split(spec: str) -> tuple[str, str]:
     kind, _, argument = spec.strip().partition(":")
     return kind.strip().lower(), argument.strip()
@@ -142,12 +135,3 @@ def _build(spec: str, options: ModelOptions) -> Model:
     from jubensha.llm.replay import ReplayModel
 
     return ReplayModel.load(Path(argument))
-
-
-def parse_seat_spec(text: str) -> SeatSpec:
-    """``"NAME=SPEC"`` → ``SeatSpec``; the model part is checked like ``--model``."""
-    seat, sep, spec = text.partition("=")
-    if not sep or not seat.strip() or not spec.strip():
-        raise ModelSpecError(f"seat model {text!r}: write it as NAME=MODEL, "
-                             f"e.g. \"Dr. Ling=openai:gpt-4o-mini\"")
-    return SeatSpec(seat=seat.strip(), spec=validate_model_spec(spec))

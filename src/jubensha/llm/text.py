@@ -13,7 +13,11 @@ from collections.abc import Iterable
 from jubensha.llm.base import Message
 from jubensha.prompts import render
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
+HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+"""Chinese (Han) characters, as the body of a regex class: extension A, the unified block,
+the compatibility ideographs, and extensions B to G beyond the BMP (rare characters of
+names, such as 𠮷). The one definition every module's pattern builds on."""
+_CJK = re.compile(f"[{HAN}\u3000-\u303f\uff00-\uffef]")
 
 ASCII_CHARS_PER_TOKEN = 3.5
 """English runs at ~4 characters per token; 3.5 keeps the estimate on the safe side."""

@@ -317,7 +317,7 @@ class ModelStack:
     budget: BudgetModel | None = None
 
 
-def stack(client: Model, *, retries: int = 1, cache: MemoryCache | SqliteCache | None = None,
+def stack(client: Model, *, attempts: int = 1, cache: MemoryCache | SqliteCache | None = None,
           record_to: Path | None = None, prices: PriceTable | None = None,
           budget: Budget | None = None, accounting: Accounting | None = None) -> ModelStack:
     """Wrap ``client`` as ``Budget(Accounting(Cache(Retry(Record(client)))))``.
@@ -332,8 +332,8 @@ def stack(client: Model, *, retries: int = 1, cache: MemoryCache | SqliteCache |
         from jubensha.llm.replay import RecordingModel
 
         model = RecordingModel(model, record_to)
-    if retries > 1:
-        model = RetryModel(model, attempts=retries)
+    if attempts > 1:
+        model = RetryModel(model, attempts=attempts)
     cached = CachedModel(model, cache) if cache is not None else None
     model = cached or model
     counted = AccountingModel(model, prices, accounting)

@@ -20,11 +20,12 @@ from typing import Literal
 from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN
 from pydantic import BaseModel, ConfigDict
 
+from jubensha.llm.text import HAN
 from jubensha.scripts.model import Language
 
 ZhMode = Literal["jieba", "chars"]
 
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ebef"
+_HAN = HAN
 _HAN_RE = re.compile(f"[{_HAN}]")
 _HAN_RUN_RE = re.compile(f"([{_HAN}]+)")
 # Full-width and CJK punctuation: each is usually a token of its own in BPE vocabularies.

@@ -8,6 +8,11 @@
     result.json         outcome, votes, usage per seat and purpose, failures, duration
     transcript.md       the game as a readable document
 
+meta.json's ``format_version`` says which format the folder is in (``RUN_FORMAT``). A folder
+without one was written before versions were recorded and is read as it is; a folder of a
+newer format than this version reads is refused in one line, before any of its files is
+parsed, rather than misread.
+
 A game that crashed or was stopped leaves meta.json and the two logs, possibly with a
 half-written last line; ``read_run`` loads such a partial run and says it is unfinished.
 
@@ -46,6 +51,8 @@ META, EVENTS, CALLS, RESULT, TRANSCRIPT = (
 SCRIPT = "script.played.yaml"
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 M = TypeVar("M", bound=BaseModel)
+RUN_FORMAT = 1
+"""The format of the run folders this version writes (1: the first with a version field)."""
 
 
 class RunError(Exception):
@@ -63,6 +70,9 @@ class RunMeta(BaseModel):
     """What was played. ``procedure`` is kept as plain data so that runs using stage kinds
     from packages not installed here can still be read."""
 
+    format_version: int = Field(0, ge=0, description=(
+        "The folder's format (``RUN_FORMAT`` when written); 0: written before formats had "
+        "versions, read as it is."))
     script_id: str
     script_title: str = ""
     script_source: str = Field("", description=(
@@ -142,6 +152,8 @@ class RunFolder:
         self._calls: IO[str] = (self.path / CALLS).open("a", encoding="utf-8")
 
     def write_meta(self, meta: RunMeta) -> None:
+        """Write meta.json, stamped with the format this version writes."""
+        meta = meta.model_copy(update={"format_version": RUN_FORMAT})
         self.meta = meta
         _write_json(self.path / META, meta)
 
@@ -200,12 +212,30 @@ def read_run(path: str | Path) -> RunLog:
         raise RunError(f"{folder}: no such run folder")
     if not present(folder / EVENTS) and not present(folder / META):
         raise RunError(f"{folder}: not a run folder (no {META} or {EVENTS})")
+    meta = _read_meta(folder / META)
     truncated: list[str] = []
     events = _read_jsonl(folder / EVENTS, EVENT_ADAPTER.validate_json, truncated)
     calls = _read_jsonl(folder / CALLS, CallRecord.model_validate_json, truncated)
-    meta = _read_json(folder / META, RunMeta)
     result = _read_json(folder / RESULT, RunResult)
     return RunLog(folder, meta, events, calls, result, truncated)
+
+
+def _read_meta(path: Path) -> RunMeta | None:
+    """meta.json, its format checked before anything of the folder is parsed."""
+    if not present(path):
+        return None
+    data = read_own(path)
+    try:
+        found = json.loads(data).get("format_version", 0)
+    except (ValueError, RecursionError, AttributeError):
+        found = 0  # not a JSON object: validation below says what is wrong
+    if isinstance(found, int) and found > RUN_FORMAT:
+        raise RunError(f"{path}: run folder format {found} is newer than this jubensha reads "
+                       f"(format {RUN_FORMAT}): read it with the newer jubensha that wrote it")
+    try:
+        return RunMeta.model_validate_json(data)
+    except ValidationError as exc:
+        raise RunError(f"{path}: {_first_line(exc)}") from None
 
 
 def present(path: Path) -> bool:

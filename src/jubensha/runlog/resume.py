@@ -24,14 +24,14 @@ from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from jubensha.llm.base import Model, Request, Response
 from jubensha.llm.calls import CallRecord
 from jubensha.llm.wrappers import ModelWrapper
 from jubensha.runlog.folder import RESULT, RunError, RunMeta, read_run
 
-RESUMED = "resumed"
+RESUMED: Final = "resumed"
 """The origin of a call answered from an earlier attempt's log."""
 Key = tuple[str | None, str, int]
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from jubensha.engine.game import GameResult
 from jubensha.engine.procedure import Procedure
 from jubensha.llm.base import Model, Request, Response
-from jubensha.llm.calls import CallRecord
+from jubensha.llm.calls import CallRecord, OnCall
 from jubensha.llm.health import ModelUnreachable
 from jubensha.llm.keys import Server
 from jubensha.llm.registry import ModelOptions
@@ -157,7 +157,8 @@ class GameJob:
     model_options: dict[str, Any]
     servers: dict[str, Server]
     timeout_s: float | None
-    retries: int
+    call_attempts: int
+    """Attempts per model call (the spec's ``wrappers.retries``; 1: no retry)."""
     prices: PriceTable | None
     budget_per_game: Budget | None
     resume: Resume | None = None
@@ -191,7 +192,8 @@ def clients_for(job: GameJob, options: ModelOptions) -> dict[str, Model]:
 
 
 async def play_attempt(job: GameJob, folder: Path, *, cache: SqliteCache | None,
-                       meters: list[Meter], limiters: Mapping[str, Limiter]) -> bool:
+                       meters: list[Meter], limiters: Mapping[str, Limiter],
+                       on_call: OnCall | None = None) -> bool:
     """Play one attempt into ``folder``; False (and ``error.json``) when it ends without a
     result. The same function plays a game in the batch's process and on a Ray worker."""
     options = options_for(ModelOptions.model_validate(job.model_options), job.servers.get(""))
@@ -200,7 +202,8 @@ async def play_attempt(job: GameJob, folder: Path, *, cache: SqliteCache | None,
         clients = clients_for(job, options)
         models = {spec: _wrapped(job, client, limiters.get(spec), cache, meters)
                   for spec, client in clients.items()}
-        result = await asyncio.wait_for(_play(job, folder, models, options), job.timeout_s)
+        result = await asyncio.wait_for(_play(job, folder, models, options, on_call),
+                                        job.timeout_s)
         if not result.degraded:
             return True
         write_error(folder, "degraded", degraded_message(result))
@@ -224,7 +227,7 @@ async def play_attempt(job: GameJob, folder: Path, *, cache: SqliteCache | None,
 
 
 async def _play(job: GameJob, folder: Path, models: dict[str, Model],
-                options: ModelOptions) -> RunResult:
+                options: ModelOptions, on_call: OnCall | None) -> RunResult:
     """The game, resumed from ``job.resume`` when its log fits the game (a log that does
     not is left aside and the game starts from the beginning)."""
     resume = job.resume
@@ -234,7 +237,7 @@ async def _play(job: GameJob, folder: Path, models: dict[str, Model],
                 job.script, job.procedure, job.plans, out=folder, seed=job.seed,
                 language=job.language, model_options=options, embedder=job.embedder,
                 script_source=job.script_source, models=models, resume=resume,
-                preset=job.preset)
+                preset=job.preset, on_call=on_call)
         except ResumeError:
             if resume is None:
                 raise
@@ -246,5 +249,5 @@ def _wrapped(job: GameJob, client: Model, limiter: Limiter | None, cache: Sqlite
     """The limiter innermost (a cached reply takes no slot), then retries, cache, prices,
     and the meters outermost."""
     inner = LimitedModel(client, limiter) if limiter is not None else client
-    wrapped = stack(inner, retries=job.retries, cache=cache, prices=job.prices).model
+    wrapped = stack(inner, attempts=job.call_attempts, cache=cache, prices=job.prices).model
     return MeteredModel(wrapped, meters) if meters else wrapped

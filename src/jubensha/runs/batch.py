@@ -20,23 +20,23 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
 from jubensha.eval.commands import (
     EvalSummary,
     MetricStatus,
-    build_embedder,
+    build_metric_embedder,
     skip_reason,
     write_result,
 )
 from jubensha.eval.judge import EVAL_CALLS, EVAL_DIR, open_session, tallied
 from jubensha.eval.registry import MetricContext, get_metric, load_metrics
 from jubensha.eval.report import MetricResult, headline
-from jubensha.eval.vote_metrics import has_votes, identification_metric
+from jubensha.eval.vote_metrics import VictimVotes, has_votes, identification_metric
 from jubensha.llm.base import Embedder, Model
-from jubensha.llm.calls import CallRecord, read_calls
+from jubensha.llm.calls import CallRecord, OnCall, read_calls
 from jubensha.llm.health import ModelUnreachable
 from jubensha.llm.keys import (
     Server,
@@ -166,9 +166,10 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
     row.finished = _finished_at(folder / RESULT)
     row.duration_s = run.result.duration_s
     row.winner = run.result.winner
-    row.fallbacks = run.result.failures
+    row.failures = run.result.failures
     if has_votes(game.script, run) is None:  # a script with no solution scores no ballot
-        votes = await identification_metric(MetricContext(script=game.script, run=run))
+        votes = cast(VictimVotes,  # the metric decorator keeps only MetricResult
+                     await identification_metric(MetricContext(script=game.script, run=run)))
         row.votes_on_murderer = sum(k for k, _ in votes.victims.values())
         row.votes_counted = sum(c for _, c in votes.victims.values())
     row.metrics = read_metrics(folder)
@@ -223,7 +224,7 @@ def game_job(game: PlannedGame, spec: BatchSpec, prices: PriceTable | None,
         seed=settings.seed, language=settings.language, embedder=settings.embedder,
         script_source=settings.script, model_options=dict(spec.model_options),
         servers=servers, timeout_s=spec.timeout_s,
-        retries=spec.wrappers.retries, prices=prices,
+        call_attempts=spec.wrappers.retries, prices=prices,
         budget_per_game=spec.wrappers.budget_per_game, resume=resume,
         preset=settings.preset.model_dump() if settings.preset else None)
 
@@ -365,9 +366,12 @@ class Batch:
         return rows
 
     async def run(self, *, concurrency: int | None = None,
-                  on_update: Callable[[Update], None] | None = None) -> BatchSummary:
-        """Play every game that has not finished; see the module docstring."""
-        runner = _Runner(self, concurrency or self.spec.concurrency, on_update)
+                  on_update: Callable[[Update], None] | None = None,
+                  on_call: OnCall | None = None) -> BatchSummary:
+        """Play every game that has not finished; see the module docstring. ``on_call`` is
+        told of each model call made in this process (games of a watched executor, and
+        the metrics' calls)."""
+        runner = _Runner(self, concurrency or self.spec.concurrency, on_update, on_call)
         return await runner.run()
 
 
@@ -375,11 +379,12 @@ class _Runner:
     """One run of a batch: its shared wrappers, meters and concurrency limit."""
 
     def __init__(self, batch: Batch, concurrency: int,
-                 on_update: Callable[[Update], None] | None) -> None:
+                 on_update: Callable[[Update], None] | None, on_call: OnCall | None) -> None:
         self.batch = batch
         self.spec = batch.spec
         self.concurrency = concurrency
         self.on_update = on_update or (lambda update: None)
+        self.on_call = on_call
         self.servers = batch.servers
         self.options = options_for(self.spec.options(), self.servers.get(""))
         wrappers = self.spec.wrappers
@@ -387,7 +392,8 @@ class _Runner:
         self.batch_meter = (Meter(wrappers.budget_per_batch, "batch")
                             if wrappers.budget_per_batch else None)
         try:
-            self.executor = open_executor(self.spec, batch.root, self.batch_meter, self.servers)
+            self.executor = open_executor(self.spec, batch.root, self.batch_meter, self.servers,
+                                          on_call)
         except ExecutorError as exc:
             raise BatchError(str(exc)) from None
         self.played = self.skipped = 0
@@ -486,7 +492,7 @@ class _Runner:
         folder = self.batch.root / game.name
         run = read_run(folder)
         judge, embedder = self._judge(), self._embedder()
-        session = open_session(folder)
+        session = open_session(folder, self.on_call)
         statuses = _statuses(session.folder, self.spec.metrics)
         try:
             for name in names:
@@ -530,13 +536,13 @@ class _Runner:
         if self.spec.judge is not None and self.judge is None:
             self.judge_client = parse_model_spec(
                 self.spec.judge, options_for(self.options, self.servers.get(self.spec.judge)))
-            self.judge = stack(self.judge_client, retries=self.spec.wrappers.retries,
+            self.judge = stack(self.judge_client, attempts=self.spec.wrappers.retries,
                                prices=self.prices).model
         return self.judge
 
     def _embedder(self) -> Embedder | None:
         if self.metric_embedder is None and self.spec.metric_embedder != "none":
-            self.metric_embedder = build_embedder(self.spec.metric_embedder)
+            self.metric_embedder = build_metric_embedder(self.spec.metric_embedder)
         return self.metric_embedder
 
     async def _close(self) -> None:

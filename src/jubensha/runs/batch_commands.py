@@ -33,7 +33,7 @@ from jubensha.jobs import (
     stop_unreachable,
     takes_time,
 )
-from jubensha.llm.calls import WATCHERS, CallRecord
+from jubensha.llm.calls import CallRecord
 from jubensha.llm.health import ModelUnreachable
 from jubensha.outdir import OutError, prepare_out
 from jubensha.runs.batch import Batch, BatchError, BatchSummary, Update
@@ -240,12 +240,11 @@ async def _play_live(opened: Batch, concurrency: int | None) -> BatchSummary:
                                        highlight=False)
             progress.update(task, completed=state.finished, description=state.describe())
 
-        WATCHERS.append(on_call)
         beat = None if console.is_terminal else asyncio.create_task(_heartbeat(state))
         try:
-            return await opened.run(concurrency=concurrency, on_update=on_update)
+            return await opened.run(concurrency=concurrency, on_update=on_update,
+                                    on_call=on_call)
         finally:
-            WATCHERS.remove(on_call)
             if beat is not None:
                 beat.cancel()
 

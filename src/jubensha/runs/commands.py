@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Annotated, get_args
+from typing import Annotated, cast, get_args
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
-from jubensha.agents.human import is_human
+from jubensha.agents.human import HumanAgent
+from jubensha.agents.registry import AgentSpecError, make_agent
 from jubensha.engine.decisions import Decision
 from jubensha.engine.events import Event, Failure, StageStarted
 from jubensha.engine.game import DEGRADED_SHARE
 from jubensha.engine.narration import labels, outcome_text, purpose_label
 from jubensha.engine.procedure import ProcedureError, find_procedure, presets
-from jubensha.engine.table import purpose_of
+from jubensha.engine.table import EventSink, purpose_of
 from jubensha.jobs import (
     CallBar,
     Interrupted,
@@ -229,18 +231,20 @@ def play(
             if paper is not None:
                 plans, applied = with_preset(paper, plans, procedure)
             plans = guard_seats(plans, guard)
-    except (ScriptError, ProcedureError, PlayError, PresetError) as exc:
+        seated = {name: make_agent(plan.architecture) for name, plan in plans.items()}
+    except (ScriptError, ProcedureError, PlayError, PresetError, AgentSpecError) as exc:
         raise fail(str(exc)) from None
-    humans = [name for name, plan in plans.items() if is_human(plan.architecture)]
+    humans = [name for name, agent in seated.items() if isinstance(agent, HumanAgent)]
     if humans and verbose:
         raise fail("--verbose shows log-only events (votes before the reveal, ratings, "
                    "failures) that a player at a human seat may not see")
     if lang is not None and lang not in get_args(Language):
         raise fail(f"--lang {lang!r}: use one of {', '.join(get_args(Language))}")
-    language = lang or loaded.language
-    given = {"base_url": base_url, "temperature": temperature, "timeout_s": timeout,
+    language = cast(Language, lang or loaded.language)  # checked just above
+    given: dict[str, object] = {"base_url": base_url, "temperature": temperature, "timeout_s": timeout,
              "max_retries": retries}
-    options = ModelOptions(**{key: value for key, value in given.items() if value is not None})
+    options = ModelOptions.model_validate({key: value for key, value in given.items()
+                                           if value is not None})
     target = out or default_out(loaded)
     try:
         if again is None:
@@ -252,18 +256,22 @@ def play(
             target.rmdir()  # made just now, for nothing
         raise fail(str(exc)) from None
 
+    played: list[Event] = []  # the game's events, for the summary (no re-reading the log)
+
     async def game() -> RunResult:
+        shown: list[EventSink] = [progress.on_event, live] if progress else []
         try:
             return await play_game(
                 loaded, chosen, plans, out=target, seed=seed, language=language,
                 model_options=options, embedder=embedder, record=record,
-                script_source=script or DEFAULT_SCRIPT, models=clients,
-                sinks=[progress.on_event, live] if progress else [],
+                script_source=script or DEFAULT_SCRIPT, models=clients, agents=seated,
+                sinks=[played.append, *shown],
                 on_ask=progress.on_ask if progress else None,
                 health=GameHealth(max_consecutive_failures=max_failures,
                                   degraded_share=degraded_share),
                 resume=again.resume if again else None,
-                preset=applied.model_dump() if applied else None)
+                preset=applied.model_dump() if applied else None,
+                on_call=None if humans else bar.on_call)
         finally:
             for client in clients.values():
                 await client.aclose()
@@ -304,7 +312,7 @@ def play(
     if humans:
         console.print(Text(render("human", "over", language, folder=target,
                                   transcript=target / "transcript.md"), style="bold"))
-    summarise(result, target)
+    summarise(result, target, played)
     if result.degraded:
         why = ("degraded_share" if result.fallbacks >= degraded_share * result.decisions
                else "degraded_decisive")
@@ -318,7 +326,7 @@ def play(
         console.print(Text(tiny_model_notice(language), style="bold yellow"))
 
 
-def summarise(result: RunResult, folder: Path) -> None:
+def summarise(result: RunResult, folder: Path, events: Iterable[Event]) -> None:
     """Votes, outcome and token usage after a game, in the game's language."""
     words = labels(result.language)
     for record in result.votes:
@@ -349,17 +357,14 @@ def summarise(result: RunResult, folder: Path) -> None:
                                             fallbacks=result.fallbacks))
     console.print(Text(words["counts"].format(
         calls=result.usage.calls, failures=result.failures, events=result.events,
-        seconds=result.duration_s, folder=folder, what=failed_what(folder, words))))
+        seconds=result.duration_s, folder=folder, what=failed_what(events, words))))
     console.print(Text(words["mirage_counts"].format(**result.usage.counts.model_dump())))
 
 
-def failed_what(folder: Path, words: dict[str, str]) -> str:
+def failed_what(events: Iterable[Event], words: dict[str, str]) -> str:
     """What failed, by seat and purpose in the game's language: " (Ann vote ×2, Bob answers)";
     "" when nothing did."""
-    try:
-        failures = [e for e in read_run(folder).events if isinstance(e, Failure)]
-    except RunError:
-        return ""
+    failures = [e for e in events if isinstance(e, Failure)]
     counted = Counter(f"{f.seat} {purpose_label(f.purpose, words)}" for f in failures)
     parts = [f"{what} ×{n}" if n > 1 else what for what, n in counted.most_common()]
     return words["paren"].format(words["sep"].join(parts)) if parts else ""
@@ -385,6 +390,6 @@ def replay(
     for event in run.events:
         live(event)
     if run.result is not None:
-        summarise(run.result, run_dir)
+        summarise(run.result, run_dir, run.events)
     else:
         console.print(Text(message(lang, "not_finished"), style="bold yellow"))

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
+from jubensha.llm.calls import OnCall
 from jubensha.llm.keys import Server
 from jubensha.llm.wrappers import SqliteCache
 from jubensha.runs.attempt import GameJob, Meter, game_meter, play_attempt
@@ -32,8 +33,8 @@ class Executor(Protocol):
     """Plays attempts at games into run folders."""
 
     watched: bool
-    """Whether the games' model calls reach this process's call watchers and batch meter
-    (else the runner counts a game's calls when it comes back)."""
+    """Whether the games' model calls reach the runner's ``on_call`` and batch meter in
+    this process (else the runner counts a game's calls when it comes back)."""
 
     async def play(self, job: GameJob, folder: Path) -> bool:
         """One attempt into ``folder``; False (and ``error.json``) without a result."""
@@ -49,15 +50,16 @@ class LocalExecutor:
     watched = True
 
     def __init__(self, cache: str | None, limits: Mapping[str, int],
-                 batch_meter: Meter | None) -> None:
+                 batch_meter: Meter | None, on_call: OnCall | None = None) -> None:
         self.cache = SqliteCache(Path(cache)) if cache else None
         self.limiters: dict[str, Limiter] = {spec: Gate(n) for spec, n in limits.items()}
         self.batch_meter = batch_meter
+        self.on_call = on_call
 
     async def play(self, job: GameJob, folder: Path) -> bool:
         meters = [m for m in (game_meter(job), self.batch_meter) if m is not None]
         return await play_attempt(job, folder, cache=self.cache, meters=meters,
-                                  limiters=self.limiters)
+                                  limiters=self.limiters, on_call=self.on_call)
 
     def close(self) -> None:
         if self.cache is not None:
@@ -71,7 +73,7 @@ def endpoint_limits(spec: BatchSpec) -> dict[str, int]:
 
 
 def open_executor(spec: BatchSpec, root: Path, batch_meter: Meter | None,
-                  servers: dict[str, Server]) -> Executor:
+                  servers: dict[str, Server], on_call: OnCall | None = None) -> Executor:
     """The executor ``spec.executor`` names, for the batch folder ``root`` whose models
     are served by ``servers`` (``batch.batch_servers``)."""
     kind = spec.executor.kind
@@ -83,4 +85,4 @@ def open_executor(spec: BatchSpec, root: Path, batch_meter: Meter | None,
         from jubensha.runs.process_executor import ProcessExecutor
 
         return ProcessExecutor(spec, root, servers)
-    return LocalExecutor(spec.wrappers.cache, endpoint_limits(spec), batch_meter)
+    return LocalExecutor(spec.wrappers.cache, endpoint_limits(spec), batch_meter, on_call)

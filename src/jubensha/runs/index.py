@@ -61,7 +61,8 @@ class GameRow(BaseModel):
     finished: str | None = None
     duration_s: float | None = None
     winner: str | None = None
-    fallbacks: int | None = Field(None, description="Failure events of the game (fallbacks).")
+    failures: int | None = Field(None, description="Failure events of the game: a model call "
+                                 "that failed and was answered by a fallback.")
     usage: Spend = Field(default_factory=Spend, description="The latest attempt's model use.")
     spent: Spend = Field(default_factory=Spend, description="Every attempt's model use.")
     sides: dict[str, Spend] = Field(default_factory=dict, description=(
@@ -75,7 +76,7 @@ class GameRow(BaseModel):
 
 COLUMNS = ("id", "position", "name", "script", "procedure", "architecture", "model", "seed",
            "settings", "status", "attempts", "started", "finished", "duration_s", "winner",
-           "fallbacks", "calls", "prompt_tokens", "completion_tokens", "tokens", "cost_usd",
+           "failures", "calls", "prompt_tokens", "completion_tokens", "tokens", "cost_usd",
            "spent_calls", "spent_prompt_tokens", "spent_completion_tokens", "spent_cost_usd",
            "votes_on_murderer", "votes_counted", "metrics", "error", "sides")
 SCHEMA = """
@@ -85,7 +86,7 @@ CREATE TABLE IF NOT EXISTS games (
     model TEXT NOT NULL, seed INTEGER NOT NULL, settings TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('pending', 'running', 'finished', 'failed')),
     attempts INTEGER NOT NULL, started TEXT, finished TEXT, duration_s REAL, winner TEXT,
-    fallbacks INTEGER, calls INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL,
+    failures INTEGER, calls INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL,
     completion_tokens INTEGER NOT NULL, tokens INTEGER NOT NULL, cost_usd REAL,
     spent_calls INTEGER NOT NULL, spent_prompt_tokens INTEGER NOT NULL,
     spent_completion_tokens INTEGER NOT NULL, spent_cost_usd REAL,
@@ -103,7 +104,7 @@ def now() -> str:
 def _values(row: GameRow) -> tuple[Any, ...]:
     return (row.id, row.position, row.name, row.script, row.procedure, row.architecture,
             row.model, row.seed, json.dumps(row.settings, ensure_ascii=False), row.status,
-            row.attempts, row.started, row.finished, row.duration_s, row.winner, row.fallbacks,
+            row.attempts, row.started, row.finished, row.duration_s, row.winner, row.failures,
             row.usage.calls, row.usage.prompt_tokens, row.usage.completion_tokens,
             row.usage.tokens, row.usage.cost_usd, row.spent.calls, row.spent.prompt_tokens,
             row.spent.completion_tokens, row.spent.cost_usd, row.votes_on_murderer,
@@ -140,6 +141,8 @@ class BatchIndex:
         known = {record[1] for record in self._db.execute("PRAGMA table_info(games)")}
         if "sides" not in known:  # an index written before model use was split by side
             self._db.execute("ALTER TABLE games ADD COLUMN sides TEXT NOT NULL DEFAULT '{}'")
+        if "fallbacks" in known:  # the failures column's earlier name (same numbers)
+            self._db.execute("ALTER TABLE games RENAME COLUMN fallbacks TO failures")
         self._db.commit()
 
     @classmethod

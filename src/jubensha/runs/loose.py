@@ -8,9 +8,10 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import cast
 
 from jubensha.eval.registry import MetricContext
-from jubensha.eval.vote_metrics import has_votes, identification_metric
+from jubensha.eval.vote_metrics import VictimVotes, has_votes, identification_metric
 from jubensha.runlog.attempts import is_earlier_attempt
 from jubensha.runlog.folder import EVENTS, META, RESULT, RunError, RunLog, read_run
 from jubensha.runlog.resume import spent
@@ -84,11 +85,12 @@ async def _finished_row(folder: Path, root: Path, position: int, run: RunLog) ->
     row.finished = datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds")
     row.duration_s = run.result.duration_s
     row.winner = run.result.winner
-    row.fallbacks = run.result.failures
+    row.failures = run.result.failures
     row.metrics = read_metrics(folder)
     script = _script(run)
     if script is not None and has_votes(script, run) is None:
-        votes = await identification_metric(MetricContext(script=script, run=run))
+        votes = cast(VictimVotes,  # the metric decorator keeps only MetricResult
+                     await identification_metric(MetricContext(script=script, run=run)))
         row.votes_on_murderer = sum(k for k, _ in votes.victims.values())
         row.votes_counted = sum(c for _, c in votes.victims.values())
     return row

@@ -31,7 +31,7 @@ from jubensha.engine.game import DEGRADED_SHARE, Game, Seat
 from jubensha.engine.procedure import Procedure, ProcedureError, parse_procedure
 from jubensha.engine.table import AskHook, EventSink
 from jubensha.llm.base import Embedder, Model, ModelError
-from jubensha.llm.calls import CallLog
+from jubensha.llm.calls import CallLog, OnCall
 from jubensha.llm.embeddings import EmbedderSpecError, parse_embedder_spec
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, Health
 from jubensha.llm.registry import (
@@ -225,7 +225,8 @@ def build_models(plans: dict[str, SeatPlan], options: ModelOptions) -> dict[str,
     return models
 
 
-def build_embedder(spec: str, options: ModelOptions) -> Embedder | None:
+def build_memory_embedder(spec: str, options: ModelOptions) -> Embedder | None:
+    """The embedder the seats' memories retrieve with (``--embedder``)."""
     try:
         return parse_embedder_spec(spec, options)
     except EmbedderSpecError as exc:
@@ -248,11 +249,12 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
                     model_options: ModelOptions | None = None, embedder: str = "none",
                     record: Path | None = None, script_source: str = "",
                     sinks: Sequence[EventSink] = (), on_ask: AskHook | None = None,
-                    models: dict[str, Model] | None = None,
+                    models: Mapping[str, Model] | None = None,
                     agents: Mapping[str, Agent] | None = None,
                     health: GameHealth | None = None,
                     resume: Resume | None = None,
-                    preset: Mapping[str, Any] | None = None) -> RunResult:
+                    preset: Mapping[str, Any] | None = None,
+                    on_call: OnCall | None = None) -> RunResult:
     """Play one game and write its run folder at ``out``.
 
     ``embedder`` names the seats' shared embedder (``llm.embeddings``); ``record`` appends
@@ -262,7 +264,8 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
     ``resume`` answers the calls an earlier attempt at this game logged before the game
     goes on live (``runlog.resume``); a log of another game is refused (``ResumeError``)
     before anything is written. ``preset`` (``runs.presets.Applied``) is recorded in
-    meta.json: which paper's settings the game used and what was overridden.
+    meta.json: which paper's settings the game used and what was overridden. ``on_call`` is
+    told of each model call (a progress bar).
     """
     procedure.check_acts(script)  # before the run folder: a refused game leaves none
     options = model_options or ModelOptions()
@@ -279,11 +282,11 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
         resume.check(meta)
         meta.options["resumed_calls"] = len(resume.records)
     built = models is None
-    clients = build_models(plans, options) if built else dict(models)
-    vectors = build_embedder(embedder, options)
+    clients = build_models(plans, options) if models is None else dict(models)
+    vectors = build_memory_embedder(embedder, options)
     folder = RunFolder(out, meta, script)
     rules = health or GameHealth()
-    log = CallLog(folder, Health(rules.max_consecutive_failures))
+    log = CallLog(folder, Health(rules.max_consecutive_failures), on_call)
     bound: dict[str, Model] = {spec: RecordingModel(client, record) if record else client
                                for spec, client in clients.items()}
     if resume is not None:

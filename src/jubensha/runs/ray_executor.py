@@ -49,7 +49,11 @@ class RunFolderTooLarge(Exception):
     """A worker's run folder that exceeds ``MAX_FOLDER_BYTES``."""
 
 
-@ray.remote(num_cpus=0, max_concurrency=10_000)
+GATE_OPTIONS: dict[str, Any] = {"num_cpus": 0, "max_concurrency": 10_000}
+"""An actor's options (ray's type hints know a task's only)."""
+
+
+@ray.remote(**GATE_OPTIONS)
 class EndpointGate:
     """One endpoint's ``Gate``, shared by every worker of the cluster."""
 

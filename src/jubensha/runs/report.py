@@ -113,7 +113,8 @@ class GroupStats(BaseModel):
     unfinished: int = Field(description="Pending or running.")
     civilian_wins: Interval
     identification: Interval
-    fallbacks_per_game: float | None = None
+    failures_per_game: float | None = Field(
+        None, description="Failure events (failed calls answered by a fallback) per finished game.")
     calls_per_game: float | None = None
     tokens_per_game: float | None = None
     cost_usd: float | None = Field(None, description="Finished games' cost.")
@@ -176,11 +177,11 @@ class BatchReport(BaseModel):
         main = ResultTable(
             title=f"Batch {self.batch}: civilians' architecture × model".strip(),
             columns=[*keys, "games", "finished", "failed", "civilian win rate",
-                     "identification", "fallbacks/game", "calls/game", "tokens/game",
+                     "identification", "failures/game", "calls/game", "tokens/game",
                      "cost $", "mean s"],
             rows=[[*self._keys(g), str(g.games), str(g.finished), str(g.failed),
                    g.civilian_wins.render(), g.identification.render(),
-                   number(g.fallbacks_per_game, 2), number(g.calls_per_game, 1),
+                   number(g.failures_per_game, 2), number(g.calls_per_game, 1),
                    number(g.tokens_per_game, 0), number(g.cost_usd, 4),
                    number(g.mean_duration_s, 2)] for g in self.groups],
             notes=[RATE_NOTE, *self.presets])
@@ -243,7 +244,7 @@ class BatchReport(BaseModel):
                 record |= {f"{name}_k": interval.k, f"{name}_n": interval.n,
                            f"{name}_rate": interval.rate, f"{name}_low": interval.low,
                            f"{name}_high": interval.high}
-            record |= {"fallbacks_per_game": g.fallbacks_per_game,
+            record |= {"failures_per_game": g.failures_per_game,
                        "calls_per_game": g.calls_per_game, "tokens_per_game": g.tokens_per_game,
                        "cost_usd": g.cost_usd, "spent_cost_usd": g.spent_cost_usd,
                        "mean_duration_s": g.mean_duration_s}
@@ -345,7 +346,7 @@ def group_stats(rows: list[GameRow], architecture: str, model: str,
                              sum(r.winner in ("civilians", "murderers") for r in done)),
         identification=wilson(sum(r.votes_on_murderer or 0 for r in done),
                               sum(r.votes_counted or 0 for r in done)),
-        fallbacks_per_game=_mean([r.fallbacks or 0 for r in done]),
+        failures_per_game=_mean([r.failures or 0 for r in done]),
         calls_per_game=_mean([r.usage.calls for r in done]),
         tokens_per_game=_mean([r.usage.tokens for r in done]),
         cost_usd=_cost(r.usage.cost_usd for r in done),

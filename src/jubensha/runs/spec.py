@@ -54,7 +54,7 @@ from jubensha.scripts.validation import Problem
 
 ID_LENGTH = 12
 METRIC_EMBEDDERS = ("none", "local", "scripted")
-"""Embedders of ``eval.commands.build_embedder`` that are not model specs."""
+"""Embedders of ``eval.commands.build_metric_embedder`` that are not model specs."""
 CACHE_FILE = "replies.sqlite"
 """The cache file made in a folder given as ``wrappers.cache``."""
 SPEC_FILE = "spec.yaml"

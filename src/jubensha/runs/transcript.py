@@ -11,8 +11,9 @@ from collections.abc import Iterable
 from rich.console import Console
 
 from jubensha.engine.events import Event
-from jubensha.engine.narration import Line, describe, labels, print_line
+from jubensha.engine.narration import Line, describe, labels
 from jubensha.runlog.folder import RunMeta
+from jubensha.terminal import print_line
 
 
 def markdown_line(line: Line) -> str:

@@ -27,6 +27,7 @@ import typer
 
 from jubensha.jobs import CallBar, Interrupted, run_job, stop_here
 from jubensha.llm.base import GenerateConfig, ImagePart, Message, Model, Request, TextPart
+from jubensha.llm.text import HAN
 from jubensha.prompts import render
 from jubensha.scripts.images import ImagePathError, safe_image
 from jubensha.scripts.io import (
@@ -46,7 +47,7 @@ OCR_LONG_SIDE = 1600
 OCR_MAX_SCALE = 3.0
 """Small cards are enlarged (grey, up to 3x, long side 1,600 px) before OCR: tesseract
 reads the small print of WhodunitBench's cards far better at that size."""
-_NOISE = re.compile(r"[^\w\u3400-\u9fff]")
+_NOISE = re.compile(f"[^\\w{HAN}]")
 
 
 class Captioner(Protocol):

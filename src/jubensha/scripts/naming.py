@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from jubensha.llm.text import HAN
 from jubensha.scripts.model import name_key
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK = re.compile(f"[{HAN}]")
 _WORD_EDGE = ".,'\"()"
 
 

@@ -58,7 +58,7 @@ def timeline(events: Sequence[Event], lang: str, seats: Sequence[str],
         who = author(event)
         private = event.audience != "public"
         only_me = private and me is not None and event.audience == [me]
-        for line in describe(event, lang):  # type: ignore[arg-type]
+        for line in describe(event, lang):
             entries.append(Entry(
                 index=event.index, style=line.style, text=line.text, speaker=line.speaker,
                 tag="" if only_me else line.tag, colour=numbers.get(who) if who else None,

@@ -50,7 +50,7 @@ def test_a_sensor_asks_about_the_suspect_and_the_victim_in_either_language() -> 
 
 
 def test_a_reading_schema_is_an_enum_of_the_choices_shown_in_the_language() -> None:
-    schema = default_sensors()[0].schema("zh").model_json_schema()
+    schema = default_sensors()[0].reading_schema("zh").model_json_schema()
     assert schema["properties"]["answer"]["enum"] == ["积极", "中立", "消极"]
     assert list(schema["properties"]) == ["answer", "reason"]
 

@@ -37,7 +37,7 @@ class PlayerCore:
         self.lang = sheet.language
         self.others = [other.name for other in sheet.others]
         self.victims: list[str | None] = [victim.name for victim in sheet.victims] or [None]
-        self.kills: set[str | None] = set(sheet.me.killed) & set(self.victims)
+        self.kills: set[str | None] = set(self.victims) & set(sheet.me.killed)
         if sheet.is_murderer and not self.kills:
             self.kills = set(self.victims)
         self.memory = SeatMemory(sheet, chunk_tokens=config.chunk_tokens,

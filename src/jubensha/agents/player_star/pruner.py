@@ -22,8 +22,8 @@ from jubensha.llm.structured import StructuredOutputError
 
 @lru_cache(maxsize=256)
 def suspects_schema(options: tuple[str, ...]) -> type[BaseModel]:
-    return create_model("Suspects", suspicion=(list[Literal[tuple(options)]],
-                                               Field(min_length=1)))
+    suspicion = (list[Literal[tuple(options)]], Field(min_length=1))  # type: ignore[misc]
+    return create_model("Suspects", suspicion=suspicion)
 
 
 async def refine(core: PlayerCore) -> None:

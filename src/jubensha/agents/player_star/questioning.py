@@ -57,7 +57,7 @@ async def read(core: PlayerCore, sensor: Sensor, victim: str | None, suspect: st
                        dialogue=dialogue, question=sensor.ask(lang, suspect, victim or ""),
                        choices=sensor.shown_choices(lang), murderer=core.killed(victim))
     try:
-        reply = await core.structured(f"sensor.{sensor.name}", user, sensor.schema(lang),
+        reply = await core.structured(f"sensor.{sensor.name}", user, sensor.reading_schema(lang),
                                       own=core.own(script, "character", suspect))
     except StructuredOutputError:
         return None

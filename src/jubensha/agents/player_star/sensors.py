@@ -75,7 +75,7 @@ class Sensor(BaseModel):
     def choice(self, shown: str, lang: str) -> SensorChoice:
         return next(c for c in self.choices if c.shown(lang) == shown)
 
-    def schema(self, lang: str) -> type[BaseModel]:
+    def reading_schema(self, lang: str) -> type[BaseModel]:
         return _reading_schema(self.name, tuple(self.shown_choices(lang)))
 
     def ask(self, lang: str, character: str, victim: str) -> str:
@@ -106,7 +106,7 @@ def check_sensors(sensors: list[Sensor]) -> list[Sensor]:
     if repeated:
         raise ValueError(f"sensor names repeat: {', '.join(repeated)}")
     for phase in ("questioning", "refinement"):
-        if not any(sensor.used_in(phase) for sensor in sensors):  # type: ignore[arg-type]
+        if not any(sensor.used_in(phase) for sensor in sensors):
             raise ValueError(f"no sensor is used for {phase}")
     return sensors
 

@@ -282,7 +282,7 @@ class ThinkThriceAgent(Agent):
             await self.choose_target(caller, system, candidates, victim)
         dialogue = self.last_line
         memories = await self.recall(f"{target} {dialogue}")
-        reply = await caller.object("ask", caller.messages(
+        reply: Any = await caller.object("ask", caller.messages(
             "ask", system=system, me=self.name, target=target, count=count, dialogue=dialogue,
             memories=memories, relationship=self.relationship(target)),
             questions_schema(count))
@@ -293,7 +293,7 @@ class ThinkThriceAgent(Agent):
         question = render("thinkthrice", "target_question", self.lang, candidates=candidates,
                           victim=victim)
         memories = await self.recall(question)
-        reply = await caller.object("choose_target", caller.messages(
+        reply: Any = await caller.object("choose_target", caller.messages(
             "choose_target", system=system, me=self.name, candidates=candidates,
             question=question, memories=memories),
             choice_schema(candidates, field_name="target", reason=False, name="Target"))
@@ -306,7 +306,7 @@ class ThinkThriceAgent(Agent):
         question = render("thinkthrice", "vote_question", self.lang, purpose=purpose,
                           candidates=candidates, victims=victims, me=self.name)
         memories = await self.recall(question)
-        reply = await caller.object(purpose, caller.messages(
+        reply: Any = await caller.object(purpose, caller.messages(
             "vote", system=self.summary(), me=self.name, question=question, memories=memories,
             accused=accused, purpose=purpose),
             choice_schema(candidates, field_name="target", name=purpose.capitalize()))

@@ -18,7 +18,6 @@ from jubensha.memory.store import RetrievalMode
 
 ABLATIONS = ("none", "mr", "mr+sr", "mr+sr+sv1", "mr+sr+sv3")
 """The rows of the paper's ablation (No MR, MR, MR+SR, MR+SR+SV(N=1), MR+SR+SV(N=3))."""
-DEFAULT_ABLATION = "mr+sr+sv3"
 _SV_TOKEN = re.compile(r"sv(\d+)")
 
 LengthUnit = Literal["auto", "words", "chars"]

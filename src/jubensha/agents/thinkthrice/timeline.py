@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from jubensha.llm.text import HAN
 from jubensha.memory.text import tokenize
 from jubensha.prompts import render
 from jubensha.scripts.model import Language, TimelineEntry
@@ -38,7 +39,7 @@ TIME_PATTERN = re.compile(
 )
 """Specific times of day in English and Chinese (appendix G's "time-matched" facts)."""
 _CLOCK = re.compile(r"(\d{1,2})\s*[:：]\s*(\d{2})")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HAN = re.compile(f"[{HAN}]")
 _WORD = re.compile(r"\d{1,2}[:：]\d{2}|[^\W_]+(?:['’][^\W_]+)*")
 
 

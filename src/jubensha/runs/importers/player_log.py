@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel
 
@@ -27,7 +27,7 @@ from jubensha.memory.text import detect_language
 from jubensha.runlog.folder import EVENTS, META, RunFolder, RunMeta, SeatInfo
 from jubensha.runs.transcript import render_markdown
 from jubensha.safeload import one_line
-from jubensha.scripts.model import Script
+from jubensha.scripts.model import Language, Script
 
 MODEL = "gpt-35-turbo-16k-0613"
 """The model every seat used in the authors' games (PLAYER* paper, section 3.1)."""
@@ -124,7 +124,8 @@ def import_player_log(src: Path, dest: Path, *, method: str | None = None,
     order = list(dict.fromkeys(r.speaker for r in rows if r.stage == INTRODUCTION))
     seats = list(dict.fromkeys([*order, *(r.speaker for r in rows)]))
     title = script.title if script else script_title(src.parent.name)
-    procedure = {"name": f"imported {method} game", "stages": ["introduction", "questioning"]}
+    procedure: dict[str, Any] = {"name": f"imported {method} game",
+                                 "stages": ["introduction", "questioning"]}
     meta = RunMeta(
         script_id=script.id if script else title, script_title=title,
         script_source=script_source, language=language, procedure=procedure,
@@ -140,7 +141,8 @@ def import_player_log(src: Path, dest: Path, *, method: str | None = None,
         for record in calls:
             folder.write(record)
         result = GameResult(script_id=meta.script_id, procedure=procedure["name"], seed=0,
-                            language=language, order=order, winner="none", outcomes=[],
+                            language=cast(Language, language),  # validated by GameResult
+                            order=order, winner="none", outcomes=[],
                             votes=[], failures=0, events=len(events), duration_s=0.0)
         folder.finish(result, render_markdown(events, meta))
     finally:

@@ -79,9 +79,9 @@ def import_script(name: str, src: Path, truth: Path | None = None) -> Script:
             Problem(severity="error", message=err["msg"],
                     field=".".join(str(part) for part in err["loc"]) or "(top level)")
             for err in exc.errors()]) from None
-    if supplied is None:
-        return script
     path = truth or beside
+    if supplied is None or path is None:
+        return script
     return apply_truth(script, supplied, str(truth) if truth else path.name, path=str(path))
 
 

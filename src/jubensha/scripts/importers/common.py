@@ -18,6 +18,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+from jubensha.llm.text import HAN
 from jubensha.safeload import DocumentError, parse_document, read_bounded
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language, TimelineEntry
@@ -26,7 +27,7 @@ from jubensha.scripts.validation import Problem
 MAX_SOURCE_BYTES = 10_000_000
 """A dataset's source file (a story, a clue table, a script's JSON) at most this large; the
 largest in the public releases is about 0.4 MB."""
-CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+CJK = re.compile(f"[{HAN}]")
 LATIN = re.compile(r"[A-Za-z]")
 
 

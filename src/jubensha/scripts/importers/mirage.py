@@ -329,9 +329,9 @@ def parse_relationships(text: str) -> tuple[list[Relationship], str]:
     for line in text.splitlines():
         match = _HEADER.match(line)
         who = _WHO.match(match.group(1).strip()) if match else None
-        if who and _HEADING.match(who.group(1).strip()) and match.group(2).strip():
+        if who and match and _HEADING.match(who.group(1).strip()) and match.group(2).strip():
             relationships.append(_headed(who.group(1).strip(), match.group(2).strip()))
-        elif who:
+        elif who and match:
             label = "; ".join(x.strip() for x in who.group(2, 3) if x and x.strip())
             description = " ".join(x for x in (f"({label})" if label else "",
                                                match.group(2).strip()) if x)

@@ -21,6 +21,7 @@ from typing import Any
 
 import yaml
 
+from jubensha.llm.text import HAN
 from jubensha.scripts.importers.common import CJK
 
 EN_NAME = r"[A-Z][a-z]+(?:['’][A-Z][a-z]+)?(?:[ -](?:[A-Z][a-z]+(?:['’][A-Z][a-z]+)?|[A-Z]{2,})){0,3}"
@@ -38,7 +39,7 @@ def _english_words() -> dict[str, frozenset[str]]:
     return {key: frozenset(value.split()) for key, value in data.items()}
 
 
-CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff·•]+")
+CJK_RUN = re.compile(f"[{HAN}·•]+")
 _ZH_NOT_PERSON = re.compile(
     r"^(?:[一二两三四五六七八九十百几数多每某各整半全][个名位人具条口只批群伙]?.*"
     r"|[他她它你我您咱]们?.*|自己|大家|众人|有人|别人|他人|对方|此人|其人|本人|某人|谁"

@@ -246,8 +246,8 @@ def derive_truth(passages: list[Passage], questions: list[Asked],
     aliases = find_aliases(read, corpus, language)
     for a, b in aliases:
         for name, other in ((a, b), (b, a)):
-            if people.character(name) and not people.character(other):
-                people.add(other, people.character(name))
+            if (owner := people.character(name)) and not people.character(other):
+                people.add(other, owner)
     victims = _weigh("victims", [
         *victim_evidence(read, corpus, people, language),
         *answers(questions, "victims", language, corpus, people)], margin, aliases)

@@ -18,11 +18,13 @@ from typing import Any, Literal
 
 import yaml
 
+from jubensha.llm.text import HAN
 from jubensha.scripts.importers.common import CJK, name_key
 from jubensha.scripts.importers.persons import EN_NAME, Corpus
 from jubensha.scripts.model import Character
 
 Kind = Literal["truth", "character", "clue", "question"]
+Slot = Literal["after", "before", "phrase", "name", "none"]
 Fact = Literal["murderers", "victims"]
 
 _KIND_WEIGHT = {"truth": 1.0, "character": 0.8, "clue": 0.8, "question": 1.0}
@@ -65,7 +67,7 @@ class _Rule:
     rule: str
     weight: float
     regex: re.Pattern[str]
-    slot: Literal["after", "before", "phrase", "name", "none"]
+    slot: Slot
     strong: bool = False
     self_: bool = False
     subject: bool = False
@@ -81,7 +83,7 @@ def _table() -> dict[str, Any]:
 def _expand(pattern: str) -> str:
     for key in ("KILL_ZH", "KILL", "WHEN", "KIN"):
         pattern = pattern.replace("{" + key + "}", _table()["words"][key])
-    return pattern
+    return pattern.replace("{HAN}", HAN)
 
 
 @lru_cache(maxsize=4)
@@ -90,6 +92,7 @@ def _victim_rules(language: str) -> tuple[_Rule, ...]:
     for spec in _table()["victim"]:
         for raw in spec.get(language, []):
             pattern = _expand(raw)
+            slot: Slot
             if language == "en":
                 slot, regex = "name", pattern.replace("{X}", f"(?P<x>{EN_NAME})")
             elif "{P}" in pattern:
@@ -141,7 +144,7 @@ class Sentence:
 
 _ABBREVIATIONS = re.compile(r"\b(Dr|Mr|Mrs|Ms|St|Mt)\.")
 _SPLIT = re.compile(r"(?<=[。！？!?])|(?<![:：—\-是为])(?<! is)(?<! was)(?<! by)(?<! are)(?<! were)\n"
-                    r"|(?<=[.;])\s+(?=[A-Z*【\['\"“‘(])|(?<=\.)(?=[\u4e00-\u9fff])")
+                    r"|(?<=[.;])\s+(?=[A-Z*【\['\"“‘(])" f"|(?<=\\.)(?=[{HAN}])")
 """Sentence ends: 。！？!?, a full stop before a capital, and a line break, except one
 after a word that needs its complement (``the real murderer is`` / ``【Security Wei】``)."""
 _DIALOGUE = re.compile(r"“[^”]{4,}(?:”|$)|「[^」]{4,}(?:」|$)|\"[^\"\n]{4,}(?:\"|$)")

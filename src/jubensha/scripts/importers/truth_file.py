@@ -155,9 +155,9 @@ def _kills(truth: TruthFile, old: Truth, murderers: list[str], victims: list[str
 
 def _record(script: Script, truth: TruthFile, murderers: list[str], victims: list[str],
             source: str) -> None:
-    stated = {"murderers": murderers if truth.murderers is not None else None,
-              "victims": victims if truth.victims is not None else None}
-    stated = {fact: value for fact, value in stated.items() if value is not None}
+    given = {"murderers": murderers if truth.murderers is not None else None,
+             "victims": victims if truth.victims is not None else None}
+    stated = {fact: value for fact, value in given.items() if value is not None}
     for derivation in script.metadata.derivations:
         if derivation.fact in stated:
             derivation.overridden_by = source

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from jubensha.llm.text import HAN
 from jubensha.safeload import is_path, one_line
 from jubensha.scripts.importers.common import (
     CJK,
@@ -87,7 +88,7 @@ def import_wellplay(src: Path) -> Script:
     notes: list[str] = []
     questions = _questions(folder, characters, names, notes)
     _add_question_aliases(characters, names, {v.name for v in victims}, questions)
-    derivations = []
+    derivations: list[Derivation] = []
     if not any(key in raw for raw in raws.values() for key in _TRUTH_KEYS):
         victims, derivations = _derive(characters, questions, language, notes)
     script = Script(
@@ -297,7 +298,7 @@ def _read_csv(path: Path, set_name: str, prefix: str, asked_of: str | None,
     header = [h.strip().lower() for h in rows[0]]
     if "question" not in header:
         raise fail(path, "question", f"missing column (columns: {', '.join(header)})")
-    out = []
+    out: list[ChoiceQuestion] = []
     for line, row in enumerate(rows[1:], start=2):
         if not any(cell.strip() for cell in row):
             continue
@@ -378,7 +379,7 @@ def infer_aspect(question: str, category: ChoiceCategory | None) -> Aspect | Non
 _SLOTS = [re.compile(r"between (.+?) and (.+?)\?"), re.compile(r"【([^【】]+)】和【([^【】]+)】")]
 _PAIRS = [re.compile(r"([A-Z][\w'’.]*(?: [A-Z][\w'’.]*){0,3})\s*[(（【]\s*"
                      r"([A-Z][\w'’.]*(?: [A-Z][\w'’.]*){0,3})\s*[)）】]"),
-          re.compile(r"【?([\u4e00-\u9fff·•]{2,5})】?\s*[(（]([\u4e00-\u9fff·•]{2,5})[)）]")]
+          re.compile(f"【?([{HAN}·•]{{2,5}})】?\\s*[(（]([{HAN}·•]{{2,5}})[)）]")]
 _NOT_NAMES = {"you", "your", "me", "你", "您", "我", "自己"}
 
 

@@ -33,6 +33,7 @@ from jubensha.scripts.importers.common import (
     unique_ids,
 )
 from jubensha.scripts.importers.truth import Asked, Passage, derive_truth
+from jubensha.scripts.importers.truth_evidence import Kind
 from jubensha.scripts.model import (
     PUBLIC,
     Character,
@@ -344,7 +345,7 @@ def truth_passages(data: dict, characters: list[Character]) -> list[Passage]:
                                         "character", owner=character.name))
     names = Names(c.name for c in characters)
     for key, items in (data.get("key_clues_pool") or {}).items():
-        kind = "truth" if _STEP_KEY.match(key) else "clue"
+        kind: Kind = "truth" if _STEP_KEY.match(key) else "clue"
         owner = None if kind == "truth" else names.resolve(key, chinese=True)
         passages += [Passage(item, f"{MAIN_FILE}: key_clues_pool.{key}", kind, owner)
                      for item in items if isinstance(item, str)] if isinstance(items, list) else []
