@@ -24,8 +24,13 @@ def _unknown(name: str, known: list[str]) -> Unknown:
 
 def test_a_factory_runs_on_first_lookup_only() -> None:
     made: list[str] = []
+
+    def make() -> str:
+        made.append("a")
+        return "thing a"
+
     table: Registry[str] = Registry()
-    table.add("a", lambda: made.append("a") or "thing a")
+    table.add("a", make)
     assert made == [] and "a" in table and list(table) == ["a"]
     assert table.get("a") == "thing a" and table["a"] == "thing a"
     assert made == ["a"]
@@ -52,7 +57,12 @@ def test_an_unknown_name_raises_the_owners_error_listing_the_known_ones() -> Non
 
 def test_sources_run_once_when_listed_or_when_a_name_is_missing() -> None:
     runs: list[int] = []
-    table: Registry[int] = Registry(sources=[lambda: runs.append(1) or table.put("late", 7)])
+
+    def source() -> None:
+        runs.append(1)
+        table.put("late", 7)
+
+    table: Registry[int] = Registry(sources=[source])
     table.put("early", 1)
     assert table.get("early") == 1 and runs == []
     assert table.registered("late") is False and runs == []

@@ -17,12 +17,12 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from jubensha.registry import Registry
 from jubensha.scripts.images import ImagePathError, safe_image
 from jubensha.scripts.importers.common import fail, linked_part, reading_from
 from jubensha.scripts.importers.truth_file import apply_truth, read_truth_file, truth_beside
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Script
-from jubensha.registry import Registry
 from jubensha.scripts.validation import Problem
 
 
