@@ -59,8 +59,15 @@ def entry_points(group: str) -> Callable[[], None]:
     return lambda: load_entry_points(group)
 
 
+class UnknownName(KeyError):
+    """A name nobody registered; the message lists the known ones."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 def _unknown_name(name: str, known: list[str]) -> Exception:
-    return KeyError(f"unknown name {name!r} (known: {', '.join(known)})")
+    return UnknownName(f"unknown name {name!r} (known: {', '.join(known)})")
 
 
 class Registry(Generic[T]):

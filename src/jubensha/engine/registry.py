@@ -18,7 +18,7 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jubensha.registry import Registry, entry_points
+from jubensha.registry import Registry, UnknownName, entry_points
 
 ENTRY_POINT_GROUP = "jubensha.stages"
 
@@ -68,13 +68,6 @@ class StageKind:
     run: Runner
     skip: Skip | None = None
     """Optional test: when it returns True the stage is left out (no StageStarted event)."""
-
-
-class UnknownName(KeyError):
-    """A stage kind or preset that nobody registered; the message lists the known ones."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 def _unknown_kind(name: str, known: list[str]) -> UnknownName:

@@ -19,7 +19,7 @@ from jubensha.eval.report import MetricResult
 from jubensha.llm.base import Embedder, Model
 from jubensha.llm.calls import CallLog
 from jubensha.llm.wrappers import MemoryCache, SqliteCache
-from jubensha.registry import Registry, importing
+from jubensha.registry import Registry, UnknownName, importing
 from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import Script
 
@@ -88,9 +88,8 @@ class MetricSpec:
         return self.options_key or self.name
 
 
-class UnknownMetric(KeyError):
-    def __str__(self) -> str:
-        return str(self.args[0])
+class UnknownMetric(UnknownName):
+    """A metric nobody registered; the message lists the known ones."""
 
 
 def _unknown_metric(name: str, known: list[str]) -> UnknownMetric:
