@@ -70,6 +70,22 @@ def test_sources_run_once_when_listed_or_when_a_name_is_missing() -> None:
     assert list(table) == ["early", "late"] and "nope" not in table and runs == [1]
 
 
+def test_a_failing_source_fails_every_look_up_until_it_works() -> None:
+    broken = [True]
+
+    def source() -> None:
+        if broken[0]:
+            raise ImportError("plug-in broken")
+        table.put("fixed", 1)
+
+    table: Registry[int] = Registry(sources=[source])
+    for _ in range(2):
+        with pytest.raises(ImportError, match="plug-in broken"):
+            table.get("fixed")
+    broken[0] = False
+    assert table.get("fixed") == 1
+
+
 def test_imported_reads_a_dotted_attribute_of_a_module_on_call() -> None:
     factory = imported("jubensha.registry:Registry.put")
     assert factory() is Registry.put

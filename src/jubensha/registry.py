@@ -98,12 +98,18 @@ class Registry(Generic[T]):
         self.add(name, lambda: thing, replace=replace)
 
     def fill(self) -> None:
-        """Run the sources once (they add names)."""
+        """Run the sources once (they add names). A source that fails (a broken plug-in)
+        raises here, and again at the next look-up, rather than leaving the table half
+        filled; a look-up made while the sources run sees the table as it is."""
         if self._filled:
             return
         self._filled = True
-        for source in self._sources:
-            source()
+        try:
+            for source in self._sources:
+                source()
+        except BaseException:
+            self._filled = False
+            raise
 
     def get(self, name: str) -> T:
         """The thing ``name`` stands for; the table's own error when nobody registered it."""
