@@ -44,6 +44,8 @@ def test_names_keep_the_order_they_were_added_and_a_name_can_be_replaced() -> No
     table.put("b", 10, replace=False)
     assert list(table) == ["b", "a", "c"] and len(table) == 3
     assert table.items() == [("b", 1), ("a", 20), ("c", 3)]
+    table.remove("a")
+    assert list(table) == ["b", "c"] and "a" not in table
 
 
 def test_an_unknown_name_raises_the_owners_error_listing_the_known_ones() -> None:

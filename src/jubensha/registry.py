@@ -97,6 +97,11 @@ class Registry(Generic[T]):
         """Register a thing already made."""
         self.add(name, lambda: thing, replace=replace)
 
+    def remove(self, name: str) -> None:
+        """Forget ``name`` (a test's own entry, once the test is done)."""
+        self._factories.pop(name, None)
+        self._made.pop(name, None)
+
     def fill(self) -> None:
         """Run the sources once (they add names). A source that fails (a broken plug-in)
         raises here, and again at the next look-up, rather than leaving the table half

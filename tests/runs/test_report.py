@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from jubensha.agents.naive import NaiveAgent
-from jubensha.agents.registry import register_architecture
+from jubensha.agents.registry import ARCHITECTURES, register_architecture
 from jubensha.cli import app
 from jubensha.engine.decisions import Action, CastVote, Decision, Vote
 from jubensha.runs.batch import Batch
@@ -36,9 +36,6 @@ class Accuser(NaiveAgent):
         if isinstance(decision, CastVote):
             return Vote(target=self.target)
         return await super().decide(decision)
-
-
-register_architecture("accuser", Accuser)
 
 
 @pytest.mark.parametrize(("k", "n", "low", "high"), [
@@ -71,11 +68,15 @@ def known_batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     spec.write_text(f"scripts: [{TINY}]\narchitectures: ['accuser:Ann', 'accuser:Bob']\n"
                     "models: scripted\nseeds: [0, 1]\nembedder: none\n"
                     "metrics: [culprit-rank, mirage-trust]\n", encoding="utf-8")
-    batch = Batch.open(load_spec(spec), folder / "batch")
+    register_architecture("accuser", Accuser)  # for this batch only (other tests list them all)
     try:
-        summary = asyncio.run(batch.run())
+        batch = Batch.open(load_spec(spec), folder / "batch")
+        try:
+            summary = asyncio.run(batch.run())
+        finally:
+            batch.close()
     finally:
-        batch.close()
+        ARCHITECTURES.remove("accuser")
     assert summary.finished == 4
     return folder / "batch"
 
