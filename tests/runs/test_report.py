@@ -12,35 +12,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from jubensha.agents.naive import NaiveAgent
-from jubensha.agents.registry import register_architecture
 from jubensha.cli import app
-from jubensha.engine.decisions import Action, CastVote, Decision, Vote
 from jubensha.runs.batch import Batch
 from jubensha.runs.index import GameRow, Spend
 from jubensha.runs.report import build_report, render, wilson
 from jubensha.runs.spec import load_spec
 from jubensha.runs.statistics import Estimate
+from tests.runs.accuser import accuser_registered
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
-
-
-class Accuser(NaiveAgent):
-    """Plays naive but always votes for one named seat: a batch with a known outcome."""
-
-    architecture = "accuser"  # registered under this name for the whole session
-
-    def __init__(self, target: str) -> None:
-        super().__init__()
-        self.target = target
-
-    async def decide(self, decision: Decision) -> Action:
-        if isinstance(decision, CastVote):
-            return Vote(target=self.target)
-        return await super().decide(decision)
-
-
-register_architecture("accuser", Accuser)
 
 
 @pytest.mark.parametrize(("k", "n", "low", "high"), [
@@ -73,11 +53,12 @@ def known_batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     spec.write_text(f"scripts: [{TINY}]\narchitectures: ['accuser:Ann', 'accuser:Bob']\n"
                     "models: scripted\nseeds: [0, 1]\nembedder: none\n"
                     "metrics: [culprit-rank, mirage-trust]\n", encoding="utf-8")
-    batch = Batch.open(load_spec(spec), folder / "batch")
-    try:
-        summary = asyncio.run(batch.run())
-    finally:
-        batch.close()
+    with accuser_registered():
+        batch = Batch.open(load_spec(spec), folder / "batch")
+        try:
+            summary = asyncio.run(batch.run())
+        finally:
+            batch.close()
     assert summary.finished == 4
     return folder / "batch"
 

@@ -21,6 +21,7 @@ from jubensha.runs.index import GameRow
 from jubensha.runs.report import build_report, fake_warning, render
 from jubensha.runs.spec import load_spec
 from jubensha.runs.statistics import estimate, games_needed, paired
+from tests.runs.accuser import accuser_registered
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
 
@@ -135,11 +136,12 @@ def test_runs_compare_on_a_batch_with_a_known_outcome(tmp_path: Path) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text(f"scripts: [{TINY}]\narchitectures: ['accuser:Ann', 'accuser:Bob']\n"
                     "models: scripted\nseeds: [0, 1]\nembedder: none\n", encoding="utf-8")
-    batch = Batch.open(load_spec(spec), tmp_path / "batch")
-    try:
-        asyncio.run(batch.run())
-    finally:
-        batch.close()
+    with accuser_registered():
+        batch = Batch.open(load_spec(spec), tmp_path / "batch")
+        try:
+            asyncio.run(batch.run())
+        finally:
+            batch.close()
     runner = CliRunner()
     done = runner.invoke(app, ["runs", "compare", str(tmp_path / "batch"), "accuser:Ann@scripted",
                                "accuser:Bob@scripted", "--format", "json"])

@@ -4,17 +4,18 @@ A name is ``ARCH`` or ``ARCH:OPTION``; the option string goes to the architectur
 which parses it (and says what is wrong with it). The word ``guard`` among the options
 (``naive:guard``, ``thinkthrice:mr+sr+guard``) is the registry's own: it wraps the agent in
 the speech guard (``agents.guard``), whatever the architecture. Each architecture is one line of
-``ARCHITECTURES``, a ``module:function`` path imported only when used, so an architecture's
-dependencies load only when someone plays it. ``register_architecture`` adds one at run time.
+``ARCHITECTURES`` (a ``jubensha.registry.Registry``), a ``module:function`` path imported only
+when used, so an architecture's dependencies load only when someone plays it.
+``register_architecture`` adds one at run time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib import import_module
 
 from jubensha.agents.guard import GuardedAgent
 from jubensha.engine.agent import Agent
+from jubensha.registry import Registry
 
 GUARD = "guard"
 """The option word that puts the speech guard on a seat (``naive:guard``)."""
@@ -22,7 +23,16 @@ GUARD = "guard"
 Factory = Callable[[str], Agent]
 """Builds a fresh agent (one per seat) from the option string ("" when there is none)."""
 
-ARCHITECTURES: dict[str, str] = {
+
+class AgentSpecError(ValueError):
+    """An unknown architecture or an option it rejects; the message says which and why."""
+
+
+def _unknown(name: str, known: list[str]) -> AgentSpecError:
+    return AgentSpecError(f"unknown architecture {name!r} (known: {', '.join(sorted(known))})")
+
+
+ARCHITECTURES: Registry[Factory] = Registry({
     "naive": "jubensha.agents.naive:NaiveAgent.from_option",
     "player": "jubensha.agents.player_star:PlayerStarAgent.from_option",
     "mirage": "jubensha.agents.mirage:MirageAgent.from_option",
@@ -32,42 +42,21 @@ ARCHITECTURES: dict[str, str] = {
     "ocot": "jubensha.agents.ocot:OCoTAgent.from_option",
     "thinkthrice": "jubensha.agents.thinkthrice.agent:ThinkThriceAgent.from_option",
     "human": "jubensha.agents.human:HumanAgent.from_option",
-}
-
-_FACTORIES: dict[str, Factory] = {}
-
-
-class AgentSpecError(ValueError):
-    """An unknown architecture or an option it rejects; the message says which and why."""
+}, unknown=_unknown)
 
 
 def register_architecture(name: str, factory: Factory) -> None:
-    _FACTORIES[name] = factory
+    ARCHITECTURES.put(name, factory)
 
 
 def architectures() -> list[str]:
-    return sorted({*ARCHITECTURES, *_FACTORIES})
+    return sorted(ARCHITECTURES)
 
 
 def split_spec(spec: str) -> tuple[str, str]:
     """``"thinkthrice:mr+sr"`` → ``("thinkthrice", "mr+sr")``."""
     name, _, option = spec.strip().partition(":")
     return name.strip().lower(), option.strip()
-
-
-def _factory(name: str) -> Factory:
-    if name in _FACTORIES:
-        return _FACTORIES[name]
-    if name not in ARCHITECTURES:
-        raise AgentSpecError(f"unknown architecture {name!r} (known: "
-                             f"{', '.join(architectures())})")
-    module, _, attribute = ARCHITECTURES[name].partition(":")
-    target: object = import_module(module)
-    for part in attribute.split("."):
-        target = getattr(target, part)
-    if not callable(target):
-        raise TypeError(f"{ARCHITECTURES[name]} is not callable")
-    return target
 
 
 def guarded(spec: str) -> tuple[bool, str]:
@@ -84,7 +73,7 @@ def make_agent(spec: str) -> Agent:
     """A new agent for ``spec``; AgentSpecError when the name or its option is wrong."""
     guard, spec = guarded(spec)
     name, option = split_spec(spec)
-    factory = _factory(name)
+    factory = ARCHITECTURES.get(name)
     try:
         agent = factory(option)
     except (ValueError, TypeError) as exc:

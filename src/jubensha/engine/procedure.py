@@ -10,6 +10,7 @@ act, refuses that script before the game starts (``check_acts``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -21,13 +22,14 @@ from jubensha.engine import stages_mirage as _mirage_stages  # noqa: F401
 from jubensha.engine import stages_whodunit as _whodunit_stages  # noqa: F401
 from jubensha.engine.acts import last_act, playable_acts
 from jubensha.engine.registry import (
+    ENTRY_POINT_GROUP,
     StageSpec,
     UnknownName,
-    load_plugins,
     specs_by_kind,
     stage_kind,
 )
 from jubensha.engine.voting import VotingRules
+from jubensha.registry import Registry, entry_points
 from jubensha.safeload import DocumentError, is_path, read_document
 from jubensha.scripts.model import Script
 from jubensha.scripts.validation import Problem
@@ -146,27 +148,31 @@ def presets_dir() -> Path:
     return Path(str(resources.files("jubensha.engine") / "presets"))
 
 
-_PRESETS: dict[str, Callable[[], Procedure]] = {}
+def _builtin_presets() -> None:
+    """The YAML files of ``engine/presets/`` as presets (a preset registered under the same
+    name keeps its meaning)."""
+    for path in sorted(presets_dir().glob("*.yaml")):
+        PRESETS.put(path.stem, partial(load_procedure, path), replace=False)
+
+
+PRESETS: Registry[Callable[[], Procedure]] = Registry(
+    sources=[entry_points(ENTRY_POINT_GROUP), _builtin_presets])
+"""Each preset's builder, called anew for every game (a fresh ``Procedure`` each time)."""
 
 
 def register_preset(name: str, make: Callable[[], Procedure] | Path) -> None:
     """Make ``name`` usable as ``--procedure name``: a YAML file or a function building it."""
-    _PRESETS[name] = (lambda: load_procedure(make)) if isinstance(make, Path) else make
+    PRESETS.put(name, (lambda: load_procedure(make)) if isinstance(make, Path) else make)
 
 
 def presets() -> list[str]:
-    load_plugins()
-    return sorted({*_PRESETS, *(p.stem for p in presets_dir().glob("*.yaml"))})
+    return sorted(PRESETS)
 
 
 def find_procedure(name: str) -> Procedure:
     """A preset by name, or a procedure YAML file by path."""
-    load_plugins()
-    if name in _PRESETS:
-        return _PRESETS[name]()
-    builtin = presets_dir() / f"{name}.yaml"
-    if is_path(builtin, "file"):
-        return load_procedure(builtin)
+    if name in PRESETS:
+        return PRESETS.get(name)()
     if is_path(Path(name), "file"):
         return load_procedure(name)
     raise ProcedureError(name, [Problem(severity="error", field="(name)",

@@ -6,17 +6,19 @@ the table nor the procedure: stage modules import it to register, the procedure 
 up, so the engine reads top-down (game → procedure → stage kinds → table, registry). Other
 packages add kinds with ``@register_stage(TheirSpec)`` in their own module; to make a
 kind usable by name from YAML or the CLI without an import, the module is declared as an
-entry point in the ``jubensha.stages`` group, which is loaded the first time a name is missing.
+entry point in the ``jubensha.stages`` group, which is loaded the first time a name is missing
+(``jubensha.registry``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from jubensha.registry import Registry, UnknownName, entry_points
 
 ENTRY_POINT_GROUP = "jubensha.stages"
 
@@ -68,15 +70,12 @@ class StageKind:
     """Optional test: when it returns True the stage is left out (no StageStarted event)."""
 
 
-class UnknownName(KeyError):
-    """A stage kind or preset that nobody registered; the message lists the known ones."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
+def _unknown_kind(name: str, known: list[str]) -> UnknownName:
+    return UnknownName(f"unknown stage kind {name!r} (known: {', '.join(sorted(known))})")
 
 
-_KINDS: dict[str, StageKind] = {}
-_plugins_loaded = False
+STAGE_KINDS: Registry[StageKind] = Registry(unknown=_unknown_kind,
+                                            sources=[entry_points(ENTRY_POINT_GROUP)])
 
 
 def kind_of(spec: type[StageSpec]) -> str:
@@ -93,33 +92,15 @@ def register_stage(spec: type[S], *, skip: Skip | None = None
 
     def decorate(runner: Runner) -> Runner:
         name = kind_of(spec)
-        _KINDS[name] = StageKind(kind=name, spec=spec, run=runner, skip=skip)
+        STAGE_KINDS.put(name, StageKind(kind=name, spec=spec, run=runner, skip=skip))
         return runner
 
     return decorate
 
 
-def load_plugins() -> None:
-    """Import every module declared in the ``jubensha.stages`` entry-point group, once."""
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        loaded = entry.load()  # a module registers on import; a function registers when called
-        if callable(loaded):
-            loaded()
-
-
 def stage_kind(name: str) -> StageKind:
     """The registered kind ``name``; UnknownName lists the known kinds."""
-    if name not in _KINDS:
-        load_plugins()
-    try:
-        return _KINDS[name]
-    except KeyError:
-        known = ", ".join(sorted(_KINDS))
-        raise UnknownName(f"unknown stage kind {name!r} (known: {known})") from None
+    return STAGE_KINDS.get(name)
 
 
 def specs_by_kind(value: Any) -> Any:

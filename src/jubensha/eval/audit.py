@@ -35,7 +35,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from jubensha.engine.events import Event
 from jubensha.eval.postgame import whole_scripts
-from jubensha.eval.registry import options
 from jubensha.llm.calls import CallRecord, read_calls
 from jubensha.llm.text import HAN
 from jubensha.runlog.folder import RunLog
@@ -48,7 +47,6 @@ TRUTH, HIDDEN = "(truth)", "(hidden clues)"
 EVAL_CALLS = Path("eval") / "calls.jsonl"
 
 
-@options("audit")
 class AuditOptions(BaseModel):
     """How long a passage is and how many make a call flagged (docs/isolation.md)."""
 

@@ -118,7 +118,7 @@ def _worst_row(call: CallAudit) -> list[str]:
 
 @metric("audit", "Seat calls holding another character's private text or the truth that "
         "the seat could not know at that moment (isolation audit)",
-        "jubensha's own, in none of the papers; docs/isolation.md")
+        "jubensha's own, in none of the papers; docs/isolation.md", options=AuditOptions)
 async def audit_metric(context: MetricContext) -> AuditReport:
     options = AuditOptions.model_validate(context.options.get("audit", {}))
     found = audit_run(context.script, context.run, options)

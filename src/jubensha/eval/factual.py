@@ -47,7 +47,7 @@ from jubensha.eval.postgame import (
     seat_access,
     seat_answerer,
 )
-from jubensha.eval.registry import MetricContext, metric, options
+from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.llm.base import GenerateConfig, Message, Model, Request
 from jubensha.llm.calls import declare
@@ -66,7 +66,6 @@ ANSWER = declare("factual.answer", "seat")  # the seat answers after the game
 JUDGE = declare("factual.judge", "truth")  # the reference answer
 
 
-@options("factual")
 class FactualOptions(BaseModel):
     """``--options`` of the ``factual`` metric (see docs/evaluation.md)."""
 
@@ -412,7 +411,7 @@ async def judged_batch(script: Script, reads: AnswerContext, model: Model, judge
 @metric("factual", "Every seat answers factual questions about every character after the "
         "game; Own Q and Other's Q (CQ civilians', MQ the murderer's) judged Correct or "
         "Incorrect", "ThinkThrice, sections 5 and 6.2 (table 6), appendix H",
-        optional=("judge",))
+        optional=("judge",), options=FactualOptions)
 async def factual_metric(context: MetricContext) -> FactualResult:
     options = FactualOptions.model_validate(context.options.get("factual", {}))
     return await factual(context, options)

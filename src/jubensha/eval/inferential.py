@@ -33,7 +33,7 @@ from jubensha.eval.postgame import (
     gather_limited,
     seat_access,
 )
-from jubensha.eval.registry import MetricContext, metric, options
+from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.wellplay import Rule, is_correct
 from jubensha.llm.base import Model
@@ -49,7 +49,6 @@ FSA_SEAT = "FSA"
 RATIONALE = declare("inferential.rationale", "truth")  # the reference rationale
 
 
-@options("inferential")
 class InferentialOptions(BaseModel):
     """``--options`` of the ``inferential`` metric (see docs/evaluation.md)."""
 
@@ -224,7 +223,8 @@ def inferential_applies(script: Script, run: RunLog) -> str | None:
 @metric("inferential", "Every seat answers the inferential multiple-choice questions after "
         "the game with its reasoning; overall accuracy, and informed accuracy (right and "
         "reasoning rated >= 4 of 5 by a judge)", "ThinkThrice, section 6.5 (figure 4), "
-        "table 10, appendix H", optional=("judge",), applies=inferential_applies)
+        "table 10, appendix H", optional=("judge",), applies=inferential_applies,
+        options=InferentialOptions)
 async def inferential_metric(context: MetricContext) -> InferentialResult:
     options = InferentialOptions.model_validate(context.options.get("inferential", {}))
     return await inferential(context, options)

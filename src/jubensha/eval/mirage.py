@@ -33,7 +33,7 @@ from jubensha.engine.events import (
     Spoke,
 )
 from jubensha.eval.judge import EvalError, JudgeFailure, ask, clip, judge_of, judge_request
-from jubensha.eval.registry import MetricContext, metric, options
+from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import release_rouge, rouge_l
 from jubensha.eval.vote_metrics import culprits, final_ballots, has_solution
@@ -59,7 +59,6 @@ JUDGE_RECONSTRUCT = declare("judge.mirage.reconstruct", "scripts")  # the whole 
 
 
 
-@options("mirage")
 class MirageOptions(BaseModel):
     """``options["mirage"]``: choices shared by the MIRAGE metrics (docs/evaluation.md)."""
 
@@ -305,7 +304,7 @@ def has_ratings(script: Script, run: RunLog) -> str | None:
 @metric("mirage-trust", "Probabilities of doubt and belief for culprits and civilians, and "
         "the Trust Inclination Index, from the trust/doubt ratings",
         "MPIRD-LLMA section 2.3 and figure 3; MIRAGE public release (TII)",
-        applies=has_ratings)
+        applies=has_ratings, options=MirageOptions, options_key="mirage")
 async def doubt_belief_metric(context: MetricContext) -> DoubtBelief:
     return doubt_belief(context.run, context.script, seats_of(context), options_of(context))
 
@@ -469,7 +468,7 @@ def has_speech(script: Script, run: RunLog) -> str | None:
 @metric("mirage-llm-score", "A judge rates each seat's role-play, reasoning, communication "
         "and cooperation, observation and thinking (0-20 each; LLM-Score = their sum)",
         "MPIRD-LLMA section 2.3, table 20; MIRAGE public release (llms_eval)",
-        needs=("judge",), applies=has_speech)
+        needs=("judge",), applies=has_speech, options=MirageOptions, options_key="mirage")
 async def llm_score_metric(context: MetricContext) -> LLMScore:
     return await llm_scores(context)
 
@@ -594,7 +593,7 @@ def reference_parts(script: Script, seat: str, reading: Reading) -> dict[str, st
 @metric("mirage-rouge", "ROUGE-L F between each character's script and its reconstruction "
         "by a judge from the history and the seat's actions (extractive without a judge)",
         "MPIRD-LLMA section 2.3, table 21; MIRAGE public release (rouge_eval)",
-        optional=("judge",), applies=has_speech)
+        optional=("judge",), applies=has_speech, options=MirageOptions, options_key="mirage")
 async def reconstruction_metric(context: MetricContext) -> Reconstruction:
     return await reconstructions(context)
 
@@ -698,7 +697,7 @@ class MirageIndices(MetricResult):
 
 @metric("mirage", "The MIRAGE indices: Victory (MRR of the culprit), TII, CIC, ICI and SCI "
         "(ICI and SCI with a judge)", "MIRAGE public release (save_result, end_stage)",
-        optional=("judge",))
+        optional=("judge",), options=MirageOptions, options_key="mirage")
 async def mirage_metric(context: MetricContext) -> MirageIndices:
     options = options_of(context)
     seats = seats_of(context)

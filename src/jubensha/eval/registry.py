@@ -2,15 +2,16 @@
 
 A metric is an async function of one ``MetricContext`` (the script, the run as read back,
 and the models it may need) returning a ``MetricResult``. Modules register their metrics
-with ``@metric(...)``; ``load_metrics()`` imports the modules that hold them.
+with ``@metric(...)``, which also names the class that reads the metric's entry of an options
+file; ``load_metrics()`` imports the modules that hold them (``METRICS`` is a
+``jubensha.registry.Registry`` filled by importing ``METRIC_MODULES``).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -18,6 +19,7 @@ from jubensha.eval.report import MetricResult
 from jubensha.llm.base import Embedder, Model
 from jubensha.llm.calls import CallLog
 from jubensha.llm.wrappers import MemoryCache, SqliteCache
+from jubensha.registry import Registry, UnknownName, importing
 from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import Script
 
@@ -75,50 +77,51 @@ class MetricSpec:
     """Models the metric uses when given and skips parts of without."""
     applies: Applies | None = None
     """``jubensha eval all`` skips the metric, saying why, when this returns a reason."""
+    options: type[BaseModel] | None = None
+    """The class that reads the metric's entry of an options file (``--options``, a batch
+    spec's ``metric_options``), so that a wrong entry is refused when the file is read."""
+    options_key: str = ""
+    """That entry's key; "" is the metric's name (metrics of one family share a key)."""
+
+    @property
+    def options_entry(self) -> str:
+        return self.options_key or self.name
 
 
-class UnknownMetric(KeyError):
-    def __str__(self) -> str:
-        return str(self.args[0])
+class UnknownMetric(UnknownName):
+    """A metric nobody registered; the message lists the known ones."""
 
 
-_METRICS: dict[str, MetricSpec] = {}
+def _unknown_metric(name: str, known: list[str]) -> UnknownMetric:
+    return UnknownMetric(f"unknown metric {name!r}; known: {', '.join(sorted(known))}")
+
+
+METRICS: Registry[MetricSpec] = Registry(unknown=_unknown_metric,
+                                         sources=[importing(*METRIC_MODULES)])
 
 
 def metric(name: str, summary: str, source: str, needs: tuple[Need, ...] = (),
-           optional: tuple[Need, ...] = (), applies: Applies | None = None
+           optional: tuple[Need, ...] = (), applies: Applies | None = None,
+           options: type[BaseModel] | None = None, options_key: str = ""
            ) -> Callable[[MetricFunction], MetricFunction]:
     """Register ``compute`` under ``name``; a second registration of a name is an error."""
     def register(compute: MetricFunction) -> MetricFunction:
-        if name in _METRICS and _METRICS[name].compute is not compute:
+        if METRICS.registered(name) and METRICS.get(name).compute is not compute:
             raise ValueError(f"metric {name!r} is registered twice")
-        _METRICS[name] = MetricSpec(name, summary, source, compute, frozenset(needs),
-                                    frozenset(optional), applies)
+        METRICS.put(name, MetricSpec(name, summary, source, compute, frozenset(needs),
+                                     frozenset(optional), applies, options, options_key))
         return compute
     return register
 
 
-_OPTIONS: dict[str, type[BaseModel]] = {}
-O = TypeVar("O", bound=type[BaseModel])
-
-
-def options(key: str) -> Callable[[O], O]:
-    """Register the class that reads the ``key`` entry of an options file (``--options``,
-    a batch spec's ``metric_options``), so that a wrong entry is refused when the file is
-    read, not as a traceback once a metric reads it."""
-    def register(model: O) -> O:
-        _OPTIONS[key] = model
-        return model
-    return register
-
-
 def options_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
-    """``(field, problem)`` for every entry of ``data`` its registered class refuses;
+    """``(field, problem)`` for every entry of ``data`` a metric's options class refuses;
     entries no class reads are left alone."""
-    load_metrics()
+    readers = {spec.options_entry: spec.options for spec in load_metrics().values()
+               if spec.options is not None}
     problems = []
     for key, value in data.items():
-        model = _OPTIONS.get(key)
+        model = readers.get(key)
         if model is None:
             continue
         try:
@@ -131,13 +134,8 @@ def options_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
 
 def load_metrics() -> dict[str, MetricSpec]:
     """Every registered metric by name (imports the metric modules once)."""
-    for module in METRIC_MODULES:
-        importlib.import_module(module)
-    return dict(sorted(_METRICS.items()))
+    return dict(sorted(METRICS.items()))
 
 
 def get_metric(name: str) -> MetricSpec:
-    metrics = load_metrics()
-    if name not in metrics:
-        raise UnknownMetric(f"unknown metric {name!r}; known: {', '.join(metrics)}")
-    return metrics[name]
+    return METRICS.get(name)

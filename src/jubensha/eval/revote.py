@@ -48,7 +48,7 @@ from jubensha.eval.postgame import (
     seat_access,
     seat_answerer,
 )
-from jubensha.eval.registry import MetricContext, metric, options
+from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.vote_metrics import final_ballots, has_solution
 from jubensha.eval.votes import Vote, identification
@@ -62,7 +62,6 @@ from jubensha.scripts.model import Script
 REVOTE = declare("revote.vote", "seat")
 
 
-@options("revote")
 class RevoteOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -256,6 +255,7 @@ def played_game(script: Script, run: RunLog, rules: VotingRules, options: Revote
 
 @metric("revote", "Civilian win rate and murderer identification accuracy from N "
         "memoryless re-votes of every seat from its final memory",
-        "ThinkThrice, section 6.4 (figure 3) and table 15", applies=has_solution)
+        "ThinkThrice, section 6.4 (figure 3) and table 15", applies=has_solution,
+        options=RevoteOptions)
 async def revote_metric(context: MetricContext) -> Revotes:
     return await revote(context, RevoteOptions.model_validate(context.options.get("revote", {})))

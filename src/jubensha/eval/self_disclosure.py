@@ -28,7 +28,7 @@ from jubensha.agents.disclosure import (
     window_set,
 )
 from jubensha.engine.events import Event, HostSpoke, Spoke
-from jubensha.eval.registry import MetricContext, metric, options
+from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.llm.calls import CallRecord
 from jubensha.runlog.folder import RunLog
@@ -39,7 +39,6 @@ EXAMPLES = 6
 EXAMPLE_CHARS = 300
 
 
-@options("self-disclosure")
 class SelfDisclosureOptions(DisclosureSettings):
     """Window lengths and the reciting threshold (docs/evaluation.md)."""
 
@@ -239,7 +238,7 @@ def has_speech(script: Script, run: RunLog) -> str | None:
 @metric("self-disclosure", "Each seat's own private text said aloud, murderers telling "
         "what they did, and replies that fail as speech (echoes, labels, copies, loops, "
         "empty or cut-off speech)", "jubensha (none of the four papers measures it)",
-        applies=has_speech)
+        applies=has_speech, options=SelfDisclosureOptions)
 async def self_disclosure_metric(context: MetricContext) -> SelfDisclosure:
     settings = SelfDisclosureOptions.model_validate(context.options.get("self-disclosure",
                                                                          {}))

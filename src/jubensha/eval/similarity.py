@@ -13,7 +13,7 @@ from typing import ClassVar
 from pydantic import BaseModel
 
 from jubensha.engine.events import Spoke
-from jubensha.eval.registry import MetricContext, metric, options
+from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import WORD_TOKENS, embedding_cosine, ngram_jaccard, tfidf_cosine
 from jubensha.llm.base import Embedder
@@ -22,7 +22,6 @@ from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import Character, Script
 
 
-@options("similarity")
 class SimilarityOptions(BaseModel):
     n: int = 3
     tokens: TokenizerOptions = WORD_TOKENS
@@ -82,7 +81,8 @@ async def similarity(chat: str, scripts: str, embedder: Embedder | None = None,
 
 
 @metric("similarity", "Chat history vs all players' scripts: embedding cosine, TF-IDF "
-        "cosine, trigram Jaccard", "ThinkThrice, section 6.3 (table 7)", optional=("embedder",))
+        "cosine, trigram Jaccard", "ThinkThrice, section 6.3 (table 7)", optional=("embedder",),
+        options=SimilarityOptions)
 async def similarity_metric(context: MetricContext) -> Similarity:
     options = SimilarityOptions.model_validate(context.options.get("similarity", {}))
     result = await similarity(chat_text(context.run), scripts_text(context.script),

@@ -37,7 +37,7 @@ from jubensha.agents.answerers import (
     build_context,
 )
 from jubensha.eval.postgame import PurposePrefix, answer_context, answering_model, gather_limited
-from jubensha.eval.registry import MetricContext, metric, options
+from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.revote import game_ballots, player_rules, vote_winner
 from jubensha.eval.stats import MeanStd
@@ -58,7 +58,6 @@ from jubensha.scripts.model import ChoiceQuestion, Script
 PREFIX = "wellplay."
 
 
-@options("wellplay")
 class WellPlayOptions(BaseModel):
     """``--options`` of the ``wellplay`` metric (see docs/evaluation.md)."""
 
@@ -295,7 +294,8 @@ def wellplay_applies(script: Script, run: RunLog) -> str | None:
 
 @metric("wellplay", "Each seat answers its WellPlay questions after the game (or the ssa/fsa "
         "references); objective 10, reasoning 5, relations 2 points; the PLAYER* vote win",
-        "PLAYER*, section 3, appendices B and C.6.3", applies=wellplay_applies)
+        "PLAYER*, section 3, appendices B and C.6.3", applies=wellplay_applies,
+        options=WellPlayOptions)
 async def wellplay_metric(context: MetricContext) -> WellPlayResult:
     options = WellPlayOptions.model_validate(context.options.get("wellplay", {}))
     return await wellplay(context, options)

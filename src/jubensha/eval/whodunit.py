@@ -33,7 +33,7 @@ from jubensha.eval.mirage import (
     truth_text,
 )
 from jubensha.eval.postgame import answering_model, whole_scripts
-from jubensha.eval.registry import MetricContext, metric, options
+from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import rouge_l
 from jubensha.eval.wellplay import DEFAULT_LETTERS, Rule, is_correct
@@ -54,7 +54,6 @@ JUDGE_CMD = declare("judge.whodunit.cmd", "truth")
 REASONING = declare("answer.reasoning", "seat")  # the seat states method and motive
 
 
-@options("whodunit")
 class WhodunitOptions(BaseModel):
     """``options["whodunit"]``: choices shared by the WhodunitBench metrics."""
 
@@ -124,7 +123,7 @@ class RolePlay(MetricResult):
 
 @metric("whodunit-rp", "A judge rates how naturally each seat played its role (0-10)",
         "WhodunitBench supplementary, section 4, figure 10 (RP)", needs=("judge",),
-        applies=has_speech)
+        applies=has_speech, options=WhodunitOptions, options_key="whodunit")
 async def role_play_metric(context: MetricContext) -> RolePlay:
     options = options_of(context)
     judge = judge_of(context, "whodunit-rp")
@@ -248,7 +247,7 @@ def has_key_points(script: Script, run: RunLog) -> str | None:
 @metric("whodunit-spc", "Share of each seat's key points (its key clues) that its statements "
         "conveyed; also every key point against the whole discussion (judge or lexical)",
         "WhodunitBench supplementary, section 4, figure 10 (SPC)", optional=("judge",),
-        applies=has_key_points)
+        applies=has_key_points, options=WhodunitOptions, options_key="whodunit")
 async def key_points_metric(context: MetricContext) -> KeyPoints:
     method = chosen(options_of(context).spc, context)
     result = KeyPoints(run=str(context.run.path), method=method, seats={})
@@ -337,7 +336,7 @@ def has_truth(script: Script, run: RunLog) -> str | None:
 @metric("whodunit-cmd", "Each seat's final method and motive scored against the truth "
         "(0-100; judge, or ROUGE-L without one)",
         "WhodunitBench supplementary, section 4, figures 9-10 (CMD)", optional=("judge",),
-        applies=has_truth)
+        applies=has_truth, options=WhodunitOptions, options_key="whodunit")
 async def motive_method_metric(context: MetricContext) -> MotiveMethod:
     options = options_of(context)
     method = chosen(options.cmd, context)
@@ -434,7 +433,7 @@ def step_key(question: ChoiceQuestion) -> str:
 @metric("whodunit-mcq", "Each seat answers the script's multiple-choice questions after the "
         "game; accuracy split by the number of reasoning steps",
         "WhodunitBench supplementary, figures 5-6 (multi-step questions)",
-        applies=has_questions)
+        applies=has_questions, options=WhodunitOptions, options_key="whodunit")
 async def step_accuracy_metric(context: MetricContext) -> StepAccuracy:
     options = options_of(context)
     script = context.script

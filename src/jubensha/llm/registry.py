@@ -2,25 +2,26 @@
 
 One string names a model everywhere (``--model``, ``--seat NAME=SPEC``, experiment specs):
 ``local`` (the embedded model, the default), ``openai:<model>``, ``scripted`` or
-``replay:<file>``. Options that are not part of the name (endpoint, key, timeout,
-temperature) come from ``ModelOptions``, whose defaults read the usual environment.
+``replay:<file>``. Each form is a ``Form`` in ``MODELS`` (a ``jubensha.registry.Registry``),
+whose builder imports its client only when used. Options that are not part of the name
+(endpoint, key, timeout, temperature) come from ``ModelOptions``, whose defaults read the
+usual environment.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
 from jubensha.llm.base import Model, ModelError
+from jubensha.registry import Registry
 
-SPEC_FORMS = (
-    "local  (the embedded SmolLM2 model; local:qwen2.5-coder-1.5b; local:<path to a .gguf>)",
-    "openai:<model>  (any OpenAI-compatible endpoint, e.g. openai:gpt-4o-mini)",
-    "scripted  (the deterministic fake used by tests)",
-    "replay:<file>  (answers from a recorded cassette)",
-)
+T = TypeVar("T")
 DEFAULT_SPEC = "local"
 MODEL_ENV = "JUBENSHA_MODEL"
 """Names the default model where a command line gives none (e.g. local:qwen2.5-coder-1.5b;
@@ -63,26 +64,86 @@ class ModelOptions(BaseModel):
     latency_s: float = Field(0.0, ge=0, description="Simulated latency of the scripted fake.")
 
 
-def _split(spec: str) -> tuple[str, str]:
+@dataclass(frozen=True)
+class Form(Generic[T]):
+    """One form of a ``kind[:argument]`` name (``openai:<model>``): its line in the list of
+    forms, whether it takes an argument, and the builder of what it names."""
+
+    usage: str
+    build: Callable[[str, ModelOptions], T]
+    argument: Literal["none", "optional", "required"] = "none"
+    needs: str = ""
+    """What a required argument names, for the error when it is missing."""
+
+    def accepts(self, argument: str) -> bool:
+        """Whether ``argument`` ("" for none) fits this form."""
+        return self.argument == "optional" or bool(argument) == (self.argument == "required")
+
+
+def split_form(spec: str) -> tuple[str, str]:
+    """``"openai:gpt-4o-mini"`` → ``("openai", "gpt-4o-mini")``."""
     kind, _, argument = spec.strip().partition(":")
     return kind.strip().lower(), argument.strip()
 
 
+def _scripted(argument: str, options: ModelOptions) -> Model:
+    from jubensha.llm.fake import ScriptedModel
+
+    return ScriptedModel(seed=options.seed, latency_s=options.latency_s)
+
+
+def _local(argument: str, options: ModelOptions) -> Model:
+    from jubensha.llm.local import LocalModel
+
+    return LocalModel.named(argument, context_tokens=options.context_tokens,
+                            temperature=options.temperature, threads=options.threads,
+                            slots=options.slots, exact=options.exact)
+
+
+def _openai(argument: str, options: ModelOptions) -> Model:
+    from jubensha.llm.openai_client import OpenAIModel
+
+    return OpenAIModel(argument, base_url=options.base_url, api_key=options.api_key,
+                       timeout_s=options.timeout_s, max_retries=options.max_retries,
+                       deadline_s=options.deadline_s, temperature=options.temperature,
+                       embedding_model=options.embedding_model)
+
+
+def _replay(argument: str, options: ModelOptions) -> Model:
+    from jubensha.llm.replay import ReplayModel
+
+    return ReplayModel.load(Path(argument))
+
+
+MODELS: Registry[Form[Model]] = Registry()
+MODELS.put("local", Form("local  (the embedded SmolLM2 model; local:qwen2.5-coder-1.5b; "
+                         "local:<path to a .gguf>)", _local, "optional"))
+MODELS.put("openai", Form("openai:<model>  (any OpenAI-compatible endpoint, e.g. "
+                          "openai:gpt-4o-mini)", _openai, "required", "model name"))
+MODELS.put("scripted", Form("scripted  (the deterministic fake used by tests)", _scripted))
+MODELS.put("replay", Form("replay:<file>  (answers from a recorded cassette)", _replay,
+                          "required", "file"))
+
+
 def _unknown(spec: str, why: str) -> ModelSpecError:
-    forms = "\n  ".join(SPEC_FORMS)
+    forms = "\n  ".join(form.usage for _, form in MODELS.items())
     return ModelSpecError(f"model {spec!r}: {why}. A model is one of:\n  {forms}")
+
+
+def _form(spec: str) -> Form[Model]:
+    kind, argument = split_form(spec)
+    form = MODELS.get(kind) if kind in MODELS else None
+    if form is not None and not argument and form.argument == "required":
+        raise _unknown(spec, f"'{kind}:' needs a {form.needs}")
+    if form is None or not form.accepts(argument):
+        raise _unknown(spec, "unknown model")
+    return form
 
 
 def validate_model_spec(spec: str) -> str:
     """Check the form of ``spec`` without building a client; returns it stripped."""
-    kind, argument = _split(spec)
-    if kind == "local" or kind == "scripted" and not argument:
-        return spec.strip()
-    if kind in ("openai", "replay"):
-        if not argument:
-            raise _unknown(spec, f"'{kind}:' needs a {'model name' if kind == 'openai' else 'file'}")
-        return spec.strip()
-    raise _unknown(spec, "unknown model")
+    _form(spec)
+    return spec.strip()
 
 
 def named_file(spec: str) -> str | None:
@@ -90,7 +151,7 @@ def named_file(spec: str) -> str | None:
     a ``.gguf`` path (``local:<path>``; a known model's name is resolved from the user's own
     cache instead). A model spec read from a run folder may name none: the folder's author
     would choose what the native loader parses."""
-    kind, argument = _split(spec)
+    kind, argument = split_form(spec)
     if kind == "replay":
         return argument
     if kind == "local" and argument:
@@ -101,7 +162,7 @@ def named_file(spec: str) -> str | None:
 
 
 def parse_model_spec(spec: str, options: ModelOptions | None = None) -> Model:
-    """Build the client that ``spec`` names (see ``SPEC_FORMS``).
+    """Build the client that ``spec`` names (see ``MODELS``).
 
     Every problem (an unknown form, a missing model file or package, a bad cassette) is a
     ``ModelSpecError`` that names the spec, so a command line can report it in one line.
@@ -113,25 +174,6 @@ def parse_model_spec(spec: str, options: ModelOptions | None = None) -> Model:
 
 
 def _build(spec: str, options: ModelOptions) -> Model:
-    kind, argument = _split(validate_model_spec(spec))
-    if kind == "scripted":
-        from jubensha.llm.fake import ScriptedModel
+    _, argument = split_form(spec)
+    return _form(spec).build(argument, options)
 
-        return ScriptedModel(seed=options.seed, latency_s=options.latency_s)
-    if kind == "local":
-        from jubensha.llm.local import LocalModel
-
-        return LocalModel.named(argument, context_tokens=options.context_tokens,
-                                temperature=options.temperature, threads=options.threads,
-                                slots=options.slots, exact=options.exact)
-    if kind == "openai":
-        from jubensha.llm.openai_client import OpenAIModel
-
-        return OpenAIModel(argument, base_url=options.base_url, api_key=options.api_key,
-                           timeout_s=options.timeout_s, max_retries=options.max_retries,
-                           deadline_s=options.deadline_s,
-                           temperature=options.temperature,
-                           embedding_model=options.embedding_model)
-    from jubensha.llm.replay import ReplayModel
-
-    return ReplayModel.load(Path(argument))

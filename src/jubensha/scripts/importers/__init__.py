@@ -1,8 +1,9 @@
 """Importers: one module per public script format, each a function ``import_<format>(src)
--> Script`` and a discovery of every script under a dataset folder.
+-> Script`` and a discovery ``discover_<format>(root)`` of every script under a dataset folder.
 
-``IMPORTERS`` maps a format name to its ``Importer``; ``import_script`` and ``discover``
-are what the ``jubensha scripts import`` command uses. Every importer raises
+``IMPORTERS`` maps a format name to its ``Importer`` (a ``jubensha.registry.Registry``: a
+format's module is imported the first time the format is used); ``import_script`` and
+``discover`` are what the ``jubensha scripts import`` command uses. Every importer raises
 ``ScriptError`` naming the file, the field and the problem on malformed input.
 """
 
@@ -11,21 +12,15 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from jubensha.registry import Registry
 from jubensha.scripts.images import ImagePathError, safe_image
 from jubensha.scripts.importers.common import fail, linked_part, reading_from
-from jubensha.scripts.importers.conan import discover_conan, import_conan
-from jubensha.scripts.importers.mirage import discover_mirage, import_mirage
-from jubensha.scripts.importers.thinkthrice import discover_thinkthrice, import_thinkthrice
 from jubensha.scripts.importers.truth_file import apply_truth, read_truth_file, truth_beside
-from jubensha.scripts.importers.wellplay import discover_wellplay, import_wellplay
-from jubensha.scripts.importers.whodunitbench import (
-    discover_whodunitbench,
-    import_whodunitbench,
-)
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Script
 from jubensha.scripts.validation import Problem
@@ -39,26 +34,33 @@ class Importer:
     layout: str
 
 
-IMPORTERS: dict[str, Importer] = {
-    "wellplay": Importer("wellplay", import_wellplay, discover_wellplay,
-                         "a folder with json/script_info.json (PLAYER*'s WellPlay)"),
-    "conan": Importer("conan", import_conan, discover_conan,
-                      "a <lang>/data_final/<name> folder with txt/ (Conan)"),
-    "whodunitbench": Importer("whodunitbench", import_whodunitbench, discover_whodunitbench,
-                              "a folder with env_p_all.json and img/ (WhodunitBench)"),
-    "mirage": Importer("mirage", import_mirage, discover_mirage,
-                       "a folder with script.json + clues.json or 人物剧本.json + 线索.json "
-                       "(MIRAGE)"),
-    "thinkthrice": Importer("thinkthrice", import_thinkthrice, discover_thinkthrice,
-                            "a ThinkThrice game .json file"),
-}
+def _unknown(name: str, known: list[str]) -> ScriptError:
+    return fail(name, "(format)", f"unknown format; one of: {', '.join(known)}")
+
+
+def _lazy(name: str, layout: str) -> Callable[[], Importer]:
+    """The importer of the module ``importers.<name>``, imported when first used."""
+    def make() -> Importer:
+        module = import_module(f"{__name__}.{name}")
+        return Importer(name, getattr(module, f"import_{name}"),
+                        getattr(module, f"discover_{name}"), layout)
+    return make
+
+
+IMPORTERS: Registry[Importer] = Registry(unknown=_unknown)
+for _name, _layout in {
+    "wellplay": "a folder with json/script_info.json (PLAYER*'s WellPlay)",
+    "conan": "a <lang>/data_final/<name> folder with txt/ (Conan)",
+    "whodunitbench": "a folder with env_p_all.json and img/ (WhodunitBench)",
+    "mirage": "a folder with script.json + clues.json or 人物剧本.json + 线索.json (MIRAGE)",
+    "thinkthrice": "a ThinkThrice game .json file",
+}.items():
+    IMPORTERS.add(_name, _lazy(_name, _layout))
 
 
 def importer(name: str) -> Importer:
     """The importer called ``name``; a ScriptError listing the formats otherwise."""
-    if name not in IMPORTERS:
-        raise fail(name, "(format)", f"unknown format; one of: {', '.join(IMPORTERS)}")
-    return IMPORTERS[name]
+    return IMPORTERS.get(name)
 
 
 def import_script(name: str, src: Path, truth: Path | None = None) -> Script:
