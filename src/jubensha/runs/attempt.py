@@ -18,12 +18,12 @@ from pydantic import BaseModel
 
 from jubensha.engine.game import GameResult
 from jubensha.engine.procedure import Procedure
-from jubensha.llm.base import Model, Request, Response
+from jubensha.llm.base import Model, ModelWrapper, Request, Response
 from jubensha.llm.calls import CallRecord
 from jubensha.llm.health import ModelUnreachable
 from jubensha.llm.keys import Server
 from jubensha.llm.registry import ModelOptions
-from jubensha.llm.wrappers import Budget, ModelWrapper, PriceTable, SqliteCache, stack
+from jubensha.llm.wrappers import Budget, PriceTable, SqliteCache, stack
 from jubensha.runlog.folder import RunError, RunResult, read_own
 from jubensha.runlog.resume import Resume, ResumeDiverged, ResumeError
 from jubensha.runs.index import Spend, now
