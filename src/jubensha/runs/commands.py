@@ -27,8 +27,9 @@ from jubensha.jobs import (
     stop_unreachable,
 )
 from jubensha.llm.catalog import default_play_model, tiny_model_notice
+from jubensha.llm.environment import MODEL_ENV
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
-from jubensha.llm.registry import MODEL_ENV, ModelOptions
+from jubensha.llm.registry import ModelOptions
 from jubensha.outdir import OutError, prepare_out
 from jubensha.prompts import message, render
 from jubensha.runlog.attempts import set_aside
