@@ -7,7 +7,7 @@ raw. ``Terminal`` is the project's ``rich`` console: it removes control characte
 tab and newline, DEL, C1, and the bidirectional overrides that reorder what is shown) from
 every piece of text it renders, while its own styling and cursor control, which ``rich``
 emits apart from the text, still work. A leaf module: every layer's commands print
-through it.
+through it, and stop with ``fail``'s one error line.
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+import typer
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
+from rich.text import Text
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -36,3 +38,13 @@ class Terminal(Console):
                 yield Segment(printable(segment.text), segment.style)
             else:
                 yield segment
+
+
+_errors = Terminal(stderr=True)
+
+
+def fail(message: str) -> typer.Exit:
+    """Print ``error: message`` on stderr; the caller raises the returned exit (status 2),
+    so that a command reads ``raise fail(...) from None``."""
+    _errors.print(Text("error: ", style="bold red") + Text(message), soft_wrap=True)
+    return typer.Exit(2)

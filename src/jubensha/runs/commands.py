@@ -64,7 +64,7 @@ from jubensha.runs.transcript import LiveTranscript
 from jubensha.scripts.bundled import DEFAULT_SCRIPT, find_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language
-from jubensha.terminal import Terminal
+from jubensha.terminal import Terminal, fail
 
 console = Terminal()
 errors = Terminal(stderr=True)
@@ -98,11 +98,6 @@ def with_preset(paper: PaperPreset, plans: dict[str, SeatPlan], procedure: str |
     plans = {n: p.model_copy(update={"architecture": specs[n]}) for n, p in plans.items()}
     return plans, Applied(name=paper.name,
                           overridden={**preset_overrides(paper, procedure, None), **overridden})
-
-
-def fail(message: str) -> typer.Exit:
-    errors.print(Text("error: ", style="bold red") + Text(message), soft_wrap=True)
-    return typer.Exit(2)
 
 
 class Progress:
