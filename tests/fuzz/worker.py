@@ -34,7 +34,7 @@ import typer
 
 from jubensha.agents.player_star.sensors import load_sensors
 from jubensha.engine.procedure import ProcedureError, load_procedure
-from jubensha.eval.commands import read_options
+from jubensha.eval.cli_helpers import read_options
 from jubensha.eval.playerlogs import PlayerLogError, read_evaluation
 from jubensha.llm.replay import CassetteError, ReplayModel
 from jubensha.llm.wrappers import PriceTable

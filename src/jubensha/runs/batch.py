@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import typing
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -24,19 +23,20 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from jubensha.eval.commands import (
-    EvalSummary,
-    MetricStatus,
-    build_embedder,
-    skip_reason,
-    write_result,
-)
-from jubensha.eval.judge import EVAL_CALLS, EVAL_DIR, open_session, tallied
+from jubensha.eval.commands import build_embedder
+from jubensha.eval.judge import EVAL_DIR, open_session
 from jubensha.eval.registry import MetricContext, get_metric, load_metrics
 from jubensha.eval.report import MetricResult, headline
+from jubensha.eval.scoring import (
+    SUMMARY,
+    EvalSummary,
+    MetricStatus,
+    score_metrics,
+    write_summary,
+)
 from jubensha.eval.vote_metrics import has_votes, identification_metric
 from jubensha.llm.base import Embedder, Model
-from jubensha.llm.calls import CallRecord, read_calls
+from jubensha.llm.calls import CallRecord
 from jubensha.llm.health import ModelUnreachable
 from jubensha.llm.keys import (
     Server,
@@ -69,9 +69,6 @@ from jubensha.runs.spec import (
     load_spec,
 )
 from jubensha.safeload import MAX_BYTES
-
-SUMMARY = "all"
-"""``eval/all.json``: what happened to each metric (``jubensha eval all`` writes the same)."""
 
 
 class BatchError(Exception):
@@ -486,43 +483,21 @@ class _Runner:
         folder = self.batch.root / game.name
         run = read_run(folder)
         judge, embedder = self._judge(), self._embedder()
+        specs = [get_metric(name) for name in names]
         session = open_session(folder)
         statuses = _statuses(session.folder, self.spec.metrics)
         try:
-            for name in names:
-                spec = get_metric(name)
-                reason = skip_reason(spec, game.script, run, judge, embedder)
-                if reason:
-                    statuses[name] = MetricStatus(metric=name, status="skipped", note=reason)
-                    continue
-                context = MetricContext(
-                    script=game.script, run=run, judge=judge, embedder=embedder,
-                    samples=self.spec.metric_samples, options=dict(self.spec.metric_options),
-                    calls=session.calls, cache=session.cache)
-                try:
-                    with tallied() as tally:
-                        result = await spec.compute(context)
-                except Exception as exc:  # noqa: BLE001  (a metric's bug must not fail the game)
-                    statuses[name] = MetricStatus(metric=name, status="failed",
-                                                  note=f"{type(exc).__name__}: {exc}")
-                    continue
-                if problem := tally.problem():
-                    statuses[name] = MetricStatus(metric=name, status="failed",
-                                                  note=f"{problem}: no score")
-                    continue
-                write_result(session.folder, name, result)
-                statuses[name] = MetricStatus(metric=name, status="scored")
+            _, scored = await score_metrics(
+                specs, game.script, run, session, judge=judge, embedder=embedder,
+                samples=self.spec.metric_samples, options=self.spec.metric_options,
+                catch=(Exception,))  # a metric's bug must not fail the game
         finally:
             session.close()
-        made = read_calls(session.folder / EVAL_CALLS) if (
-            session.folder / EVAL_CALLS).is_file() else []
+        statuses.update({status.metric: status for status in scored})
         # In the spec's order, however many attempts it took to fill (a resumed batch's
         # summary reads as an uninterrupted one's).
-        ordered = sorted(statuses.values(), key=lambda s: _position(self.spec.metrics, s.metric))
-        write_result(session.folder, SUMMARY, EvalSummary(
-            run=str(folder), statuses=ordered,
-            calls=dict(Counter(r.purpose for r in made)),
-            cached=sum(r.origin == "cache" for r in made)))
+        write_summary(session, str(folder), sorted(
+            statuses.values(), key=lambda s: _position(self.spec.metrics, s.metric)))
 
     def _judge(self) -> Model | None:
         """The judge model, built on first use (with the batch's retries and prices; the
