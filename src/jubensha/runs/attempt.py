@@ -29,6 +29,7 @@ from jubensha.runlog.resume import Resume, ResumeDiverged, ResumeError
 from jubensha.runs.index import Spend, now
 from jubensha.runs.limits import LimitedModel, Limiter
 from jubensha.runs.play import SeatPlan, build_models, play_game
+from jubensha.runs.spec import BatchSpec, PlannedGame
 from jubensha.safeload import MAX_BYTES
 from jubensha.scripts.model import Language, Script
 
@@ -248,3 +249,18 @@ def _wrapped(job: GameJob, client: Model, limiter: Limiter | None, cache: Sqlite
     inner = LimitedModel(client, limiter) if limiter is not None else client
     wrapped = stack(inner, retries=job.retries, cache=cache, prices=job.prices).model
     return MeteredModel(wrapped, meters) if meters else wrapped
+
+
+def game_job(game: PlannedGame, spec: BatchSpec, prices: PriceTable | None,
+             servers: dict[str, Server], resume: Resume | None = None) -> GameJob:
+    """The job of one attempt at a batch's game: its settings, where its models are served
+    and the earlier attempt it resumes."""
+    settings = game.settings
+    return GameJob(
+        name=game.name, script=game.script, procedure=game.procedure, plans=game.plans,
+        seed=settings.seed, language=settings.language, embedder=settings.embedder,
+        script_source=settings.script, model_options=dict(spec.model_options),
+        servers=servers, timeout_s=spec.timeout_s,
+        retries=spec.wrappers.retries, prices=prices,
+        budget_per_game=spec.wrappers.budget_per_game, resume=resume,
+        preset=settings.preset.model_dump() if settings.preset else None)
