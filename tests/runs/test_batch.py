@@ -21,7 +21,8 @@ from jubensha.runlog.folder import read_run
 from jubensha.runs.attempt import read_error
 from jubensha.runs.batch import Batch, BatchError, Update
 from jubensha.runs.index import INDEX_FILE, BatchIndex
-from jubensha.runs.spec import BatchSpec, load_spec
+from jubensha.runs.spec import load_spec
+from jubensha.runs.spec_schema import BatchSpec
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
 SPEC = f"""

@@ -29,7 +29,7 @@ from jubensha.runlog.resume import Resume, ResumeDiverged, ResumeError
 from jubensha.runs.index import Spend, now
 from jubensha.runs.limits import LimitedModel, Limiter
 from jubensha.runs.play import SeatPlan, build_models, play_game
-from jubensha.runs.spec import BatchSpec, PlannedGame
+from jubensha.runs.spec_schema import BatchSpec, PlannedGame
 from jubensha.safeload import MAX_BYTES
 from jubensha.scripts.model import Language, Script
 

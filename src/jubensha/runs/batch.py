@@ -29,14 +29,9 @@ from jubensha.runs.batch_folders import BatchFolder
 from jubensha.runs.batch_runner import BatchRunner, BatchSummary, Update
 from jubensha.runs.executors import ExecutorError
 from jubensha.runs.index import INDEX_FILE, GameRow
-from jubensha.runs.spec import (
-    SPEC_FILE,
-    BatchSpec,
-    PlannedGame,
-    dump_spec,
-    expand,
-    load_spec,
-)
+from jubensha.runs.spec import dump_spec, load_spec
+from jubensha.runs.spec_expand import expand
+from jubensha.runs.spec_schema import SPEC_FILE, BatchSpec, PlannedGame
 
 
 class BatchError(Exception):

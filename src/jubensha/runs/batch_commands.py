@@ -51,7 +51,8 @@ from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow
 from jubensha.runs.loose import find_run_folders, rows_from_runs
 from jubensha.runs.ratings import LeaderboardFormat, leaderboard_table, rate, render_leaderboard
 from jubensha.runs.report import ReportFormat, batch_title, build_report, render
-from jubensha.runs.spec import SPEC_FILE, SpecError, dump_spec, load_spec
+from jubensha.runs.spec import dump_spec, load_spec
+from jubensha.runs.spec_schema import SPEC_FILE, SpecError
 from jubensha.terminal import Terminal, fail
 
 app = typer.Typer()
@@ -98,7 +99,7 @@ def batch(
         loaded = load_spec(spec)
         root = out or Path(loaded.out or Path("runs") / loaded.name)
         if dry_run:
-            from jubensha.runs.spec import expand
+            from jubensha.runs.spec_expand import expand
 
             games = expand(loaded)
             typer.echo(f"{len(games)} games into {root}:")

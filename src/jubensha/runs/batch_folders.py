@@ -25,7 +25,7 @@ from jubensha.runlog.folder import CALLS, RESULT, RunError, read_own, read_run
 from jubensha.runlog.resume import spent
 from jubensha.runs.attempt import read_error, spend_of
 from jubensha.runs.index import BatchIndex, GameRow, Spend
-from jubensha.runs.spec import BatchSpec, PlannedGame
+from jubensha.runs.spec_schema import BatchSpec, PlannedGame
 from jubensha.safeload import MAX_BYTES
 
 

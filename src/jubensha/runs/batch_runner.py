@@ -38,7 +38,7 @@ from jubensha.runs.batch_folders import (
 )
 from jubensha.runs.executors import Executor, LocalExecutor, endpoint_limits
 from jubensha.runs.index import GameRow, Spend, now
-from jubensha.runs.spec import BatchSpec, PlannedGame
+from jubensha.runs.spec_schema import BatchSpec, PlannedGame
 
 
 @dataclass

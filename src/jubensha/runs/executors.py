@@ -22,7 +22,7 @@ from typing import Protocol
 from jubensha.llm.wrappers import SqliteCache
 from jubensha.runs.attempt import GameJob, Meter, game_meter, play_attempt
 from jubensha.runs.limits import Gate, Limiter
-from jubensha.runs.spec import BatchSpec
+from jubensha.runs.spec_schema import BatchSpec
 
 
 class ExecutorError(Exception):
