@@ -1,5 +1,5 @@
 """Every import points down the layers of DESIGN.md: no module imports one above it, and
-the engine's modules import each other top-down, without a circle.
+the modules of each package import each other top-down, without a circle.
 
 The layers, lowest first. A package may import its own layer and those below; the run log
 stands below its three readers (eval, runs, web), and the agent interface with the engine
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).parents[1] / "src" / "jubensha"
 
@@ -111,8 +113,16 @@ def import_circles(package: Path) -> list[list[str]]:
     return circles
 
 
-def test_the_engine_imports_top_down_without_a_circle() -> None:
-    assert import_circles(PACKAGE / "engine") == []
+PACKAGES = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file())
+
+
+def test_every_package_is_checked_for_circles() -> None:
+    assert {"engine", "llm", "eval", "runs", "scripts", "agents"} <= set(PACKAGES)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_the_modules_of_a_package_import_top_down_without_a_circle(package: str) -> None:
+    assert import_circles(PACKAGE / package) == []
 
 
 def test_the_circle_check_finds_a_circle(tmp_path: Path) -> None:

@@ -7,7 +7,8 @@ raw. ``Terminal`` is the project's ``rich`` console: it removes control characte
 tab and newline, DEL, C1, and the bidirectional overrides that reorder what is shown) from
 every piece of text it renders, while its own styling and cursor control, which ``rich``
 emits apart from the text, still work. A leaf module: every layer's commands print
-through it, and it styles the transcript lines the engine narrates (``print_line``).
+through it and stop with ``fail``'s one error line; it also styles the transcript lines
+the engine narrates (``print_line``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 from collections.abc import Iterable
 from typing import Protocol
 
+import typer
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
@@ -38,6 +40,16 @@ class Terminal(Console):
                 yield Segment(printable(segment.text), segment.style)
             else:
                 yield segment
+
+
+_errors = Terminal(stderr=True)
+
+
+def fail(message: str) -> typer.Exit:
+    """Print ``error: message`` on stderr; the caller raises the returned exit (status 2),
+    so that a command reads ``raise fail(...) from None``."""
+    _errors.print(Text("error: ", style="bold red") + Text(message), soft_wrap=True)
+    return typer.Exit(2)
 
 
 class NarratedLine(Protocol):

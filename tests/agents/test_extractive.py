@@ -9,13 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from jubensha.agents.extractive import (
-    ExtractiveAgent,
-    Guard,
-    NameForms,
-    first_person,
-    sheet_facts,
-)
+from jubensha.agents.extractive import ExtractiveAgent
+from jubensha.agents.extractive_knowledge import Guard, sheet_facts
+from jubensha.agents.extractive_text import NameForms, first_person
 from jubensha.agents.registry import AgentSpecError, make_agent
 from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.engine.decisions import (

@@ -17,13 +17,11 @@ from jubensha.eval.judge import EvalError, open_session
 from jubensha.eval.mirage import (
     clue_investigation_metric,
     doubt_belief_metric,
-    history_lines,
     llm_score_metric,
     mirage_metric,
     reconstruction_metric,
-    render_lines,
-    script_parts,
 )
+from jubensha.eval.mirage_reading import history_lines, render_lines, script_parts
 from jubensha.eval.registry import MetricContext
 from jubensha.llm.base import Request
 from jubensha.llm.calls import read_calls

@@ -16,7 +16,7 @@ from jubensha.eval.self_disclosure import SelfDisclosure, disclosure
 from jubensha.llm.base import GenerateConfig, Message
 from jubensha.llm.calls import CallRecord
 from jubensha.runlog.folder import RunFolder, RunMeta, read_run
-from jubensha.runs.batch import read_metrics
+from jubensha.runs.batch_folders import read_metrics
 from jubensha.scripts.io import save_script
 from jubensha.scripts.model import Character, Kill, Script, TimelineEntry, Truth, Victim
 

@@ -18,7 +18,8 @@ from jubensha.llm.replay import CassetteError, ReplayModel
 from jubensha.llm.wrappers import PriceTable
 from jubensha.runlog.folder import RunError, read_run
 from jubensha.runs.importers.player_log import PlayerLogImportError, import_player_log
-from jubensha.runs.spec import SpecError, load_spec
+from jubensha.runs.spec import load_spec
+from jubensha.runs.spec_schema import SpecError
 from jubensha.safeload import DocumentError, read_document
 from jubensha.scripts.importers import discover, import_script
 from jubensha.scripts.io import ScriptError, load_script

@@ -34,14 +34,15 @@ import typer
 
 from jubensha.agents.player_star.sensors import load_sensors
 from jubensha.engine.procedure import ProcedureError, load_procedure
-from jubensha.eval.commands import read_options
+from jubensha.eval.cli_helpers import read_options
 from jubensha.eval.playerlogs import PlayerLogError, read_evaluation
 from jubensha.llm.replay import CassetteError, ReplayModel
 from jubensha.llm.wrappers import PriceTable
 from jubensha.runlog.folder import RunError, read_run
 from jubensha.runlog.script import NoScriptCopy, played_script
 from jubensha.runs.importers.player_log import PlayerLogImportError, import_player_log
-from jubensha.runs.spec import SpecError, load_spec
+from jubensha.runs.spec import load_spec
+from jubensha.runs.spec_schema import SpecError
 from jubensha.scripts.importers import copy_assets, import_script
 from jubensha.scripts.io import ScriptError, load_script, parse_script, read_data, save_script
 from jubensha.scripts.model import Script

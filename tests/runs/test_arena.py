@@ -18,7 +18,9 @@ from jubensha.runs.batch import Batch, Update
 from jubensha.runs.index import BatchIndex, GameRow
 from jubensha.runs.ratings import leaderboard_table, rate, sides
 from jubensha.runs.report import build_report
-from jubensha.runs.spec import SpecError, expand, load_spec
+from jubensha.runs.spec import load_spec
+from jubensha.runs.spec_expand import expand
+from jubensha.runs.spec_schema import SpecError
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
 ARENA = f"""

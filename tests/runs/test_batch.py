@@ -14,13 +14,15 @@ import pytest
 from typer.testing import CliRunner
 
 import jubensha.runs.attempt as attempt_module
-import jubensha.runs.batch as batch_module
+import jubensha.runs.batch_runner as runner_module
 from jubensha.cli import app
 from jubensha.engine.events import Event
 from jubensha.runlog.folder import read_run
-from jubensha.runs.batch import Batch, BatchError, Update, read_error
+from jubensha.runs.attempt import read_error
+from jubensha.runs.batch import Batch, BatchError, Update
 from jubensha.runs.index import INDEX_FILE, BatchIndex
-from jubensha.runs.spec import BatchSpec, load_spec
+from jubensha.runs.spec import load_spec
+from jubensha.runs.spec_schema import BatchSpec
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
 SPEC = f"""
@@ -338,7 +340,7 @@ def test_metrics_added_later_are_computed_for_finished_games(tmp_path: Path) -> 
 
 def test_a_failing_metric_is_recorded_and_the_game_stays_finished(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = batch_module.get_metric
+    real = runner_module.get_metric
 
     async def boom(context: Any) -> Any:
         raise ValueError("no chat to compare")
@@ -347,7 +349,7 @@ def test_a_failing_metric_is_recorded_and_the_game_stays_finished(
         spec = real(name)
         return dataclasses.replace(spec, compute=boom) if name == "similarity" else spec
 
-    monkeypatch.setattr(batch_module, "get_metric", patched)
+    monkeypatch.setattr(runner_module, "get_metric", patched)
     summary = play(open_batch(tmp_path, "metrics: [similarity, culprit-rank]\n"))
     assert summary.finished == 8
     with BatchIndex.of(tmp_path / "batch") as index:

@@ -9,7 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from jubensha.cli import app
-from jubensha.runs.spec import SpecError, expand, load_spec
+from jubensha.runs.spec import load_spec
+from jubensha.runs.spec_expand import expand
+from jubensha.runs.spec_schema import SpecError
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
 

@@ -13,10 +13,12 @@ from pathlib import Path
 import pytest
 
 from jubensha.llm.base import Message, Model, ModelError, Request, Response, Usage
-from jubensha.runs.attempt import clients_for
-from jubensha.runs.batch import Batch, batch_servers, game_job
+from jubensha.runs.attempt import clients_for, game_job
+from jubensha.runs.batch import Batch, batch_servers
 from jubensha.runs.limits import Gate, LimitedModel, rate_limited
-from jubensha.runs.spec import SpecError, expand, load_spec
+from jubensha.runs.spec import load_spec
+from jubensha.runs.spec_expand import expand
+from jubensha.runs.spec_schema import SpecError
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
 

@@ -15,7 +15,8 @@ from jubensha.engine.procedure import find_procedure
 from jubensha.runs import estimate
 from jubensha.runs.estimate import batch_calls, count_game_calls, worth_estimating
 from jubensha.runs.play import plan_seats
-from jubensha.runs.spec import expand, load_spec
+from jubensha.runs.spec import load_spec
+from jubensha.runs.spec_expand import expand
 from jubensha.scripts import load_script
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")

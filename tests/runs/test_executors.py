@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from jubensha.runs.batch import Batch, Update
-from jubensha.runs.executors import LocalExecutor, open_executor
+from jubensha.runs.batch_runner import open_executor
+from jubensha.runs.executors import LocalExecutor
 from jubensha.runs.spec import load_spec
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")

@@ -129,7 +129,8 @@ def test_a_client_bug_is_a_recorded_failed_call(tmp_path):
 
 def test_a_batch_counts_degraded_and_unreachable_games_as_failed(tmp_path, monkeypatch):
     import jubensha.runs.attempt as batch_module
-    from jubensha.runs.batch import Batch, read_error
+    from jubensha.runs.attempt import read_error
+    from jubensha.runs.batch import Batch
     from jubensha.runs.spec import load_spec
 
     models = {"scripted": Mute(), "openai:dead": Failing(ModelError("refused", fatal=True))}

@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 from jubensha.cli import app
 from jubensha.engine.game import no_result
 from jubensha.engine.table import TableState
-from jubensha.runs.batch import Batch, read_error
+from jubensha.runs.attempt import read_error
+from jubensha.runs.batch import Batch
 from jubensha.runs.report import build_report
 from jubensha.runs.spec import load_spec
 from tests.llm.fake_server import FakeOpenAIServer, Reply, completion

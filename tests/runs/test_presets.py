@@ -12,7 +12,9 @@ from typer.testing import CliRunner
 from jubensha.agents.registry import make_agent
 from jubensha.cli import app
 from jubensha.runs.presets import PresetError, find_preset, paper_presets
-from jubensha.runs.spec import SpecError, expand, load_spec
+from jubensha.runs.spec import load_spec
+from jubensha.runs.spec_expand import expand
+from jubensha.runs.spec_schema import SpecError
 
 DOCS = Path(__file__).parents[2] / "docs" / "presets.md"
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from jubensha.runs.batch import Batch, Update, read_error
+from jubensha.runs.attempt import read_error
+from jubensha.runs.batch import Batch, Update
 from jubensha.runs.index import BatchIndex, GameRow
 from jubensha.runs.spec import load_spec
 

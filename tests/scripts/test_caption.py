@@ -22,10 +22,9 @@ from jubensha.scripts.caption import (
     caption_script,
     clean_ocr,
     ocr_available,
-    resolve_images,
 )
 from jubensha.scripts.importers import discover, import_script
-from jubensha.scripts.io import ScriptError, save_script
+from jubensha.scripts.io import ScriptError, resolve_images, save_script
 from jubensha.scripts.model import Clue
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"

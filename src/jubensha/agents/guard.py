@@ -41,9 +41,16 @@ from jubensha.engine.decisions import (
     Speech,
 )
 from jubensha.engine.events import ActStarted, Event, HostSpoke, Spoke
-from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request, Response
+from jubensha.llm.base import (
+    GenerateConfig,
+    Message,
+    Model,
+    ModelError,
+    ModelWrapper,
+    Request,
+    Response,
+)
 from jubensha.llm.calls import NOT_A_CALL, CallRecord, SeatModel, declare
-from jubensha.llm.wrappers import ModelWrapper
 from jubensha.memory.text import sentence_spans
 from jubensha.prompts import render
 

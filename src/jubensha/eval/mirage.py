@@ -19,176 +19,29 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, Field
 
-from jubensha.engine.events import (
-    Accused,
-    ActStarted,
-    ClueRevealed,
-    Event,
-    Investigated,
-    Rated,
-    Spoke,
+from jubensha.engine.events import ActStarted, Event, Investigated, Rated
+from jubensha.eval.mirage_judged import LLMScore, Reconstruction, llm_scores, reconstructions
+from jubensha.eval.mirage_reading import (
+    MAX_ABILITY,
+    MirageOptions,
+    Reading,
+    failure_notes,
+    guilty_of,
+    has_speech,
+    mean,
+    options_of,
+    reading_notes,
+    seats_of,
 )
-from jubensha.eval.judge import EvalError, JudgeFailure, ask, clip, judge_of, judge_request
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
-from jubensha.eval.text import release_rouge, rouge_l
-from jubensha.eval.vote_metrics import culprits, final_ballots, has_solution
-from jubensha.eval.votes import Ties, Vote, culprit_rank, votes_received
-from jubensha.llm.calls import declare
-from jubensha.prompts import render
+from jubensha.eval.vote_metrics import final_ballots, has_solution
+from jubensha.eval.votes import Vote, culprit_rank, votes_received
 from jubensha.runlog.folder import RunLog
-from jubensha.scripts.importers.mirage_release import RELEASE_PART_KEY
-from jubensha.scripts.model import Character, Script
-
-Reading = Literal["ours", "release"]
-Ability = Literal["role_play", "reasoning", "communication", "observation", "thinking"]
-ABILITIES: tuple[Ability, ...] = ("role_play", "reasoning", "communication", "observation",
-                                  "thinking")
-ICI_ABILITIES: tuple[Ability, ...] = ABILITIES[1:]
-"""The interactivity abilities; role-play goes to SCI instead (public release)."""
-MAX_ABILITY = 20
-PARTS = ("story", "script", "relationships", "performance", "purpose", "ability")
-"""The six parts of a MIRAGE character (paper, section 2.2), in its order."""
-
-JUDGE_SCORE = declare("judge.mirage.score", "truth")
-JUDGE_RECONSTRUCT = declare("judge.mirage.reconstruct", "scripts")  # the whole game log
-
-
-
-class MirageOptions(BaseModel):
-    """``options["mirage"]``: choices shared by the MIRAGE metrics (docs/evaluation.md)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    score_calls: Literal["per_ability", "single"] = Field(
-        "per_ability", description="per_ability: one judge call per ability (public "
-        "release); single: one call rating all five (MPIRD-LLMA table 20).")
-    reconstruction: Literal["auto", "judge", "extractive"] = Field(
-        "auto", description="judge: a judge reconstructs the script (paper); extractive: "
-        "the seat's own statements stand for it (offline); auto: judge when one is given.")
-    per_part: bool = Field(True, description="Reconstruct and compare each script part "
-                                             "(public release), else the whole script.")
-    history_tokens: int = Field(6000, ge=200, description="Game history shown to a judge.")
-    script_tokens: int = Field(3000, ge=200, description="A seat's script shown to a judge.")
-    vote_weight: float | None = Field(None, ge=0, description="Score of one vote in the "
-                                      "Victory ranking; default: the number of seats.")
-    ties: Ties = Field("optimistic", description="Ties in the Victory ranking (ours; the "
-                       "release reading breaks them in script order).")
-    attempts: int = Field(3, ge=1, description="Structured attempts per judge call.")
-    reading: Reading = Field(
-        "ours", description="ours: every stage's ratings, ties by `ties`, ROUGE-L by "
-        "character over the non-empty parts; release: as the MIRAGE release's code computes "
-        "them (docs/evaluation.md lists each difference).")
-    culprits: Literal["truth", "release"] = Field(
-        "truth", description="truth: the culprit the importer read in the truth text; "
-        "release: the list the MIRAGE release's code hard-codes (imported MIRAGE scripts).")
-
-
-def options_of(context: MetricContext) -> MirageOptions:
-    return MirageOptions.model_validate(context.options.get("mirage", {}))
-
-
-def guilty_of(script: Script, victim: str | None, options: MirageOptions) -> set[str]:
-    """Whom the metrics count as the culprit: the truth's, or the release's list (an
-    EvalError when the script carries none: it was not imported from the release)."""
-    if options.culprits == "truth":
-        return culprits(script, victim)
-    found = next((d.value for d in script.metadata.derivations
-                  if d.fact == "culprits_release"), None)
-    if found is None:
-        raise EvalError(f"{script.id}: no culprit list of the MIRAGE release "
-                        "(--culprits release needs a script imported from it)")
-    return set(found)
-
-
-# -- reading a run ---------------------------------------------------------------------------
-class Line(BaseModel):
-    """One public action in MIRAGE's ``name: [action]: content`` form."""
-
-    actor: str
-    action: str
-    target: str | None = None
-    text: str
-
-
-def history_lines(events: Iterable[Event]) -> list[Line]:
-    """The public game as lines: speeches, investigations with the clue found (each
-    clue once, with the search that found it), and accusations."""
-    lines: list[Line] = []
-    searched: dict[str, Investigated] = {}
-    for event in events:
-        if event.audience != "public":
-            continue
-        if isinstance(event, Spoke):
-            lines.append(Line(actor=event.speaker, action=event.kind, target=event.to,
-                              text=event.text))
-        elif isinstance(event, Investigated):
-            for clue_id in event.clue_ids:
-                searched[clue_id] = event
-            if not event.clue_ids:
-                lines.append(Line(actor=event.seat, action="investigate",
-                                  target=event.location, text=""))
-        elif isinstance(event, ClueRevealed) and event.clue_id in searched:
-            search = searched.pop(event.clue_id)
-            lines.append(Line(actor=search.seat, action="investigate", target=search.location,
-                              text=event.caption or event.text))
-        elif isinstance(event, Accused):
-            lines.append(Line(actor=event.accuser, action="accusation", target=event.accused,
-                              text=event.reason))
-    return lines
-
-
-def render_lines(lines: Sequence[Line], lang: str) -> str:
-    return render("eval", "mirage_history", lang, lines=[line.model_dump() for line in lines])
-
-
-def seats_of(context: MetricContext) -> list[str]:
-    """The seats played, in the run's order (the script's characters without a meta)."""
-    meta = context.run.meta
-    if meta is not None and meta.seats:
-        return list(meta.order or meta.seats)
-    return context.script.names
-
-
-def script_parts(character: Character) -> dict[str, str]:
-    """A character's private script in MIRAGE's six parts (empty parts left out)."""
-    acts = [a.text for a in character.acts if a.text and a.text != character.story]
-    relations = [" ".join(x for x in (r.other + ":", ", ".join(r.labels), r.description) if x)
-                 for r in character.relationships]
-    goals = [goal for sheet in character.acts for goal in sheet.goals]
-    parts = {
-        "story": character.story,
-        "script": "\n".join([*acts, *(f"{t.time or ''} {t.text}".strip()
-                                      for t in character.timeline)]),
-        "relationships": "\n".join([*relations,
-                                    str(character.extra.get("relationship_text", ""))]),
-        "performance": "\n".join([character.performance,
-                                  *(a.performance for a in character.acts)]),
-        "purpose": "\n".join([character.mission, *character.final_goals, *goals]),
-        "ability": "\n".join(character.rules),
-    }
-    return {name: text.strip() for name, text in parts.items() if text.strip()}
-
-
-def truth_text(script: Script) -> str:
-    """The solution as prose for a judge: the narrative, else the written solution, else
-    who killed whom, how and why."""
-    truth = script.truth
-    if truth is None:
-        return ""
-    if truth.narrative.strip() or truth.solution.strip():
-        return truth.narrative.strip() or truth.solution.strip()
-    return render("eval", "mirage_truth", script.language, murderers=truth.murderers,
-                  kills=[k.model_dump() for k in truth.kills], method=truth.method,
-                  motive=truth.motive)
-
-
-def held_clues(script: Script, seat: str) -> list[str]:
-    return [clue.caption or clue.text for clue in script.clues if clue.holder == seat]
+from jubensha.scripts.model import Script
 
 
 # -- doubt and belief ------------------------------------------------------------------------
@@ -219,11 +72,6 @@ class TrustCount(BaseModel):
         if not self.ratings or self.trust + self.doubt == 0:
             return None
         return self.trust / (self.trust + self.doubt)
-
-
-def mean(values: Iterable[float | None]) -> float | None:
-    found = [v for v in values if v is not None]
-    return sum(found) / len(found) if found else None
 
 
 class DoubtBelief(MetricResult):
@@ -360,234 +208,13 @@ async def clue_investigation_metric(context: MetricContext) -> ClueInvestigation
     return clue_investigation(context.run, context.script, seats_of(context))
 
 
-# -- LLM-Score -------------------------------------------------------------------------------
-class SeatScores(BaseModel):
-    """A seat's ability scores (0-20 each; None where the judge gave no valid score)."""
-
-    scores: dict[Ability, int | None]
-    reasons: dict[str, str] = Field(default_factory=dict)
-
-    @property
-    def total(self) -> int | None:
-        """LLM-Score: the sum of the five abilities (0-100); None if one is missing."""
-        values = [self.scores.get(a) for a in ABILITIES]
-        return None if any(v is None for v in values) else sum(v or 0 for v in values)
-
-    @property
-    def ici(self) -> float | None:
-        """(reasoning + communication + observation + thinking) / 80."""
-        values = [self.scores.get(a) for a in ICI_ABILITIES]
-        if any(v is None for v in values):
-            return None
-        return sum(v or 0 for v in values) / (MAX_ABILITY * len(ICI_ABILITIES))
-
-
-class LLMScore(MetricResult):
-    metric: str = "mirage-llm-score"
-    seats: dict[str, SeatScores]
-    failures: list[JudgeFailure] = Field(default_factory=list)
-
-    @property
-    def llm_score(self) -> float | None:
-        return mean(s.total for s in self.seats.values())
-
-    def tables(self) -> list[ResultTable]:
-        rows = [[seat, *(str(s.scores.get(a)) if s.scores.get(a) is not None else "–"
-                         for a in ABILITIES), str(s.total) if s.total is not None else "–"]
-                for seat, s in self.seats.items()]
-        rows.append(["mean", *(number(mean(s.scores.get(a) for s in self.seats.values()), 1)
-                               for a in ABILITIES), number(self.llm_score, 1)])
-        return [ResultTable(title="LLM-Score (judge, 0-20 per ability)",
-                            columns=["seat", "role-play", "reasoning", "communication",
-                                     "observation", "thinking", "LLM-Score"],
-                            rows=rows, notes=failure_notes(self.failures))]
-
-
-def reading_notes(reading: Reading) -> list[str]:
-    if reading == "ours":
-        return []
-    return [("release reading: the last stage's ratings, ties in script order, the "
-             "release's ROUGE-L over its six part texts (an empty part scores 0)")]
-
-
-def failure_notes(failures: Sequence[JudgeFailure]) -> list[str]:
-    return [f"{len(failures)} judgement(s) failed and are left out: "
-            + "; ".join(f"{f.seat or '-'} {f.item}: {f.error[:120]}" for f in failures[:5])
-            ] if failures else []
-
-
-def score_schema(abilities: Sequence[Ability]) -> type[BaseModel]:
-    """``reason`` then one 0-20 integer per ability (out-of-range values do not validate)."""
-    fields: dict[str, Any] = {"reason": (str, Field(description="Step-by-step assessment."))}
-    for ability in abilities:
-        fields[ability] = (int, Field(ge=0, le=MAX_ABILITY))
-    return create_model("AbilityScores", **fields)
-
-
-async def llm_scores(context: MetricContext, seats: Sequence[str] | None = None) -> LLMScore:
-    """Every seat rated by the judge on the five abilities."""
-    options = options_of(context)
-    judge = judge_of(context, "mirage-llm-score")
-    script, lang = context.script, context.script.language
-    lines = history_lines(context.run.events)
-    history = clip(render_lines(lines, lang), options.history_tokens)
-    groups: list[tuple[Ability, ...]] = ([(a,) for a in ABILITIES]
-                                         if options.score_calls == "per_ability" else [ABILITIES])
-    result = LLMScore(run=str(context.run.path), seats={})
-    for seat in seats or seats_of(context):
-        character = script.character(seat)
-        values: dict[str, Any] = {
-            "player": seat, "history": history, "names": script.names,
-            "actions": render_lines([x for x in lines if x.actor == seat], lang),
-            "script": clip("\n\n".join(script_parts(character).values()),
-                           options.script_tokens),
-            "clues": held_clues(script, seat), "truth": truth_text(script)}
-        scores: dict[Ability, int | None] = dict.fromkeys(ABILITIES)
-        reasons: dict[str, str] = {}
-        for group in groups:
-            item = "+".join(group) if len(group) > 1 else group[0]
-            request = judge_request("mirage_score", lang, purpose=JUDGE_SCORE,
-                                    seat=seat, abilities=list(group), **values)
-            judged = await ask(judge, request, score_schema(group), item=item,
-                               attempts=options.attempts, lang=lang)
-            if judged.value is None:
-                assert judged.failure is not None
-                result.failures.append(judged.failure)
-                continue
-            reasons[item] = cast(Any, judged.value).reason  # a schema made at run time
-            for ability in group:
-                scores[ability] = getattr(judged.value, ability)
-        result.seats[seat] = SeatScores(scores=scores, reasons=reasons)
-    return result
-
-
-def has_speech(script: Script, run: RunLog) -> str | None:
-    return None if any(isinstance(e, Spoke) for e in run.events) else "nobody spoke"
-
-
+# -- the judged metrics ------------------------------------------------------------------------
 @metric("mirage-llm-score", "A judge rates each seat's role-play, reasoning, communication "
         "and cooperation, observation and thinking (0-20 each; LLM-Score = their sum)",
         "MPIRD-LLMA section 2.3, table 20; MIRAGE public release (llms_eval)",
         needs=("judge",), applies=has_speech, options=MirageOptions, options_key="mirage")
 async def llm_score_metric(context: MetricContext) -> LLMScore:
     return await llm_scores(context)
-
-
-# -- ROUGE-L reconstruction ------------------------------------------------------------------
-class PartScore(BaseModel):
-    reconstruction: str
-    precision: float
-    recall: float
-    fmeasure: float
-
-
-class SeatReconstruction(BaseModel):
-    parts: dict[str, PartScore]
-
-    @property
-    def rouge(self) -> float | None:
-        """The mean ROUGE-L F over the parts reconstructed."""
-        return mean(p.fmeasure for p in self.parts.values())
-
-
-class Reconstruction(MetricResult):
-    metric: str = "mirage-rouge"
-    method: Literal["judge", "extractive"]
-    seats: dict[str, SeatReconstruction]
-    failures: list[JudgeFailure] = Field(default_factory=list)
-    reading: Reading = "ours"
-
-    @property
-    def rouge(self) -> float | None:
-        return mean(s.rouge for s in self.seats.values())
-
-    def tables(self) -> list[ResultTable]:
-        rows = [[seat, str(len(s.parts)), number(mean(p.precision for p in s.parts.values())),
-                 number(mean(p.recall for p in s.parts.values())), number(s.rouge)]
-                for seat, s in self.seats.items()]
-        rows.append(["mean", "", "", "", number(self.rouge)])
-        how = ("a judge reconstructed each script part from the history and the seat's "
-               "actions" if self.method == "judge" else
-               "extractive: the seat's own statements stand for the reconstruction (no judge)")
-        return [ResultTable(title="ROUGE-L of the reconstructed script",
-                            columns=["seat", "parts", "precision", "recall", "ROUGE-L F"],
-                            rows=rows, notes=[how, *failure_notes(self.failures),
-                                              *reading_notes(self.reading)])]
-
-
-class ScriptText(BaseModel):
-    reasoning: str = Field(description="How the script was inferred.")
-    script: str = Field(min_length=1, description="The reconstructed script text.")
-
-
-def reconstruction_method(context: MetricContext) -> Literal["judge", "extractive"]:
-    chosen = options_of(context).reconstruction
-    if chosen == "auto":
-        return "judge" if context.judge is not None else "extractive"
-    return chosen
-
-
-async def reconstructions(context: MetricContext, seats: Sequence[str] | None = None
-                          ) -> Reconstruction:
-    """Each seat's script reconstructed (per part by default) and compared by ROUGE-L F."""
-    options = options_of(context)
-    method = reconstruction_method(context)
-    script, lang = context.script, context.script.language
-    lines = history_lines(context.run.events)
-    history = clip(render_lines(lines, lang), options.history_tokens)
-    result = Reconstruction(run=str(context.run.path), method=method, seats={},
-                            reading=options.reading)
-    judge = judge_of(context, "mirage-rouge") if method == "judge" else None
-    for seat in seats or seats_of(context):
-        own = [x for x in lines if x.actor == seat]
-        parts = reference_parts(script, seat, options.reading)
-        if not options.per_part:
-            parts = {"whole": "\n\n".join(text for text in parts.values() if text)}
-        scored: dict[str, PartScore] = {}
-        for part, reference in parts.items():
-            if not reference:  # the release reading scores an empty part 0
-                scored[part] = PartScore(reconstruction="", precision=0.0, recall=0.0,
-                                         fmeasure=0.0)
-                continue
-            if judge is None:
-                text = "\n".join(x.text for x in own if x.text)
-            else:
-                request = judge_request(
-                    "mirage_reconstruct", lang, purpose=JUDGE_RECONSTRUCT, seat=seat,
-                    player=seat, history=history, actions=render_lines(own, lang),
-                    names=script.names, part=part)
-                judged = await ask(judge, request, ScriptText, item=part,
-                                   attempts=options.attempts, lang=lang)
-                if judged.value is None:
-                    assert judged.failure is not None
-                    result.failures.append(judged.failure)
-                    continue
-                text = judged.value.script
-            prf = (release_rouge(text, reference) if options.reading == "release"
-                   else rouge_l(text, reference))
-            scored[part] = PartScore(reconstruction=text, precision=prf.precision,
-                                     recall=prf.recall, fmeasure=prf.fmeasure)
-        result.seats[seat] = SeatReconstruction(parts=scored)
-    return result
-
-
-def reference_parts(script: Script, seat: str, reading: Reading) -> dict[str, str]:
-    """The texts a seat's reconstructions are compared with. Ours: the character's
-    non-empty parts. Release: all six parts, empty ones included (they score 0), as the
-    release held them at the end of the game: the texts the importer recorded from a MIRAGE
-    release script (``metadata.extra``), else ours."""
-    character = script.character(seat)
-    ours = script_parts(character)
-    if reading == "ours":
-        return ours
-    recorded = script.metadata.extra.get(RELEASE_PART_KEY, {})
-    texts = recorded.get(character.name) if isinstance(recorded, dict) else None
-    if texts is None:
-        return {part: ours.get(part, "") for part in PARTS}
-    if not isinstance(texts, dict) or not all(isinstance(t, str) for t in texts.values()):
-        raise EvalError(f"{script.id}: metadata.extra.{RELEASE_PART_KEY}.{character.name}: "
-                        "not a mapping of part names to texts")
-    return {part: texts.get(part, "") for part in PARTS}
 
 
 @metric("mirage-rouge", "ROUGE-L F between each character's script and its reconstruction "

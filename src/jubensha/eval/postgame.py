@@ -18,9 +18,8 @@ from typing import TypeVar
 from jubensha.agents.answerers import Access, AnswerContext, AnswererConfig, build_context
 from jubensha.eval.judge import EvalError, seat_model
 from jubensha.eval.registry import MetricContext
-from jubensha.llm.base import Model, Request, Response
+from jubensha.llm.base import Model, ModelWrapper, Request, Response
 from jubensha.llm.registry import ModelSpecError
-from jubensha.llm.wrappers import ModelWrapper
 from jubensha.runlog.folder import RunLog
 
 T = TypeVar("T")

@@ -1,8 +1,5 @@
 """`jubensha eval wellplay-reference` and `jubensha eval factual-questions`: the
-post-game metrics' commands that need no run folder (registered in ``eval.commands``).
-
-``eval.commands`` imports this module, so its helpers are imported when a command runs.
-"""
+post-game metrics' commands that need no run folder (registered in ``eval.commands``)."""
 
 from __future__ import annotations
 
@@ -11,6 +8,7 @@ from typing import Annotated, Literal
 
 import typer
 
+from jubensha.eval.cli_helpers import console, emit, load_reference_script, read_options
 from jubensha.eval.factual import FactualOptions, with_generated
 from jubensha.eval.judge import EvalSession, open_session
 from jubensha.eval.report import Format
@@ -21,6 +19,7 @@ from jubensha.llm.calls import OnCall, SeatModel
 from jubensha.llm.registry import DEFAULT_SPEC, ModelSpecError, parse_model_spec
 from jubensha.llm.wrappers import CachedModel
 from jubensha.scripts.io import ScriptError, save_script
+from jubensha.terminal import fail
 
 LogDir = Annotated[Path | None, typer.Option(
     "--log-dir", help="Keep the model calls and their cache in DIR/eval/ (calls.jsonl, "
@@ -49,8 +48,6 @@ def wellplay_reference(
 ) -> None:
     """WellPlay's ssa or fsa reference on scripts, with no game: per script, and weighted
     across scripts (PLAYER* section 3, appendix C.6.3)."""
-    from jubensha.eval.commands import emit, fail, load_reference_script, read_options
-
     settings = WellPlayOptions.model_validate(read_options(options).get("wellplay", {}))
     try:
         loaded = [load_reference_script(source) for source in scripts]
@@ -83,8 +80,6 @@ def factual_questions(
 ) -> None:
     """Write a copy of SCRIPT whose characters without factual questions get generated ones
     (ThinkThrice appendix H): play or evaluate with the copy to reuse them."""
-    from jubensha.eval.commands import console, fail, load_reference_script, read_options
-
     settings = FactualOptions.model_validate(read_options(options).get("factual", {}))
     try:
         source = load_reference_script(script)

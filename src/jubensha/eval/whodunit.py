@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from jubensha.agents.answerers import Access, answer_choice, build_context, seat_context
 from jubensha.engine.events import Spoke
 from jubensha.eval.judge import JudgeFailure, ask, clip, judge_of, judge_request
-from jubensha.eval.mirage import (
+from jubensha.eval.mirage_reading import (
     failure_notes,
     has_speech,
     history_lines,

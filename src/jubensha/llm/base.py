@@ -159,3 +159,20 @@ class Model(ABC):
 
     async def aclose(self) -> None:
         """Release connections or loaded weights; the default holds nothing."""
+
+
+class ModelWrapper(Model):
+    """Passes everything to ``inner``; subclasses override what they change."""
+
+    def __init__(self, inner: Model) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    async def generate(self, request: Request) -> Response:
+        return await self.inner.generate(request)
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        return await self.inner.embed(texts)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

@@ -28,10 +28,18 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request, Response, Usage
+from jubensha.llm.base import (
+    GenerateConfig,
+    Message,
+    Model,
+    ModelError,
+    ModelWrapper,
+    Request,
+    Response,
+    Usage,
+)
 from jubensha.llm.health import Health
 from jubensha.llm.structured import ParseFailure, current_attempt
-from jubensha.llm.wrappers import ModelWrapper
 from jubensha.safeload import MAX_LOG_BYTES, DocumentError, read_bounded
 
 NOT_A_CALL = "guard"

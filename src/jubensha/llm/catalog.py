@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from jubensha.llm.base import ModelError
-from jubensha.llm.registry import MODEL_ENV
+from jubensha.llm.environment import MODEL_ENV
 from jubensha.prompts import render
 from jubensha.userdirs import cache_dir
 

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from jubensha.llm.catalog import KNOWN, cache_folder, default_play_model, status
-from jubensha.llm.registry import MODEL_ENV
+from jubensha.llm.environment import MODEL_ENV
 from jubensha.terminal import Terminal
 
 console = Terminal()

@@ -23,9 +23,6 @@ from jubensha.registry import Registry
 
 T = TypeVar("T")
 DEFAULT_SPEC = "local"
-MODEL_ENV = "JUBENSHA_MODEL"
-"""Names the default model where a command line gives none (e.g. local:qwen2.5-coder-1.5b;
-``llm.catalog.default_play_model``)."""
 
 
 class ModelSpecError(ValueError):

@@ -18,8 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError, model_validator
 
-from jubensha.llm.base import Model, ModelError, Request, Response
-from jubensha.llm.wrappers import ModelWrapper
+from jubensha.llm.base import Model, ModelError, ModelWrapper, Request, Response
 from jubensha.safeload import MAX_LOG_BYTES, DocumentError, read_bounded
 
 

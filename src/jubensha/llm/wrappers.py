@@ -21,28 +21,11 @@ from pydantic import BaseModel, Field, RootModel, ValidationError
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
-from jubensha.llm.base import Model, ModelError, Request, Response, Usage
+from jubensha.llm.base import Model, ModelError, ModelWrapper, Request, Response, Usage
 from jubensha.safeload import DocumentError, one_line, read_document
 
 if TYPE_CHECKING:
     from jubensha.llm.calls import CallRecord
-
-
-class ModelWrapper(Model):
-    """Passes everything to ``inner``; subclasses override what they change."""
-
-    def __init__(self, inner: Model) -> None:
-        self.inner = inner
-        self.name = inner.name
-
-    async def generate(self, request: Request) -> Response:
-        return await self.inner.generate(request)
-
-    async def embed(self, texts: list[str]) -> list[list[float]]:
-        return await self.inner.embed(texts)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
 
 # --- retry ---------------------------------------------------------------------------------

@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from jubensha.llm.base import Model, Request, Response
+from jubensha.llm.base import Model, ModelWrapper, Request, Response
 from jubensha.llm.calls import CallRecord
-from jubensha.llm.wrappers import ModelWrapper
 from jubensha.runlog.folder import RESULT, RunError, RunMeta, read_run
 
 RESUMED: Final = "resumed"

@@ -18,17 +18,18 @@ from pydantic import BaseModel
 
 from jubensha.engine.game import GameResult
 from jubensha.engine.procedure import Procedure
-from jubensha.llm.base import Model, Request, Response
+from jubensha.llm.base import Model, ModelWrapper, Request, Response
 from jubensha.llm.calls import CallRecord, OnCall
 from jubensha.llm.health import ModelUnreachable
 from jubensha.llm.keys import Server
 from jubensha.llm.registry import ModelOptions
-from jubensha.llm.wrappers import Budget, ModelWrapper, PriceTable, SqliteCache, stack
+from jubensha.llm.wrappers import Budget, PriceTable, SqliteCache, stack
 from jubensha.runlog.folder import RunError, RunResult, read_own
 from jubensha.runlog.resume import Resume, ResumeDiverged, ResumeError
 from jubensha.runs.index import Spend, now
 from jubensha.runs.limits import LimitedModel, Limiter
 from jubensha.runs.play import SeatPlan, build_models, play_game
+from jubensha.runs.spec_schema import BatchSpec, PlannedGame
 from jubensha.safeload import MAX_BYTES
 from jubensha.scripts.model import Language, Script
 
@@ -251,3 +252,18 @@ def _wrapped(job: GameJob, client: Model, limiter: Limiter | None, cache: Sqlite
     inner = LimitedModel(client, limiter) if limiter is not None else client
     wrapped = stack(inner, attempts=job.call_attempts, cache=cache, prices=job.prices).model
     return MeteredModel(wrapped, meters) if meters else wrapped
+
+
+def game_job(game: PlannedGame, spec: BatchSpec, prices: PriceTable | None,
+             servers: dict[str, Server], resume: Resume | None = None) -> GameJob:
+    """The job of one attempt at a batch's game: its settings, where its models are served
+    and the earlier attempt it resumes."""
+    settings = game.settings
+    return GameJob(
+        name=game.name, script=game.script, procedure=game.procedure, plans=game.plans,
+        seed=settings.seed, language=settings.language, embedder=settings.embedder,
+        script_source=settings.script, model_options=dict(spec.model_options),
+        servers=servers, timeout_s=spec.timeout_s,
+        call_attempts=spec.wrappers.retries, prices=prices,
+        budget_per_game=spec.wrappers.budget_per_game, resume=resume,
+        preset=settings.preset.model_dump() if settings.preset else None)

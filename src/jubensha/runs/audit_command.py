@@ -8,7 +8,6 @@ from typing import Annotated, Literal
 
 import typer
 from pydantic import ValidationError
-from rich.text import Text
 
 from jubensha.eval.audit import AuditOptions, RunAudit, audit_run
 from jubensha.eval.audit_report import AuditReport
@@ -21,10 +20,9 @@ from jubensha.runs.loose import find_run_folders
 from jubensha.scripts.importers import IMPORTERS, import_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Script
-from jubensha.terminal import Terminal
+from jubensha.terminal import Terminal, fail
 
 console = Terminal()
-errors = Terminal(stderr=True)
 
 
 class AuditInputError(ValueError):
@@ -113,8 +111,7 @@ def audit(
     except (AuditInputError, ValidationError) as exc:
         message = str(exc).splitlines()[0] if isinstance(exc, AuditInputError) else \
             f"options: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}"
-        errors.print(Text("error: ", style="bold red") + Text(message), soft_wrap=True)
-        raise typer.Exit(2) from None
+        raise fail(message) from None
     if fmt == "json":
         typer.echo(report.model_dump_json(indent=2))
     elif fmt == "md":

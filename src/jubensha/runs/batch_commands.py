@@ -51,8 +51,9 @@ from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow
 from jubensha.runs.loose import find_run_folders, rows_from_runs
 from jubensha.runs.ratings import LeaderboardFormat, leaderboard_table, rate, render_leaderboard
 from jubensha.runs.report import ReportFormat, batch_title, build_report, render
-from jubensha.runs.spec import SPEC_FILE, SpecError, dump_spec, load_spec
-from jubensha.terminal import Terminal
+from jubensha.runs.spec import dump_spec, load_spec
+from jubensha.runs.spec_schema import SPEC_FILE, SpecError
+from jubensha.terminal import Terminal, fail
 
 app = typer.Typer()
 console = Terminal()
@@ -73,11 +74,6 @@ def warn(warning: str | None) -> None:
     """The fake-model warning, before any table."""
     if warning:
         console.print(Text(warning, style="bold yellow"), soft_wrap=True)
-
-
-def fail(message: str) -> typer.Exit:
-    errors.print(Text("error: ", style="bold red") + Text(message), soft_wrap=True)
-    return typer.Exit(2)
 
 
 @app.command()
@@ -103,7 +99,7 @@ def batch(
         loaded = load_spec(spec)
         root = out or Path(loaded.out or Path("runs") / loaded.name)
         if dry_run:
-            from jubensha.runs.spec import expand
+            from jubensha.runs.spec_expand import expand
 
             games = expand(loaded)
             typer.echo(f"{len(games)} games into {root}:")

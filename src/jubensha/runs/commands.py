@@ -29,8 +29,9 @@ from jubensha.jobs import (
     stop_unreachable,
 )
 from jubensha.llm.catalog import default_play_model, tiny_model_notice
+from jubensha.llm.environment import MODEL_ENV
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
-from jubensha.llm.registry import MODEL_ENV, ModelOptions
+from jubensha.llm.registry import ModelOptions
 from jubensha.outdir import OutError, prepare_out
 from jubensha.prompts import message, render
 from jubensha.runlog.attempts import set_aside
@@ -65,7 +66,7 @@ from jubensha.runs.transcript import LiveTranscript
 from jubensha.scripts.bundled import DEFAULT_SCRIPT, find_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language
-from jubensha.terminal import Terminal
+from jubensha.terminal import Terminal, fail
 
 console = Terminal()
 errors = Terminal(stderr=True)
@@ -99,11 +100,6 @@ def with_preset(paper: PaperPreset, plans: dict[str, SeatPlan], procedure: str |
     plans = {n: p.model_copy(update={"architecture": specs[n]}) for n, p in plans.items()}
     return plans, Applied(name=paper.name,
                           overridden={**preset_overrides(paper, procedure, None), **overridden})
-
-
-def fail(message: str) -> typer.Exit:
-    errors.print(Text("error: ", style="bold red") + Text(message), soft_wrap=True)
-    return typer.Exit(2)
 
 
 class Progress:

@@ -18,7 +18,7 @@ from jubensha.jobs import takes_time
 from jubensha.llm.calls import read_calls
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runs.play import NO_MODEL, SeatPlan, guard_seats, play_game
-from jubensha.runs.spec import PlannedGame
+from jubensha.runs.spec_schema import PlannedGame
 from jubensha.scripts.model import Language, Script
 
 

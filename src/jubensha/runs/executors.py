@@ -9,6 +9,8 @@ and counts the batch budget. Three kinds:
   own event loop (``runs.process_executor``), so that a machine's cores share the
   engine's and the client's CPU work;
 - ``ray``: a Ray cluster (``runs.ray_executor``).
+
+The batch runner picks one (``runs.batch_runner.open_executor``).
 """
 
 from __future__ import annotations
@@ -18,11 +20,10 @@ from pathlib import Path
 from typing import Protocol
 
 from jubensha.llm.calls import OnCall
-from jubensha.llm.keys import Server
 from jubensha.llm.wrappers import SqliteCache
 from jubensha.runs.attempt import GameJob, Meter, game_meter, play_attempt
 from jubensha.runs.limits import Gate, Limiter
-from jubensha.runs.spec import BatchSpec
+from jubensha.runs.spec_schema import BatchSpec
 
 
 class ExecutorError(Exception):
@@ -70,19 +71,3 @@ def endpoint_limits(spec: BatchSpec) -> dict[str, int]:
     """Model spec → calls at once, for the endpoints that have a limit."""
     return {model: endpoint.max_concurrency for model, endpoint in spec.endpoints.items()
             if endpoint.max_concurrency}
-
-
-def open_executor(spec: BatchSpec, root: Path, batch_meter: Meter | None,
-                  servers: dict[str, Server], on_call: OnCall | None = None) -> Executor:
-    """The executor ``spec.executor`` names, for the batch folder ``root`` whose models
-    are served by ``servers`` (``batch.batch_servers``)."""
-    kind = spec.executor.kind
-    if kind == "ray":
-        from jubensha.runs.ray_executor import RayExecutor
-
-        return RayExecutor(spec, root, servers)
-    if kind == "processes":
-        from jubensha.runs.process_executor import ProcessExecutor
-
-        return ProcessExecutor(spec, root, servers)
-    return LocalExecutor(spec.wrappers.cache, endpoint_limits(spec), batch_meter, on_call)

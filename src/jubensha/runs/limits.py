@@ -14,8 +14,7 @@ from __future__ import annotations
 import asyncio
 from typing import Protocol
 
-from jubensha.llm.base import Model, ModelError, Request, Response
-from jubensha.llm.wrappers import ModelWrapper
+from jubensha.llm.base import Model, ModelError, ModelWrapper, Request, Response
 
 FIRST_PAUSE_S = 1.0
 MAX_PAUSE_S = 60.0

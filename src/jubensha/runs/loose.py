@@ -17,7 +17,7 @@ from jubensha.runlog.folder import EVENTS, META, RESULT, RunError, RunLog, read_
 from jubensha.runlog.resume import spent
 from jubensha.runlog.script import played_script
 from jubensha.runs.attempt import degraded_message, spend_of
-from jubensha.runs.batch import read_metrics
+from jubensha.runs.batch_folders import read_metrics
 from jubensha.runs.index import GameRow
 from jubensha.scripts.model import Script
 

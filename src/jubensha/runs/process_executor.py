@@ -26,7 +26,7 @@ from jubensha.llm.keys import Server
 from jubensha.llm.wrappers import SqliteCache
 from jubensha.runs.attempt import GameJob, game_meter, play_attempt
 from jubensha.runs.ray_executor import RayExecutor, RayLimiter
-from jubensha.runs.spec import BatchSpec
+from jubensha.runs.spec_schema import BatchSpec
 
 
 @ray.remote

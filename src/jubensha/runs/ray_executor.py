@@ -38,7 +38,7 @@ from jubensha.runlog.folder import RESULT
 from jubensha.runs.attempt import GameJob, game_meter, play_attempt, write_error
 from jubensha.runs.executors import ExecutorError
 from jubensha.runs.limits import Gate
-from jubensha.runs.spec import SPEC_FILE, BatchSpec
+from jubensha.runs.spec_schema import SPEC_FILE, BatchSpec
 
 NAMESPACE = "jubensha"
 MAX_FOLDER_BYTES = 512 * 1024 * 1024

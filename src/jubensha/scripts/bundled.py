@@ -6,8 +6,7 @@ from importlib import resources
 from pathlib import Path
 
 from jubensha.safeload import is_path
-from jubensha.scripts.caption import resolve_images
-from jubensha.scripts.io import ScriptError, load_script, resolve_script_file
+from jubensha.scripts.io import ScriptError, load_script, resolve_images, resolve_script_file
 from jubensha.scripts.model import Script
 from jubensha.scripts.validation import Problem
 

@@ -8,7 +8,7 @@ through pytesseract) or, with ``--model``, by asking a vision model to describe 
 A clue that already has a caption is left alone unless ``--force`` is given; an empty
 caption means the card was read and holds no text.
 
-Image paths in a script are relative to the script file; ``resolve_images`` makes them
+Image paths in a script are relative to the script file; ``io.resolve_images`` makes them
 absolute for a game, so that agents and clients can open them wherever the game runs.
 """
 
@@ -29,9 +29,10 @@ from jubensha.jobs import CallBar, Interrupted, run_job, stop_here
 from jubensha.llm.base import GenerateConfig, ImagePart, Message, Model, Request, TextPart
 from jubensha.llm.text import HAN
 from jubensha.prompts import render
-from jubensha.scripts.images import ImagePathError, safe_image
+from jubensha.scripts.bundled import script_location
 from jubensha.scripts.io import (
     ScriptError,
+    image_path,
     parse_script,
     read_data,
     resolve_script_file,
@@ -132,26 +133,6 @@ class VisionCaptioner:
         return response.text.strip()
 
 
-def image_path(clue: Clue, base: Path) -> Path:
-    """The clue's image file inside the script's folder ``base``; ScriptError otherwise."""
-    assert clue.image is not None
-    try:
-        return safe_image(clue.image, base)
-    except ImagePathError as exc:
-        raise ScriptError(str(base), [Problem(severity="error", field=f"clues[{clue.id}].image",
-                                              message=str(exc))]) from None
-
-
-def resolve_images(script: Script, base: Path) -> Script:
-    """A copy of ``script`` whose image paths are absolute, each checked to stay inside
-    ``base`` (the script's folder); the script itself is unchanged."""
-    if not any(clue.image for clue in script.clues):
-        return script
-    clues = [clue.model_copy(update={"image": str(image_path(clue, base))})
-             if clue.image else clue for clue in script.clues]
-    return script.model_copy(update={"clues": clues})
-
-
 def to_caption(script: Script, force: bool = False) -> list[Clue]:
     """The image clues ``caption_script`` describes: those without a caption (all with
     ``force``)."""
@@ -197,8 +178,6 @@ def caption_command(
     """Caption the image clue cards of a script (OCR, or a vision model) and save them in
     the script, so text-only models can use the cards."""
     try:
-        from jubensha.scripts.bundled import script_location  # bundled imports this module
-
         file = resolve_script_file(script_location(script))
         loaded = parse_script(read_data(file), str(file))
         captioner = _captioner(loaded, model, languages)

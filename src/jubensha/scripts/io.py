@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from jubensha.outdir import write_whole
 from jubensha.safeload import DocumentError, is_path, read_document, shorten
 from jubensha.scripts.images import ImagePathError, safe_image
-from jubensha.scripts.model import Script
+from jubensha.scripts.model import Clue, Script
 from jubensha.scripts.validation import Problem, Report, validate
 
 SCRIPT_FILENAMES = ("script.yaml", "script.yml", "script.json")
@@ -126,6 +126,26 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 class _BlockDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
     """Writes multi-line strings as ``|`` blocks and keeps key order."""
+
+
+def image_path(clue: Clue, base: Path) -> Path:
+    """The clue's image file inside the script's folder ``base``; ScriptError otherwise."""
+    assert clue.image is not None
+    try:
+        return safe_image(clue.image, base)
+    except ImagePathError as exc:
+        raise ScriptError(str(base), [Problem(severity="error", field=f"clues[{clue.id}].image",
+                                              message=str(exc))]) from None
+
+
+def resolve_images(script: Script, base: Path) -> Script:
+    """A copy of ``script`` whose image paths are absolute, each checked to stay inside
+    ``base`` (the script's folder); the script itself is unchanged."""
+    if not any(clue.image for clue in script.clues):
+        return script
+    clues = [clue.model_copy(update={"image": str(image_path(clue, base))})
+             if clue.image else clue for clue in script.clues]
+    return script.model_copy(update={"clues": clues})
 
 
 def _str_presenter(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from jubensha.eval.judge import EVAL_DIR
 from jubensha.runlog.folder import RunLog
-from jubensha.runs.batch import read_metrics
+from jubensha.runs.batch_folders import read_metrics
 from jubensha.runs.play import NO_MODEL
 from jubensha.scripts.model import Script
 from jubensha.web.charts import charts

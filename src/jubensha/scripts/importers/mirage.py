@@ -16,14 +16,13 @@ group of titled clues under a key that names one character (``Memory of Junmeng 
 is that character's own memories: held by it, no location (the reference code hands them
 to that character as self-clues). ``Public Clue N`` keys are public clues with no location.
 
-The truth is prose, so the murderer and the victim are derived (``derive_murderers``,
-``derive_victims``); where the text supports none, the script keeps its truth prose with
-``has_truth: false`` and a note.
+The truth is prose, so the murderer and the victim are derived (``truth.derive_truth``, from
+the texts ``mirage_truth`` gathers); where the text supports none, the script keeps its
+truth prose with ``has_truth: false`` and a note.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -45,13 +44,12 @@ from jubensha.scripts.importers.common import (
 )
 from jubensha.scripts.importers.mirage_pairs import (
     other_version,
-    release_titles,
     same_cast,
     same_others,
-    title_key,
 )
 from jubensha.scripts.importers.mirage_release import RELEASE_PART_KEY, release_parts
-from jubensha.scripts.importers.truth import Finding, Passage, derive_truth, pool
+from jubensha.scripts.importers.mirage_truth import cross_check, truth_passages, truth_text
+from jubensha.scripts.importers.truth import Finding, derive_truth, pool
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import (
     PUBLIC,
@@ -59,7 +57,6 @@ from jubensha.scripts.model import (
     ActSheet,
     Character,
     Clue,
-    Derivation,
     Kill,
     Language,
     Metadata,
@@ -178,7 +175,7 @@ def _read(src: Path) -> _Read:
                                               if isinstance(v, str) and v.strip()], given, PARTS)
     language = language_of(folder, *(c.story[:1000] for c in characters))
     return _Read(folder, script_path, clues_path, stages, characters, names, clues, language,
-                 _truth_text(folder, notes), notes, compared)
+                 truth_text(folder, notes), notes, compared)
 
 
 def _findings(read: _Read) -> tuple[Finding, Finding]:
@@ -427,77 +424,3 @@ def _clue_group(key: str, items: list[tuple[str, str]], titled: bool, names: Nam
     return [Clue(id=f"{base}-{i}", title=title, text=text, location=location,
                  holder=PUBLIC, extra=dict(extra))
             for i, (title, text) in enumerate(items, 1) if text.strip() or title]
-
-
-# --- truth ---------------------------------------------------------------------------------
-
-def truth_passages(narrative: str, truth_file: str, characters: list[Character],
-                   clues: list[Clue], script_file: str, clues_file: str) -> list[Passage]:
-    """Every text the truth is weighed from: the truth prose, each character's texts (its
-    own: "you" is that character) and every clue (a clue a character holds is its own)."""
-    passages = [Passage(narrative, truth_file, "truth")] if narrative else []
-    for c in characters:
-        texts = [c.story, c.mission, c.performance, c.description,
-                 c.extra.get("relationship_text", ""),
-                 *(f"{r.other}: {r.description}" for r in c.relationships),
-                 *(t for s in c.acts for t in (s.text, s.performance, *s.goals,
-                                               *s.notes.values()))]
-        passages += [Passage(text, f"{script_file}: {c.name}", "character", owner=c.name)
-                     for text in texts if isinstance(text, str) and text.strip()]
-    for clue in clues:
-        owner = None if clue.holder == PUBLIC else clue.holder
-        passages.append(Passage(f"{clue.title}: {clue.text}" if clue.title else clue.text,
-                                f"{clues_file}: {clue.extra.get('group') or clue.location or clue.title}",
-                                "clue", owner=owner))
-    return passages
-
-
-def _truth_text(folder: Path, notes: list[str]) -> str:
-    """The prose for this script from ``<lang>/Truth.json``, matching titles loosely
-    (``Artical 22 School Rules`` is ``Article 22 School Rules`` there)."""
-    path = folder.parent / "Truth.json"
-    if not path.is_file():
-        notes.append("no Truth.json beside the script folder: no truth prose")
-        return ""
-    data = expect(read_json(path)[0], dict, path, "(top level)")
-    keys = {title_key(title): title for title in data}
-    match = keys.get(title_key(folder.name))
-    if match is None:
-        close = difflib.get_close_matches(title_key(folder.name), list(keys), n=1,
-                                          cutoff=0.75)
-        match = keys[close[0]] if close else None
-    if match is None:
-        notes.append(f"Truth.json has no entry for {folder.name!r}: no truth prose")
-        return ""
-    if match != folder.name:
-        notes.append(f"truth prose found under the title {match!r}")
-    return text_of(data[match], path, match).strip()
-
-
-def release_culprits(title: str, language: str, names: Names) -> tuple[str, list[str]] | None:
-    """The release's code's class for the script titled ``title`` and the culprits it
-    hard-codes, as this script's characters; None for a script the release does not have."""
-    key = title_key(title)
-    for entry in release_titles():
-        if any(title_key(t) == key for t in entry["titles"]):
-            found = [names.resolve(n, chinese=True) or n for n in entry["culprits"][language]]
-            return entry["class"], list(dict.fromkeys(found))
-    return None
-
-
-def cross_check(title: str, language: str, names: Names, murderers: list[str],
-                notes: list[str]) -> list[Derivation]:
-    """The release's culprit list as a derivation, and a warning where it disagrees with
-    the truth text (whose answer the script keeps)."""
-    release = release_culprits(title, language, names)
-    if release is None:
-        return []
-    kind, culprits = release
-    if set(culprits) != set(murderers):
-        notes.append(f"warning: the release's code names {', '.join(culprits) or 'no one'} as "
-                     f"the culprit where the truth text names {', '.join(murderers) or 'no one'}"
-                     "; the truth text's answer is kept (MIRAGE metrics take --culprits "
-                     "release to score against the release's)")
-    return [Derivation(fact="culprits_release", value=culprits, origin="release",
-                       source=f"ScriptEnvs/{kind}.py of the MIRAGE release",
-                       method="the culprit list the release's code hard-codes")]

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 
 RELEASE_PART_KEY = "mirage_release_parts"
 """Where ``metadata.extra`` keeps them: ``{character: {part: text}}``, the six parts in
-the release's order under the names ``eval.mirage.PARTS`` uses."""
+the release's order under the names ``eval.mirage_reading.PARTS`` uses."""
 PART_NAMES = {"Story": "story", "Script": "script", "Relationship": "relationships",
               "Performance": "performance", "Purpose": "purpose", "Ability": "ability"}
 

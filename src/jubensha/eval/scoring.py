@@ -1,0 +1,135 @@
+"""Scoring one run with several metrics, as ``jubensha eval all`` and a batch both do.
+
+Each metric is skipped (its models not given, or it does not apply: the reason is kept),
+computed, or failed: an error the caller's policy catches, or model answers that were
+mostly unusable (``judge.tallied``). A scored result goes to ``RUN_DIR/eval/<metric>.json``
+and every metric's status to ``eval/all.json`` (``EvalSummary``). The two callers differ
+only in which errors a metric may fail with without stopping them (``catch``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from jubensha.eval.judge import EVAL_CALLS, EvalError, EvalSession, tallied
+from jubensha.eval.registry import MetricContext, MetricSpec
+from jubensha.eval.report import MetricResult, ResultTable
+from jubensha.llm.base import Embedder, Model, ModelError
+from jubensha.llm.calls import read_calls
+from jubensha.outdir import write_whole
+from jubensha.runlog.folder import RunLog
+from jubensha.scripts.io import ScriptError
+from jubensha.scripts.model import Script
+
+SUMMARY = "all"
+"""``eval/all.json``: what happened to each metric."""
+EXPECTED_ERRORS: tuple[type[Exception], ...] = (EvalError, ModelError, ScriptError, KeyError,
+                                                ValueError)
+"""What a metric may fail with on a run it applies to (``jubensha eval all``: any other
+error is a bug and stops the command)."""
+
+
+class MetricStatus(BaseModel):
+    metric: str
+    status: Literal["scored", "skipped", "failed"]
+    note: str = ""
+
+
+class EvalSummary(MetricResult):
+    """What ``jubensha eval all`` did with one run: each metric scored, skipped (and why)
+    or failed (and how), and the model calls the evaluation made, by purpose."""
+
+    metric: str = "all"
+    statuses: list[MetricStatus]
+    calls: dict[str, int] = Field(default_factory=dict)
+    cached: int = 0
+    """Of those calls, how many the run's reply cache answered (no model was asked)."""
+
+    def tables(self) -> list[ResultTable]:
+        rows = [[s.metric, s.status, s.note] for s in self.statuses]
+        calls = ", ".join(f"{purpose or '-'} {n}" for purpose, n in sorted(self.calls.items()))
+        return [ResultTable(title=f"Evaluation of {Path(self.run).name}",
+                            columns=["metric", "status", "note"], rows=rows,
+                            notes=[f"model calls: {sum(self.calls.values())}"
+                                   + (f" ({calls})" if calls else "")
+                                   + (f", {self.cached} from the cache" if self.cached else "")])]
+
+
+def skip_reason(spec: MetricSpec, script: Script, run: RunLog, judge: Model | None,
+                embedder: Embedder | None) -> str | None:
+    """Why ``all`` does not run ``spec`` on this run, or None."""
+    if "judge" in spec.needs and judge is None:
+        return "needs --judge MODEL"
+    if "embedder" in spec.needs and embedder is None:
+        return "needs --embedder"
+    return spec.applies(script, run) if spec.applies else None
+
+
+def write_result(folder: Path, name: str, result: MetricResult) -> None:
+    """Write ``<name>.json`` whole or not at all (a resumed batch takes a result file as
+    done)."""
+    write_whole(folder / f"{name}.json", result.model_dump_json(indent=2) + "\n")
+
+
+def group_of(run: RunLog) -> str:
+    """The run's group in tables over several runs: its language and architectures."""
+    if run.meta is None:
+        return ""
+    architectures = sorted({seat.architecture for seat in run.meta.seats.values()})
+    return " ".join([run.meta.language, "/".join(architectures)]).strip()
+
+
+async def score_metrics(specs: Iterable[MetricSpec], script: Script, run: RunLog,
+                        session: EvalSession, *, judge: Model | None,
+                        embedder: Embedder | None, samples: int, options: dict[str, Any],
+                        catch: tuple[type[Exception], ...], answerer: Model | None = None,
+                        group: str | None = None) -> tuple[list[MetricResult], list[MetricStatus]]:
+    """Score ``run`` with each of ``specs`` in order; a metric raising one of ``catch`` is
+    failed and the next one runs. The results carry ``group`` when given; their model calls
+    go to ``session``."""
+    results: list[MetricResult] = []
+    statuses = []
+    for spec in specs:
+        reason = skip_reason(spec, script, run, judge, embedder)
+        if reason:
+            statuses.append(MetricStatus(metric=spec.name, status="skipped", note=reason))
+            continue
+        context = MetricContext(script=script, run=run, judge=judge, embedder=embedder,
+                                samples=samples, options=dict(options), calls=session.calls,
+                                cache=session.cache, answerer=answerer)
+        try:
+            with tallied() as tally:
+                result = await spec.compute(context)
+        except catch as exc:
+            statuses.append(MetricStatus(metric=spec.name, status="failed",
+                                         note=f"{type(exc).__name__}: {exc}"))
+            continue
+        if problem := tally.problem():
+            statuses.append(MetricStatus(metric=spec.name, status="failed",
+                                         note=f"{problem}: no score"))
+            continue
+        if group is not None:
+            result = result.model_copy(update={"group": group})
+        write_result(session.folder, spec.name, result)
+        results.append(result)
+        statuses.append(MetricStatus(metric=spec.name, status="scored"))
+    return results, statuses
+
+
+def write_summary(session: EvalSession, run: str, statuses: list[MetricStatus],
+                  first_call: int | None = None) -> EvalSummary:
+    """Write ``eval/all.json``: the statuses, and the evaluation's model calls by purpose
+    (those numbered ``first_call`` on; every one when None)."""
+    path = session.folder / EVAL_CALLS
+    made = [r for r in read_calls(path) if first_call is None or r.index >= first_call] \
+        if path.is_file() else []
+    summary = EvalSummary(run=run, statuses=statuses,
+                          calls=dict(Counter(r.purpose for r in made)),
+                          cached=sum(r.origin == "cache" for r in made))
+    write_result(session.folder, SUMMARY, summary)
+    return summary
