@@ -96,7 +96,6 @@ class GuardedAgent(Agent):
         self.inner = inner
         self.settings = settings or DisclosureSettings()
         self.architecture = inner.architecture
-        self.timed = inner.timed
         self.heard: list[tuple[str, str]] = []
         self.safe_lines = 0
         self.answering: str | None = None

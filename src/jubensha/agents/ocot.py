@@ -17,8 +17,7 @@ from pydantic import BaseModel, Field
 from jubensha.agents.baseline import BaselineAgent, BaselineConfig
 from jubensha.agents.naive import questions_schema
 from jubensha.agents.options import parse_options
-from jubensha.engine.decisions import AskQuestions, Questions
-from jubensha.engine.events import Spoke
+from jubensha.engine import AskQuestions, Questions, Spoke
 from jubensha.prompts import render
 
 
@@ -57,7 +56,7 @@ class OCoTAgent(BaselineAgent):
             goals = [line.strip() for line in text.splitlines() if line.strip()]
         return goals[:self.config.max_objectives]
 
-    async def ask(self, decision: AskQuestions) -> Questions:
+    async def on_ask(self, decision: AskQuestions) -> Questions:
         reflections = []
         for objective in self.objectives():
             thought = await self.structured(

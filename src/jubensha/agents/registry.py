@@ -14,7 +14,7 @@ from collections.abc import Callable
 from importlib import import_module
 
 from jubensha.agents.guard import GuardedAgent
-from jubensha.engine.agent import Agent
+from jubensha.engine.agent import Agent, PersonAgent
 
 GUARD = "guard"
 """The option word that puts the speech guard on a seat (``naive:guard``)."""
@@ -92,7 +92,7 @@ def make_agent(spec: str) -> Agent:
         raise AgentSpecError(f"architecture {spec!r}: {exc}") from None
     if not guard:
         return agent
-    if not agent.timed:
+    if isinstance(agent, PersonAgent):
         raise AgentSpecError(f"architecture {spec!r}: the guard checks what a model says; "
                              "a person's seat has none")
     return GuardedAgent(agent)

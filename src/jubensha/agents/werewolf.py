@@ -18,8 +18,7 @@ from pydantic import BaseModel, Field, create_model
 
 from jubensha.agents.baseline import BaselineAgent, BaselineConfig
 from jubensha.agents.options import parse_options
-from jubensha.engine.decisions import AskQuestions, Questions
-from jubensha.engine.events import Spoke
+from jubensha.engine import AskQuestions, Questions, Spoke
 from jubensha.llm.base import ModelError
 from jubensha.prompts import render
 
@@ -50,7 +49,7 @@ class WerewolfAgent(BaselineAgent):
     def from_option(cls, option: str) -> WerewolfAgent:
         return cls(parse_options(BaselineConfig, option, "werewolf"))
 
-    async def ask(self, decision: AskQuestions) -> Questions:
+    async def on_ask(self, decision: AskQuestions) -> Questions:
         victim = decision.victim or next((v.name for v in self.seat.sheet.victims), None)
         prepared = predefined_questions(self.lang, victim)
         pick = await self.structured(
