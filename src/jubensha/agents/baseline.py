@@ -1,4 +1,6 @@
-"""What the PLAYER* paper's LLM baselines (``werewolf``, ``ocot``) share.
+"""Internal.
+
+What the PLAYER* paper's LLM baselines (``werewolf``, ``ocot``) share.
 
 Both read their script and the dialogue through retrieval, as in the paper's appendix C.1
 (script chunks of at most 50 tokens, one question-and-answer pair per dialogue record, a
@@ -43,8 +45,14 @@ from jubensha.engine import (
     TakeTurn,
     Vote,
 )
-from jubensha.llm.base import GenerateConfig, Message, ModelError, Request
-from jubensha.llm.structured import choice_schema, generate_object
+from jubensha.llm import (
+    GenerateConfig,
+    Message,
+    ModelError,
+    Request,
+    choice_schema,
+    generate_object,
+)
 from jubensha.memory.store import MemoryConfig, MemoryStore, RetrievalMode
 from jubensha.memory.text import TokenizerOptions
 from jubensha.prompts import render

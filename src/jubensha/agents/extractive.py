@@ -1,4 +1,6 @@
-"""The extractive agent (architecture ``extractive``): a player that uses no language model.
+"""Internal.
+
+The extractive agent (architecture ``extractive``): a player that uses no language model.
 
 It says only sentences of its own script, picked by BM25 (``memory.lexical``), inside
 template lines (``prompts/extractive``); it questions, accuses and votes for the seat that its

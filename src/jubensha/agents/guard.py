@@ -1,4 +1,6 @@
-"""The speech guard: any agent, checked before what it says is said.
+"""Internal.
+
+The speech guard: any agent, checked before what it says is said.
 
 Small models read their private sheet out, confess, echo their prompt, copy another seat
 or loop. ``GuardedAgent`` wraps an agent of any architecture (``ARCH:guard``, e.g.
@@ -30,20 +32,24 @@ from jubensha.agents.disclosure import (
     private_parts,
     window_set,
 )
-from jubensha.engine.agent import Agent, CharacterSheet, SeatContext
-from jubensha.engine.decisions import (
+from jubensha.engine import (
     Accusation,
     Action,
+    ActStarted,
+    Agent,
+    CharacterSheet,
     Decision,
+    Event,
+    HostSpoke,
     Investigate,
     Questions,
+    SeatContext,
     Speak,
     Speech,
+    Spoke,
 )
-from jubensha.engine.events import ActStarted, Event, HostSpoke, Spoke
-from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request, Response
+from jubensha.llm import GenerateConfig, Message, Model, ModelError, ModelWrapper, Request, Response
 from jubensha.llm.calls import NOT_A_CALL, CallRecord, SeatModel, declare
-from jubensha.llm.wrappers import ModelWrapper
 from jubensha.memory.text import sentence_spans
 from jubensha.prompts import render
 

@@ -1,4 +1,6 @@
-"""A person at the table (architecture ``human``), through the same ``Agent`` interface as
+"""Internal.
+
+A person at the table (architecture ``human``), through the same ``Agent`` interface as
 an LLM agent (DESIGN.md contract 4).
 
 ``HumanAgent`` keeps the seat's view (its character sheet, the act sheets released to it,

@@ -1,4 +1,6 @@
-"""The MIRAGE agent (architecture ``mirage``), after MPIRD-LLMA's players (appendix C).
+"""Internal.
+
+The MIRAGE agent (architecture ``mirage``), after MPIRD-LLMA's players (appendix C).
 
 It plays from a condensed description of its character (``agents.summarise``: made at the
 start and again when an act brings new script text), its self-clues (the clues it holds),
@@ -46,8 +48,7 @@ from jubensha.engine import (
     TakeTurn,
     Vote,
 )
-from jubensha.llm.base import GenerateConfig, Message, ModelError, Request
-from jubensha.llm.structured import generate_object
+from jubensha.llm import GenerateConfig, Message, ModelError, Request, generate_object
 from jubensha.prompts import render
 from jubensha.scripts.model import PUBLIC, Character
 

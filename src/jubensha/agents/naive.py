@@ -1,4 +1,6 @@
-"""The naive agent (architecture ``naive``): one prompt per decision, no memory tricks.
+"""Internal.
+
+The naive agent (architecture ``naive``): one prompt per decision, no memory tricks.
 
 It answers from its character sheet and the most recent events it saw, picks whom to
 question and what to ask with a schema whose ``target`` is an enum of the candidates, and
@@ -42,8 +44,14 @@ from jubensha.engine import (
     TakeTurn,
     Vote,
 )
-from jubensha.llm.base import GenerateConfig, Message, ModelError, Request
-from jubensha.llm.structured import choice_schema, generate_object
+from jubensha.llm import (
+    GenerateConfig,
+    Message,
+    ModelError,
+    Request,
+    choice_schema,
+    generate_object,
+)
 from jubensha.memory.text import sentence_spans
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet

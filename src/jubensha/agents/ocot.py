@@ -1,4 +1,6 @@
-"""The Objective-Guided Chain of Thought baseline (architecture ``ocot``), adapted to murder
+"""Internal.
+
+The Objective-Guided Chain of Thought baseline (architecture ``ocot``), adapted to murder
 mysteries as in the PLAYER* paper's appendix C.2 (after Park et al. 2023, Zhao et al. 2024).
 
 Before each questioning turn the agent reflects on its objectives one at a time

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from importlib import import_module
 
 from jubensha.agents.guard import GuardedAgent
-from jubensha.engine.agent import Agent, PersonAgent
+from jubensha.engine import Agent, PersonAgent
 
 GUARD = "guard"
 """The option word that puts the speech guard on a seat (``naive:guard``)."""

@@ -1,4 +1,6 @@
-"""The Werewolf baseline (architecture ``werewolf``), adapted to murder mysteries as in the
+"""Internal.
+
+The Werewolf baseline (architecture ``werewolf``), adapted to murder mysteries as in the
 PLAYER* paper's appendix C.2 (after Xu et al. 2023).
 
 Asking takes two calls: ``question.pick`` chooses the seat to question and questions from a
@@ -19,7 +21,7 @@ from pydantic import BaseModel, Field, create_model
 from jubensha.agents.baseline import BaselineAgent, BaselineConfig
 from jubensha.agents.options import parse_options
 from jubensha.engine import AskQuestions, Questions, Spoke
-from jubensha.llm.base import ModelError
+from jubensha.llm import ModelError
 from jubensha.prompts import render
 
 

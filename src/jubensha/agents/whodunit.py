@@ -1,4 +1,6 @@
-"""The WhodunitBench agent (architecture ``whodunit``), after the supplementary material's
+"""Internal.
+
+The WhodunitBench agent (architecture ``whodunit``), after the supplementary material's
 prompts (section 4.1, figures 7-9).
 
 Every call carries three system parts: the game rules (I_e), the role script (I_S: name,
@@ -42,15 +44,16 @@ from jubensha.engine import (
     Vote,
 )
 from jubensha.engine.stages import match_name
-from jubensha.llm.base import (
+from jubensha.llm import (
     GenerateConfig,
     ImagePart,
     Message,
     ModelError,
     Request,
     TextPart,
+    choice_schema,
+    generate_object,
 )
-from jubensha.llm.structured import choice_schema, generate_object
 from jubensha.memory.text import count_tokens
 from jubensha.prompts import render
 

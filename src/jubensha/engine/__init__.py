@@ -2,9 +2,9 @@
 
 What an agent author needs (the agent interface, the decisions it is asked and the actions
 it answers with, the events it observes) and what a stage author needs (``StageSpec``,
-``register_stage``, the ``Table``) come from here; docs/architecture.md shows how they fit.
-The other modules are internal. The game runner (``engine.game``) and the procedures
-(``engine.procedure``) are imported from their modules: they load the stage kinds.
+``register_stage``, the ``Table``, the ``check_*`` corrections) come from here;
+docs/architecture.md shows how they fit. The other modules are internal: the game runner
+and the procedures are driven through ``jubensha.runs`` and the CLI.
 """
 
 from jubensha.engine.agent import (
@@ -50,6 +50,7 @@ from jubensha.engine.events import (
     VoteCast,
 )
 from jubensha.engine.registry import StageSpec, register_stage
+from jubensha.engine.stages import check_choice, check_questions, check_speech
 from jubensha.engine.table import Table
 from jubensha.engine.voting import NOBODY
 
@@ -93,5 +94,8 @@ __all__ = [
     "VictimOutcome",
     "Vote",
     "VoteCast",
+    "check_choice",
+    "check_questions",
+    "check_speech",
     "register_stage",
 ]

@@ -1,4 +1,6 @@
-"""`jubensha eval wellplay-reference` and `jubensha eval factual-questions`: the
+"""Internal.
+
+`jubensha eval wellplay-reference` and `jubensha eval factual-questions`: the
 post-game metrics' commands that need no run folder (registered in ``eval.commands``).
 
 ``eval.commands`` imports this module, so its helpers are imported when a command runs.

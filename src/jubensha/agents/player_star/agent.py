@@ -1,4 +1,6 @@
-"""The PLAYER* agent (architecture ``player``): Zhu et al.'s sensor-guided questioning with
+"""Internal.
+
+The PLAYER* agent (architecture ``player``): Zhu et al.'s sensor-guided questioning with
 a pruner, over several victims and murderers (algorithm 1).
 
 Each questioning turn reads the sensors about the suspects and asks the most suspicious

@@ -1,4 +1,6 @@
-"""The ThinkThrice agent (architecture ``thinkthrice``): think three times before speaking.
+"""Internal.
+
+The ThinkThrice agent (architecture ``thinkthrice``): think three times before speaking.
 
 An answer is made in up to three stages (section 4 of the paper, figure 2): an initial
 answer from the seat's summary, the game rules, the background, the current dialogue and
@@ -44,8 +46,7 @@ from jubensha.engine import (
     TakeTurn,
     Vote,
 )
-from jubensha.llm.base import ModelError
-from jubensha.llm.structured import choice_schema
+from jubensha.llm import ModelError, choice_schema
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet
 
