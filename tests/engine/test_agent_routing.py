@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import get_args
 
 import pytest
+from engine_helpers import tiny
 
 from jubensha.agents.registry import make_agent
 from jubensha.engine import (
@@ -15,6 +16,7 @@ from jubensha.engine import (
     Agent,
     AskQuestions,
     CastVote,
+    CharacterSheet,
     Decision,
     DecisionRoutes,
     Investigate,
@@ -22,6 +24,7 @@ from jubensha.engine import (
     Questions,
     RateStatement,
     Rating,
+    SeatContext,
     Speak,
     Speech,
     Spoke,
@@ -132,3 +135,11 @@ def test_every_model_architecture_answers_through_the_routing(name: str) -> None
 
 def test_a_persons_seat_is_the_one_the_table_does_not_time() -> None:
     assert isinstance(make_agent("human"), PersonAgent)
+
+
+async def test_start_tells_every_agent_its_seat_name_and_language() -> None:
+    script = tiny().model_copy(update={"language": "zh"})
+    seat = SeatContext(sheet=CharacterSheet.for_seat(script, "Bob"), seed=7)
+    agent = Agent()
+    await agent.start(seat)
+    assert (agent.seat, agent.name, agent.lang) == (seat, "Bob", "zh")

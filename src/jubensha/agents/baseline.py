@@ -95,8 +95,6 @@ class BaselineAgent(Agent):
     async def start(self, seat: SeatContext) -> None:
         await super().start(seat)
         sheet = seat.sheet
-        self.lang = sheet.language
-        self.name = sheet.me.name
         self.act_sheet = sheet.me.act_sheet(1)
         self.acts: set[int] = set()
         tokenizer = TokenizerOptions(keep_words=tuple(sheet.seat_names))

@@ -423,8 +423,6 @@ class ExtractiveAgent(Agent):
     async def start(self, seat: SeatContext) -> None:
         await super().start(seat)
         sheet = seat.sheet
-        self.lang = sheet.language
-        self.name = sheet.me.name
         self.victims = [v.name for v in sheet.victims]
         seats = {self.name: sheet.me.all_names, **{o.name: [o.name] for o in sheet.others}}
         victims = dict.fromkeys([*self.victims, *sheet.me.killed])

@@ -111,7 +111,6 @@ class GuardedAgent(Agent):
     async def start(self, seat: SeatContext) -> None:
         await super().start(seat)
         sheet = seat.sheet
-        self.lang = sheet.language
         self.text = seat_text(sheet, self.settings.window(sheet.language))
         self.echo = _Known(Instructions(self.settings.echo_words))
         self.echo.allowed = window_set([*_public(sheet), *_own(sheet)],

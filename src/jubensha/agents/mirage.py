@@ -142,8 +142,6 @@ class MirageAgent(Agent):
     async def start(self, seat: SeatContext) -> None:
         await super().start(seat)
         sheet = seat.sheet
-        self.lang = sheet.language
-        self.name = sheet.me.name
         self.summariser = Summariser(self.model, self.lang, self.name, seat.seed, self.config)
         self.description = await self.summariser.character(
             self.name, sheet_sections(sheet.me, self.lang))

@@ -162,8 +162,6 @@ class NaiveAgent(Agent):
 
     async def start(self, seat: SeatContext) -> None:
         await super().start(seat)
-        self.lang = seat.sheet.language
-        self.name = seat.sheet.me.name
         self.act_sheet = seat.sheet.me.act_sheet(1)
 
     async def observe(self, event: Event) -> None:

@@ -37,7 +37,6 @@ from jubensha.engine import (
     Event,
     HostSpoke,
     Questions,
-    SeatContext,
     Speak,
     Speech,
     TakeTurn,
@@ -128,11 +127,6 @@ class WhodunitAgent(Agent):
     @classmethod
     def from_option(cls, option: str) -> WhodunitAgent:
         return cls(parse_options(WhodunitConfig, option, "whodunit"))
-
-    async def start(self, seat: SeatContext) -> None:
-        await super().start(seat)
-        self.lang = seat.sheet.language
-        self.name = seat.sheet.me.name
 
     async def observe(self, event: Event) -> None:
         if isinstance(event, ClueRevealed):

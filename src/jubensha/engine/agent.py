@@ -153,9 +153,18 @@ class Agent(DecisionRoutes):
     """False for an architecture that plays without a language model: its games are the
     same whatever model a spec names for it."""
 
+    seat: SeatContext
+    """The seat this agent plays (sheet, model, embedder, seed), from ``start`` on."""
+    name: str
+    """The seat's character name, from ``start`` on."""
+    lang: Language
+    """The game's language, from ``start`` on."""
+
     async def start(self, seat: SeatContext) -> None:
         """Receive the character sheet and the seat's model before the first event."""
         self.seat = seat
+        self.name = seat.sheet.me.name
+        self.lang = seat.sheet.language
 
     @property
     def model(self) -> Model:

@@ -86,8 +86,6 @@ class ThinkThriceAgent(Agent):
         await super().start(seat)
         sheet = seat.sheet
         self.sheet = sheet
-        self.lang = sheet.language
-        self.name = sheet.me.name
         self.names = [*sheet.seat_names, *(v.name for v in sheet.victims),
                       *sheet.me.aliases]
         self.act_sheet = sheet.me.act_sheet(1)
