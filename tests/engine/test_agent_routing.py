@@ -9,37 +9,18 @@ from typing import get_args
 import pytest
 from engine_helpers import tiny
 
+from jubensha import engine
 from jubensha.agents.registry import make_agent
-from jubensha.engine import (
-    Accusation,
-    Accuse,
-    Agent,
-    AskQuestions,
-    CastVote,
-    CharacterSheet,
-    Decision,
-    DecisionRoutes,
-    Investigate,
-    PersonAgent,
-    Questions,
-    RateStatement,
-    Rating,
-    SeatContext,
-    Speak,
-    Speech,
-    Spoke,
-    TakeTurn,
-    UnsupportedDecision,
-    Vote,
-)
+from jubensha.engine import Agent, Decision
 
 DECISIONS: list[Decision] = [
-    Speak(kind="statement"),
-    AskQuestions(candidates=["Bob"]),
-    TakeTurn(candidates=["Bob"], locations=["Study"]),
-    RateStatement(statement=Spoke(speaker="Bob", kind="statement", text="I was out.")),
-    Accuse(candidates=["Bob"]),
-    CastVote(candidates=["Bob"]),
+    engine.Speak(kind="statement"),
+    engine.AskQuestions(candidates=["Bob"]),
+    engine.TakeTurn(candidates=["Bob"], locations=["Study"]),
+    engine.RateStatement(statement=engine.Spoke(speaker="Bob", kind="statement",
+                                                text="I was out.")),
+    engine.Accuse(candidates=["Bob"]),
+    engine.CastVote(candidates=["Bob"]),
 ]
 
 
@@ -49,29 +30,29 @@ class Recorder(Agent):
     def __init__(self) -> None:
         self.called: list[str] = []
 
-    async def on_speak(self, decision: Speak) -> Speech:
+    async def on_speak(self, decision: engine.Speak) -> engine.Speech:
         self.called.append("on_speak")
-        return Speech(text="")
+        return engine.Speech(text="")
 
-    async def on_ask(self, decision: AskQuestions) -> Questions:
+    async def on_ask(self, decision: engine.AskQuestions) -> engine.Questions:
         self.called.append("on_ask")
-        return Questions(target="Bob", questions=[])
+        return engine.Questions(target="Bob", questions=[])
 
-    async def on_turn(self, decision: TakeTurn) -> Questions | Investigate:
+    async def on_turn(self, decision: engine.TakeTurn) -> engine.Questions | engine.Investigate:
         self.called.append("on_turn")
-        return Investigate(location="Study")
+        return engine.Investigate(location="Study")
 
-    async def on_rate(self, decision: RateStatement) -> Rating:
+    async def on_rate(self, decision: engine.RateStatement) -> engine.Rating:
         self.called.append("on_rate")
-        return Rating(trust=1, doubt=1)
+        return engine.Rating(trust=1, doubt=1)
 
-    async def on_accuse(self, decision: Accuse) -> Accusation:
+    async def on_accuse(self, decision: engine.Accuse) -> engine.Accusation:
         self.called.append("on_accuse")
-        return Accusation(target=None)
+        return engine.Accusation(target=None)
 
-    async def on_vote(self, decision: CastVote) -> Vote:
+    async def on_vote(self, decision: engine.CastVote) -> engine.Vote:
         self.called.append("on_vote")
-        return Vote(target=None)
+        return engine.Vote(target=None)
 
 
 def test_the_examples_cover_every_decision_kind() -> None:
@@ -90,33 +71,33 @@ async def test_each_decision_kind_goes_to_the_method_named_for_its_type(
 
 @pytest.mark.parametrize("decision", DECISIONS, ids=lambda d: d.type)
 async def test_a_kind_without_a_method_is_unsupported(decision: Decision) -> None:
-    with pytest.raises(UnsupportedDecision, match=repr(decision.type)):
+    with pytest.raises(engine.UnsupportedDecision, match=repr(decision.type)):
         await Agent().decide(decision)
 
 
 async def test_an_architecture_writes_only_the_kinds_it_knows() -> None:
     class Voter(Agent):
-        async def on_vote(self, decision: CastVote) -> Vote:
-            return Vote(target=decision.candidates[0], reason="first")
+        async def on_vote(self, decision: engine.CastVote) -> engine.Vote:
+            return engine.Vote(target=decision.candidates[0], reason="first")
 
-        async def on_ask(self, decision: AskQuestions) -> Questions:
-            return Questions(target=decision.candidates[0], questions=["Where were you?"])
+        async def on_ask(self, decision: engine.AskQuestions) -> engine.Questions:
+            return engine.Questions(target=decision.candidates[0], questions=["Where were you?"])
 
     voter = Voter()
-    assert await voter.decide(CastVote(candidates=["Bob"])) == Vote(target="Bob",
-                                                                    reason="first")
-    assert await voter.decide(AskQuestions(candidates=["Bob"])) == Questions(
+    vote = await voter.decide(engine.CastVote(candidates=["Bob"]))
+    assert vote == engine.Vote(target="Bob", reason="first")
+    assert await voter.decide(engine.AskQuestions(candidates=["Bob"])) == engine.Questions(
         target="Bob", questions=["Where were you?"])
-    with pytest.raises(UnsupportedDecision):
-        await voter.decide(Accuse(candidates=["Bob"]))
+    with pytest.raises(engine.UnsupportedDecision):
+        await voter.decide(engine.Accuse(candidates=["Bob"]))
 
 
 async def test_routes_serve_what_is_not_an_agent() -> None:
-    class Page(DecisionRoutes):
-        async def on_accuse(self, decision: Accuse) -> Accusation:
-            return Accusation(target=None)
+    class Page(engine.DecisionRoutes):
+        async def on_accuse(self, decision: engine.Accuse) -> engine.Accusation:
+            return engine.Accusation(target=None)
 
-    assert await Page().route(Accuse(candidates=["Bob"])) == Accusation(target=None)
+    assert await Page().route(engine.Accuse(candidates=["Bob"])) == engine.Accusation(target=None)
     assert not isinstance(Page(), Agent)
 
 
@@ -130,16 +111,16 @@ def test_every_model_architecture_answers_through_the_routing(name: str) -> None
     decision to a page or the terminal) and the speech guard (it checks the inner agent)."""
     agent = make_agent(name)
     assert type(agent).decide is Agent.decide
-    assert not isinstance(agent, PersonAgent)
+    assert not isinstance(agent, engine.PersonAgent)
 
 
 def test_a_persons_seat_is_the_one_the_table_does_not_time() -> None:
-    assert isinstance(make_agent("human"), PersonAgent)
+    assert isinstance(make_agent("human"), engine.PersonAgent)
 
 
 async def test_start_tells_every_agent_its_seat_name_and_language() -> None:
     script = tiny().model_copy(update={"language": "zh"})
-    seat = SeatContext(sheet=CharacterSheet.for_seat(script, "Bob"), seed=7)
+    seat = engine.SeatContext(sheet=engine.CharacterSheet.for_seat(script, "Bob"), seed=7)
     agent = Agent()
     await agent.start(seat)
     assert (agent.seat, agent.name, agent.lang) == (seat, "Bob", "zh")
