@@ -81,7 +81,7 @@ class BaselineConfig(BaseModel):
 
 
 class BaselineAgent(Agent):
-    """A retrieval-backed LLM player; subclasses implement ``ask`` and ``answer``."""
+    """A retrieval-backed LLM player; subclasses implement ``on_ask`` and ``answer``."""
 
     area = "baseline"
     """Prompt area of the subclass's own templates."""
