@@ -28,6 +28,8 @@ TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
 class Accuser(NaiveAgent):
     """Plays naive but always votes for one named seat: a batch with a known outcome."""
 
+    architecture = "accuser"
+
     def __init__(self, target: str) -> None:
         super().__init__()
         self.target = target
