@@ -1,4 +1,6 @@
-"""Reference answerers for multiple-choice evaluation (PLAYER* appendices C.1, C.2, C.6.3).
+"""Internal.
+
+Reference answerers for multiple-choice evaluation (PLAYER* appendices C.1, C.2, C.6.3).
 
 Three kinds of access, all independent of a live game:
 
@@ -36,11 +38,17 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 from jubensha.agents.player_star.core import first_tokens
 from jubensha.agents.player_star.memory import SeatMemory, character_texts
-from jubensha.engine.agent import CharacterSheet
-from jubensha.engine.events import ActStarted, Event
-from jubensha.llm.base import Embedder, GenerateConfig, Message, Model, Request
-from jubensha.llm.calls import declare
-from jubensha.llm.structured import StructuredOutputError, generate_object
+from jubensha.engine import ActStarted, CharacterSheet, Event
+from jubensha.llm import (
+    Embedder,
+    GenerateConfig,
+    Message,
+    Model,
+    Request,
+    StructuredOutputError,
+    declare,
+    generate_object,
+)
 from jubensha.memory.store import MemoryConfig, MemoryStore, RetrievalMode
 from jubensha.memory.text import TokenizerOptions
 from jubensha.prompts import render

@@ -1,4 +1,6 @@
-"""What the PLAYER* paper's LLM baselines (``werewolf``, ``ocot``) share.
+"""Internal.
+
+What the PLAYER* paper's LLM baselines (``werewolf``, ``ocot``) share.
 
 Both read their script and the dialogue through retrieval, as in the paper's appendix C.1
 (script chunks of at most 50 tokens, one question-and-answer pair per dialogue record, a
@@ -22,26 +24,35 @@ from jubensha.agents.naive import (
     recent,
     turn_schema,
 )
-from jubensha.engine.agent import Agent, SeatContext, UnsupportedDecision
-from jubensha.engine.decisions import (
+from jubensha.engine import (
     Accusation,
     Accuse,
-    Action,
+    ActStarted,
+    Agent,
     AskQuestions,
     CastVote,
-    Decision,
+    ClueRevealed,
+    Event,
+    HostSpoke,
     Investigate,
     Questions,
     RateStatement,
     Rating,
+    SeatContext,
     Speak,
     Speech,
+    Spoke,
     TakeTurn,
     Vote,
 )
-from jubensha.engine.events import ActStarted, ClueRevealed, Event, HostSpoke, Spoke
-from jubensha.llm.base import GenerateConfig, Message, ModelError, Request
-from jubensha.llm.structured import choice_schema, generate_object
+from jubensha.llm import (
+    GenerateConfig,
+    Message,
+    ModelError,
+    Request,
+    choice_schema,
+    generate_object,
+)
 from jubensha.memory.store import MemoryConfig, MemoryStore, RetrievalMode
 from jubensha.memory.text import TokenizerOptions
 from jubensha.prompts import render
@@ -70,7 +81,7 @@ class BaselineConfig(BaseModel):
 
 
 class BaselineAgent(Agent):
-    """A retrieval-backed LLM player; subclasses implement ``ask`` and ``answer``."""
+    """A retrieval-backed LLM player; subclasses implement ``on_ask`` and ``answer``."""
 
     area = "baseline"
     """Prompt area of the subclass's own templates."""
@@ -84,8 +95,6 @@ class BaselineAgent(Agent):
     async def start(self, seat: SeatContext) -> None:
         await super().start(seat)
         sheet = seat.sheet
-        self.lang = sheet.language
-        self.name = sheet.me.name
         self.act_sheet = sheet.me.act_sheet(1)
         self.acts: set[int] = set()
         tokenizer = TokenizerOptions(keep_words=tuple(sheet.seat_names))
@@ -209,38 +218,29 @@ class BaselineAgent(Agent):
         return " ".join([*victims, *self.lines[-3:]])
 
     # -- decisions -----------------------------------------------------------------------------
-    async def decide(self, decision: Decision) -> Action:
-        if isinstance(decision, Speak):
-            if decision.kind == "answer" and decision.question is not None:
-                return Speech(text=await self.answer(decision.question))
-            return Speech(text=await self.speak(decision))
-        if isinstance(decision, AskQuestions):
-            return await self.ask(decision)
-        if isinstance(decision, CastVote):
-            reply = await self.choose("vote", decision.candidates, decision.victim,
-                                      accused=decision.accused)
-            return Vote(target=reply.target, reason=reply.reason)
-        if isinstance(decision, Accuse):
-            reply = await self.choose("accuse", decision.candidates, None, accused=[])
-            return Accusation(target=reply.target, reason=reply.reason)
-        if isinstance(decision, RateStatement):
-            return await self.rate(decision.statement)
-        if isinstance(decision, TakeTurn):
-            return await self.turn(decision)
-        raise UnsupportedDecision(f"the {self.architecture} agent has no {decision.type!r} "
-                                  "decision")
-
     @abstractmethod
-    async def ask(self, decision: AskQuestions) -> Questions:
+    async def on_ask(self, decision: AskQuestions) -> Questions:
         """Choose whom to question and write ``decision.count`` questions."""
 
     @abstractmethod
     async def answer(self, question: Spoke) -> str:
         """Reply to a question put to this seat."""
 
-    async def speak(self, decision: Speak) -> str:
-        return await self.text(decision.kind, "baseline", "speak", self.victims_query(),
-                               prompt=decision.prompt, sentences=self.config.sentences)
+    async def on_speak(self, decision: Speak) -> Speech:
+        if decision.kind == "answer" and decision.question is not None:
+            return Speech(text=await self.answer(decision.question))
+        return Speech(text=await self.text(
+            decision.kind, "baseline", "speak", self.victims_query(), prompt=decision.prompt,
+            sentences=self.config.sentences))
+
+    async def on_vote(self, decision: CastVote) -> Vote:
+        reply = await self.choose("vote", decision.candidates, decision.victim,
+                                  accused=decision.accused)
+        return Vote(target=reply.target, reason=reply.reason)
+
+    async def on_accuse(self, decision: Accuse) -> Accusation:
+        reply = await self.choose("accuse", decision.candidates, None, accused=[])
+        return Accusation(target=reply.target, reason=reply.reason)
 
     async def choose(self, purpose: Literal["vote", "accuse"], candidates: list[str],
                      victim: str | None, accused: list[str]) -> Any:
@@ -249,12 +249,13 @@ class BaselineAgent(Agent):
                                      schema, candidates=candidates, victim=victim,
                                      accused=accused)
 
-    async def rate(self, statement: Spoke) -> Rating:
+    async def on_rate(self, decision: RateStatement) -> Rating:
+        statement = decision.statement
         reply = await self.structured("rate", "baseline", "rate", statement.text, RatingReply,
                                       speaker=statement.speaker, statement=statement.text)
         return Rating(trust=reply.trust, doubt=reply.doubt)
 
-    async def turn(self, decision: TakeTurn) -> Questions | Investigate:
+    async def on_turn(self, decision: TakeTurn) -> Questions | Investigate:
         schema = turn_schema(decision.candidates, decision.locations)
         reply = await self.structured("turn", "baseline", "turn", self.victims_query(), schema,
                                       candidates=decision.candidates,

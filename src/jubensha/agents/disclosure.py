@@ -1,4 +1,6 @@
-"""Does a seat's speech give its own sheet away, confess, or fail as speech?
+"""Internal.
+
+Does a seat's speech give its own sheet away, confess, or fail as speech?
 
 Shared by the speech guard (``agents.guard``), which checks a draft before it is said, and
 the self-disclosure metric (``eval.self_disclosure``), which checks what was said. Both
@@ -33,7 +35,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jubensha.engine.events import ActStarted, ClueRevealed, Event, HostSpoke, Spoke
+from jubensha.engine import ActStarted, ClueRevealed, Event, HostSpoke, Spoke
 from jubensha.memory.text import split_sentences, tokenize
 from jubensha.scripts.model import Character, Script
 

@@ -1,4 +1,6 @@
-"""The extractive agent (architecture ``extractive``): a player that uses no language model.
+"""Internal.
+
+The extractive agent (architecture ``extractive``): a player that uses no language model.
 
 It says only sentences of its own script, picked by BM25 (``memory.lexical``), inside
 template lines (``prompts/extractive``); it questions, accuses and votes for the seat that its
@@ -31,25 +33,28 @@ from jubensha.agents.extractive_text import (
     lexicon,
     sentences,
 )
-from jubensha.engine.agent import Agent, SeatContext, UnsupportedDecision
-from jubensha.engine.decisions import (
+from jubensha.engine import (
+    NOBODY,
     Accusation,
     Accuse,
-    Action,
+    Accused,
+    ActStarted,
+    Agent,
     AskQuestions,
     CastVote,
-    Decision,
+    ClueRevealed,
+    Event,
     Investigate,
     Questions,
     RateStatement,
     Rating,
+    SeatContext,
     Speak,
     Speech,
+    Spoke,
     TakeTurn,
     Vote,
 )
-from jubensha.engine.events import Accused, ActStarted, ClueRevealed, Event, Spoke
-from jubensha.engine.voting import NOBODY
 from jubensha.memory.lexical import BM25Index
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet
@@ -72,8 +77,6 @@ class ExtractiveAgent(Agent):
     async def start(self, seat: SeatContext) -> None:
         await super().start(seat)
         sheet = seat.sheet
-        self.lang = sheet.language
-        self.name = sheet.me.name
         self.victims = [v.name for v in sheet.victims]
         seats = {self.name: sheet.me.all_names, **{o.name: [o.name] for o in sheet.others}}
         victims = dict.fromkeys([*self.victims, *sheet.me.killed])
@@ -267,26 +270,29 @@ class ExtractiveAgent(Agent):
         return self.voice(self.facts[best].text)
 
     # -- deciding ------------------------------------------------------------------------------
-    async def decide(self, decision: Decision) -> Action:
-        if isinstance(decision, Speak):
-            return Speech(text=self.speak(decision))
-        if isinstance(decision, AskQuestions):
-            return self.ask(decision.candidates, decision.count, decision.victim)
-        if isinstance(decision, CastVote):
-            seats = [c for c in decision.candidates if c != NOBODY]
-            suspect, score = self.suspicion(seats, decision.victim)[0]
-            if NOBODY in decision.candidates and not self.tied(decision.victim, seats):
-                suspect = NOBODY  # nothing it heard ties anyone present to this death
-            return Vote(target=suspect, reason=render(
-                "extractive", "vote_reason", self.lang, suspect=suspect, score=score))
-        if isinstance(decision, Accuse):
-            suspect, _ = self.suspicion(decision.candidates, None)[0]
-            return Accusation(target=suspect, reason=self.reason_about(suspect, None))
-        if isinstance(decision, RateStatement):
-            return self.rate(decision.statement.speaker)
-        if isinstance(decision, TakeTurn):
-            return self.turn(decision)
-        raise UnsupportedDecision(f"the extractive agent has no {decision.type!r} decision")
+    async def on_speak(self, decision: Speak) -> Speech:
+        return Speech(text=self.speak(decision))
+
+    async def on_ask(self, decision: AskQuestions) -> Questions:
+        return self.ask(decision.candidates, decision.count, decision.victim)
+
+    async def on_vote(self, decision: CastVote) -> Vote:
+        seats = [c for c in decision.candidates if c != NOBODY]
+        suspect, score = self.suspicion(seats, decision.victim)[0]
+        if NOBODY in decision.candidates and not self.tied(decision.victim, seats):
+            suspect = NOBODY  # nothing it heard ties anyone present to this death
+        return Vote(target=suspect, reason=render(
+            "extractive", "vote_reason", self.lang, suspect=suspect, score=score))
+
+    async def on_accuse(self, decision: Accuse) -> Accusation:
+        suspect, _ = self.suspicion(decision.candidates, None)[0]
+        return Accusation(target=suspect, reason=self.reason_about(suspect, None))
+
+    async def on_rate(self, decision: RateStatement) -> Rating:
+        return self.rate(decision.statement.speaker)
+
+    async def on_turn(self, decision: TakeTurn) -> Questions | Investigate:
+        return self.turn(decision)
 
     def speak(self, decision: Speak) -> str:
         if decision.kind == "answer" and decision.question is not None:

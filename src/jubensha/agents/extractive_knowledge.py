@@ -1,4 +1,6 @@
-"""What the extractive agent knows and weighs: its settings, the sentences of its own sheet
+"""Internal.
+
+What the extractive agent knows and weighs: its settings, the sentences of its own sheet
 (``Fact``), which of them a murderer never says (``Guard``), and the texts that make each
 seat suspicious (``Evidence``). ``docs/agents/baselines.md`` gives the withholding rules and
 the evidence score.
@@ -15,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from jubensha.agents.extractive_text import NameForms, clock_times, kill_words, lexicon, sentences
 from jubensha.agents.options import parse_options
-from jubensha.engine.agent import CharacterSheet
+from jubensha.engine import CharacterSheet
 from jubensha.memory.lexical import BM25Index
 from jubensha.memory.text import TokenizerOptions
 from jubensha.prompts import render

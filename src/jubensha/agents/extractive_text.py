@@ -1,4 +1,6 @@
-"""Reading and retelling text for the extractive agent: sentences, killing words, clock
+"""Internal.
+
+Reading and retelling text for the extractive agent: sentences, killing words, clock
 times, the forms of a name (``NameForms``), and a second-person script sentence said in the
 first person. The word lists are ``agents/data/extractive.yaml``.
 """

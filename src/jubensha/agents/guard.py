@@ -1,4 +1,6 @@
-"""The speech guard: any agent, checked before what it says is said.
+"""Internal.
+
+The speech guard: any agent, checked before what it says is said.
 
 Small models read their private sheet out, confess, echo their prompt, copy another seat
 or loop. ``GuardedAgent`` wraps an agent of any architecture (``ARCH:guard``, e.g.
@@ -30,18 +32,23 @@ from jubensha.agents.disclosure import (
     private_parts,
     window_set,
 )
-from jubensha.engine.agent import Agent, CharacterSheet, SeatContext
-from jubensha.engine.decisions import (
+from jubensha.engine import (
     Accusation,
     Action,
+    ActStarted,
+    Agent,
+    CharacterSheet,
     Decision,
+    Event,
+    HostSpoke,
     Investigate,
     Questions,
+    SeatContext,
     Speak,
     Speech,
+    Spoke,
 )
-from jubensha.engine.events import ActStarted, Event, HostSpoke, Spoke
-from jubensha.llm.base import (
+from jubensha.llm import (
     GenerateConfig,
     Message,
     Model,
@@ -103,7 +110,6 @@ class GuardedAgent(Agent):
         self.inner = inner
         self.settings = settings or DisclosureSettings()
         self.architecture = inner.architecture
-        self.timed = inner.timed
         self.heard: list[tuple[str, str]] = []
         self.safe_lines = 0
         self.answering: str | None = None
@@ -113,7 +119,6 @@ class GuardedAgent(Agent):
     async def start(self, seat: SeatContext) -> None:
         await super().start(seat)
         sheet = seat.sheet
-        self.lang = sheet.language
         self.text = seat_text(sheet, self.settings.window(sheet.language))
         self.echo = _Known(Instructions(self.settings.echo_words))
         self.echo.allowed = window_set([*_public(sheet), *_own(sheet)],

@@ -1,4 +1,6 @@
-"""A person at the table (architecture ``human``), through the same ``Agent`` interface as
+"""Internal.
+
+A person at the table (architecture ``human``), through the same ``Agent`` interface as
 an LLM agent (DESIGN.md contract 4).
 
 ``HumanAgent`` keeps the seat's view (its character sheet, the act sheets released to it,
@@ -6,7 +8,7 @@ every event it observed) and hands each event and decision to a ``HumanIO``: the
 is ``ConsoleIO``; a web page is another ``HumanIO`` answering the same decisions. What the
 person sees is exactly what the engine delivers to ``observe``, so the engine's isolation
 is the screen's isolation. A human seat needs no model and the table's decision timeout
-does not apply to it (``Agent.timed``). When the person leaves (end of input) the seat
+does not apply to it (``PersonAgent``). When the person leaves (end of input) the seat
 raises ``HumanLeft`` for every later decision and the table plays its recorded fallbacks.
 """
 
@@ -27,26 +29,32 @@ from rich.text import Text
 
 from jubensha.agents.options import parse_options
 from jubensha.agents.registry import architectures, make_agent, split_spec
-from jubensha.engine.agent import Agent, CharacterSheet, SeatContext, UnsupportedDecision
-from jubensha.engine.decisions import (
+from jubensha.engine import (
+    NOBODY,
     Accusation,
     Accuse,
     Action,
+    ActStarted,
     AskQuestions,
     CastVote,
+    CharacterSheet,
+    ClueRevealed,
     Decision,
+    DecisionRoutes,
+    Event,
+    HostSpoke,
     Investigate,
+    PersonAgent,
     Questions,
     RateStatement,
     Rating,
+    SeatContext,
     Speak,
     Speech,
     TakeTurn,
     Vote,
 )
-from jubensha.engine.events import ActStarted, ClueRevealed, Event, HostSpoke
 from jubensha.engine.narration import describe
-from jubensha.engine.voting import NOBODY
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet
 from jubensha.scripts.naming import names_meant
@@ -123,11 +131,10 @@ class HumanIO(ABC):
         """The person's valid answer; ``HumanLeft`` when they have gone."""
 
 
-class HumanAgent(Agent):
+class HumanAgent(PersonAgent):
     """A seat played by a person through a ``HumanIO`` (the terminal by default)."""
 
     architecture = "human"
-    timed = False
 
     def __init__(self, io: HumanIO | None = None, config: HumanConfig | None = None):
         self.config = config or HumanConfig()
@@ -254,7 +261,7 @@ def parse_rating(answer: str) -> tuple[int, int]:
 
 
 # -- the terminal --------------------------------------------------------------------------
-class ConsoleIO(HumanIO):
+class ConsoleIO(HumanIO, DecisionRoutes):
     """The terminal: the seat's sheet and events as they happen, numbered choices, typed
     speech. Invalid input is asked again with a hint; ``:sheet``, ``:history`` and ``:help``
     work at every prompt; end of input means the person left (``HumanLeft``)."""
@@ -325,7 +332,7 @@ class ConsoleIO(HumanIO):
             if self.handover:
                 await self.take_over()
             try:
-                return await self.answer(decision)
+                return await self.route(decision)
             finally:
                 if self.handover:
                     self.console.clear()
@@ -390,28 +397,12 @@ class ConsoleIO(HumanIO):
                 self.hint("choice", count=len(options), zero=none is not None)
 
     # -- decisions -----------------------------------------------------------------------
-    async def answer(self, decision: Decision) -> Action:
-        if isinstance(decision, Speak):
-            return await self.speak(decision)
-        if isinstance(decision, AskQuestions):
-            return await self.ask(decision)
-        if isinstance(decision, TakeTurn):
-            return await self.turn(decision)
-        if isinstance(decision, RateStatement):
-            return await self.rate(decision)
-        if isinstance(decision, Accuse):
-            return await self.accuse(decision)
-        if isinstance(decision, CastVote):
-            return await self.vote(decision)
-        raise UnsupportedDecision(f"the terminal has no prompt for a {decision.type!r} "
-                                  "decision")
-
     def fresh(self, prompt: str) -> str:
         """The host's request, unless the host has just said it to the seat."""
         last = self.view.events[-1] if self.view.events else None
         return "" if isinstance(last, HostSpoke) and last.text == prompt else prompt
 
-    async def speak(self, decision: Speak) -> Speech:
+    async def on_speak(self, decision: Speak) -> Speech:
         question = decision.question
         self.heading(self.text("speak", kind=decision.kind, prompt=self.fresh(decision.prompt),
                                question=question.model_dump() if question else None))
@@ -425,14 +416,14 @@ class ConsoleIO(HumanIO):
         return [await self.words(self.text("field", field="question", n=n, count=count,
                                            target=target)) for n in range(1, count + 1)]
 
-    async def ask(self, decision: AskQuestions) -> Questions:
+    async def on_ask(self, decision: AskQuestions) -> Questions:
         self.heading(self.text("ask", count=decision.count, victim=decision.victim))
         index = await self.pick(decision.candidates)
         assert index is not None
         target = decision.candidates[index]
         return Questions(target=target, questions=await self.questions(target, decision.count))
 
-    async def turn(self, decision: TakeTurn) -> Questions | Investigate:
+    async def on_turn(self, decision: TakeTurn) -> Questions | Investigate:
         self.heading(self.text("turn", locations=decision.locations))
         if decision.locations:
             actions = [self.text("field", field="ask_someone"),
@@ -447,7 +438,7 @@ class ConsoleIO(HumanIO):
         target = decision.candidates[index]
         return Questions(target=target, questions=await self.questions(target, 1))
 
-    async def rate(self, decision: RateStatement) -> Rating:
+    async def on_rate(self, decision: RateStatement) -> Rating:
         statement = decision.statement
         self.heading(self.text("rate", speaker=statement.speaker, statement=statement.text))
         while True:
@@ -466,12 +457,12 @@ class ConsoleIO(HumanIO):
         reason = await self.words(self.text("field", field="reason"), optional=True)
         return (None if index is None else candidates[index]), reason
 
-    async def accuse(self, decision: Accuse) -> Accusation:
+    async def on_accuse(self, decision: Accuse) -> Accusation:
         self.heading(self.text("accuse"))
         target, reason = await self.choose_with_reason(decision.candidates, "nobody")
         return Accusation(target=target, reason=reason)
 
-    async def vote(self, decision: CastVote) -> Vote:
+    async def on_vote(self, decision: CastVote) -> Vote:
         self.heading(self.text("vote", victim=decision.victim, accused=decision.accused))
         target, reason = await self.choose_with_reason(decision.candidates, "abstain")
         return Vote(target=target, reason=reason)

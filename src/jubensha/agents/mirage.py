@@ -1,4 +1,6 @@
-"""The MIRAGE agent (architecture ``mirage``), after MPIRD-LLMA's players (appendix C).
+"""Internal.
+
+The MIRAGE agent (architecture ``mirage``), after MPIRD-LLMA's players (appendix C).
 
 It plays from a condensed description of its character (``agents.summarise``: made at the
 start and again when an act brings new script text), its self-clues (the clues it holds),
@@ -25,26 +27,28 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from jubensha.agents.options import parse_options
 from jubensha.agents.summarise import History, Summariser, SummaryConfig
-from jubensha.engine.agent import Agent, SeatContext
-from jubensha.engine.decisions import (
+from jubensha.engine import (
     Accusation,
     Accuse,
-    Action,
+    ActStarted,
+    Agent,
     AskQuestions,
     CastVote,
-    Decision,
+    ClueRevealed,
+    Event,
+    HostSpoke,
     Investigate,
     Questions,
     RateStatement,
     Rating,
+    SeatContext,
     Speak,
     Speech,
+    Spoke,
     TakeTurn,
     Vote,
 )
-from jubensha.engine.events import ActStarted, ClueRevealed, Event, HostSpoke, Spoke
-from jubensha.llm.base import GenerateConfig, Message, ModelError, Request
-from jubensha.llm.structured import generate_object
+from jubensha.llm import GenerateConfig, Message, ModelError, Request, generate_object
 from jubensha.prompts import render
 from jubensha.scripts.model import PUBLIC, Character
 
@@ -138,8 +142,6 @@ class MirageAgent(Agent):
     async def start(self, seat: SeatContext) -> None:
         await super().start(seat)
         sheet = seat.sheet
-        self.lang = sheet.language
-        self.name = sheet.me.name
         self.summariser = Summariser(self.model, self.lang, self.name, seat.seed, self.config)
         self.description = await self.summariser.character(
             self.name, sheet_sections(sheet.me, self.lang))
@@ -198,28 +200,22 @@ class MirageAgent(Agent):
                                       attempts=self.config.attempts, lang=self.lang)
         return reply.value
 
-    async def decide(self, decision: Decision) -> Action:
-        if isinstance(decision, Speak):
-            return await self.speak(decision)
-        if isinstance(decision, TakeTurn):
-            return await self.turn(decision.candidates, decision.locations)
-        if isinstance(decision, AskQuestions):
-            return await self.ask(decision)
-        if isinstance(decision, RateStatement):
-            return await self.rate(decision.statement)
-        if isinstance(decision, CastVote):
-            reply = await self.ask_model("vote", self.prompt(
-                "vote", candidates=decision.candidates, victim=decision.victim,
-                accused=decision.accused), pick_schema(decision.candidates, "Vote"))
-            return Vote(target=reply.name, reason=reply.thought)
-        if isinstance(decision, Accuse):
-            reply = await self.ask_model("accuse", self.prompt(
-                "accuse", candidates=decision.candidates), pick_schema(decision.candidates,
-                                                                      "Accusation"))
-            return Accusation(target=reply.name, reason=reply.thought)
-        raise ModelError(f"the mirage agent cannot answer a {decision.type!r} decision")
+    async def on_turn(self, decision: TakeTurn) -> Questions | Investigate:
+        return await self.turn(decision.candidates, decision.locations)
 
-    async def speak(self, decision: Speak) -> Speech:
+    async def on_vote(self, decision: CastVote) -> Vote:
+        reply = await self.ask_model("vote", self.prompt(
+            "vote", candidates=decision.candidates, victim=decision.victim,
+            accused=decision.accused), pick_schema(decision.candidates, "Vote"))
+        return Vote(target=reply.name, reason=reply.thought)
+
+    async def on_accuse(self, decision: Accuse) -> Accusation:
+        reply = await self.ask_model("accuse", self.prompt(
+            "accuse", candidates=decision.candidates), pick_schema(decision.candidates,
+                                                                  "Accusation"))
+        return Accusation(target=reply.name, reason=reply.thought)
+
+    async def on_speak(self, decision: Speak) -> Speech:
         question = decision.question
         if question is not None:
             messages = self.prompt("answer", asker=question.speaker, question=question.text)
@@ -246,7 +242,7 @@ class MirageAgent(Agent):
                                   action="ask", item=target, content=reply.content)
         return Questions(target=target, questions=[reply.content.strip()])
 
-    async def ask(self, decision: AskQuestions) -> Questions:
+    async def on_ask(self, decision: AskQuestions) -> Questions:
         """Questions outside open turns (other procedures): the turn prompt, Ask only."""
         asked: list[str] = []
         target = decision.candidates[0]
@@ -257,7 +253,8 @@ class MirageAgent(Agent):
             asked.extend(action.questions)
         return Questions(target=target, questions=asked[:decision.count])
 
-    async def rate(self, statement: Spoke) -> Rating:
+    async def on_rate(self, decision: RateStatement) -> Rating:
+        statement = decision.statement
         view = self.config.rate_view == "character"
         values = {"speaker": statement.speaker, "statement": statement.text, "as_me": view}
         if self.config.rating == "joint":

@@ -1,4 +1,6 @@
-"""The naive agent (architecture ``naive``): one prompt per decision, no memory tricks.
+"""Internal.
+
+The naive agent (architecture ``naive``): one prompt per decision, no memory tricks.
 
 It answers from its character sheet and the most recent events it saw, picks whom to
 question and what to ask with a schema whose ``target`` is an enum of the candidates, and
@@ -22,26 +24,34 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from jubensha.agents.options import parse_options
 from jubensha.agents.person import first_person
-from jubensha.engine.agent import Agent, SeatContext
-from jubensha.engine.decisions import (
+from jubensha.engine import (
     Accusation,
     Accuse,
-    Action,
+    ActStarted,
+    Agent,
     AskQuestions,
     CastVote,
-    Decision,
+    ClueRevealed,
+    Event,
+    HostSpoke,
     Investigate,
     Questions,
     RateStatement,
     Rating,
+    SeatContext,
     Speak,
     Speech,
     TakeTurn,
     Vote,
 )
-from jubensha.engine.events import ActStarted, ClueRevealed, Event, HostSpoke
-from jubensha.llm.base import GenerateConfig, Message, ModelError, Request
-from jubensha.llm.structured import choice_schema, generate_object
+from jubensha.llm import (
+    GenerateConfig,
+    Message,
+    ModelError,
+    Request,
+    choice_schema,
+    generate_object,
+)
 from jubensha.memory.text import sentence_spans
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet
@@ -152,8 +162,6 @@ class NaiveAgent(Agent):
 
     async def start(self, seat: SeatContext) -> None:
         await super().start(seat)
-        self.lang = seat.sheet.language
-        self.name = seat.sheet.me.name
         self.act_sheet = seat.sheet.me.act_sheet(1)
 
     async def observe(self, event: Event) -> None:
@@ -168,24 +176,6 @@ class NaiveAgent(Agent):
         line = render("naive", "line", self.lang, **event.model_dump())
         if line:
             self.history.append(line)
-
-    async def decide(self, decision: Decision) -> Action:
-        if isinstance(decision, Speak):
-            return await self.speak(decision)
-        if isinstance(decision, AskQuestions):
-            return await self.ask(decision)
-        if isinstance(decision, CastVote):
-            reply = await self.choose("vote", decision.candidates, victim=decision.victim,
-                                      accused=decision.accused)
-            return Vote(target=reply.target, reason=reply.reason)
-        if isinstance(decision, Accuse):
-            reply = await self.choose("accuse", decision.candidates)
-            return Accusation(target=reply.target, reason=reply.reason)
-        if isinstance(decision, RateStatement):
-            return await self.rate(decision)
-        if isinstance(decision, TakeTurn):
-            return await self.turn(decision)
-        raise ModelError(f"the naive agent cannot answer a {decision.type!r} decision")
 
     # -- prompts -------------------------------------------------------------------------
     def system(self) -> str:
@@ -235,7 +225,7 @@ class NaiveAgent(Agent):
         return result.value
 
     # -- decisions -----------------------------------------------------------------------
-    async def speak(self, decision: Speak) -> Speech:
+    async def on_speak(self, decision: Speak) -> Speech:
         question = decision.question
         sheet = self.seat.sheet
         messages = self.messages("speak", prompt=decision.prompt, sentences=self.config.sentences,
@@ -251,11 +241,20 @@ class NaiveAgent(Agent):
             raise ModelError(f"empty {decision.kind} from the model")
         return Speech(text=text)
 
-    async def ask(self, decision: AskQuestions) -> Questions:
+    async def on_ask(self, decision: AskQuestions) -> Questions:
         schema = questions_schema(decision.candidates, decision.count)
         reply = await self.structured("ask", self.messages(
             "ask", candidates=decision.candidates, count=decision.count), schema)
         return Questions(target=reply.target, questions=reply.questions)
+
+    async def on_vote(self, decision: CastVote) -> Vote:
+        reply = await self.choose("vote", decision.candidates, victim=decision.victim,
+                                  accused=decision.accused)
+        return Vote(target=reply.target, reason=reply.reason)
+
+    async def on_accuse(self, decision: Accuse) -> Accusation:
+        reply = await self.choose("accuse", decision.candidates)
+        return Accusation(target=reply.target, reason=reply.reason)
 
     async def choose(self, purpose: Literal["vote", "accuse"], candidates: list[str],
                      **values: Any) -> Any:
@@ -263,13 +262,13 @@ class NaiveAgent(Agent):
         return await self.structured(purpose, self.messages(
             purpose, candidates=candidates, **values), schema)
 
-    async def rate(self, decision: RateStatement) -> Rating:
+    async def on_rate(self, decision: RateStatement) -> Rating:
         statement = decision.statement
         reply = await self.structured("rate", self.messages(
             "rate", speaker=statement.speaker, statement=statement.text), RatingReply)
         return Rating(trust=reply.trust, doubt=reply.doubt)
 
-    async def turn(self, decision: TakeTurn) -> Questions | Investigate:
+    async def on_turn(self, decision: TakeTurn) -> Questions | Investigate:
         schema = turn_schema(decision.candidates, decision.locations)
         reply = await self.structured("turn", self.messages(
             "turn", candidates=decision.candidates, locations=decision.locations), schema)

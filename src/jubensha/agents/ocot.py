@@ -1,4 +1,6 @@
-"""The Objective-Guided Chain of Thought baseline (architecture ``ocot``), adapted to murder
+"""Internal.
+
+The Objective-Guided Chain of Thought baseline (architecture ``ocot``), adapted to murder
 mysteries as in the PLAYER* paper's appendix C.2 (after Park et al. 2023, Zhao et al. 2024).
 
 Before each questioning turn the agent reflects on its objectives one at a time
@@ -17,8 +19,7 @@ from pydantic import BaseModel, Field
 from jubensha.agents.baseline import BaselineAgent, BaselineConfig
 from jubensha.agents.naive import questions_schema
 from jubensha.agents.options import parse_options
-from jubensha.engine.decisions import AskQuestions, Questions
-from jubensha.engine.events import Spoke
+from jubensha.engine import AskQuestions, Questions, Spoke
 from jubensha.prompts import render
 
 
@@ -57,7 +58,7 @@ class OCoTAgent(BaselineAgent):
             goals = [line.strip() for line in text.splitlines() if line.strip()]
         return goals[:self.config.max_objectives]
 
-    async def ask(self, decision: AskQuestions) -> Questions:
+    async def on_ask(self, decision: AskQuestions) -> Questions:
         reflections = []
         for objective in self.objectives():
             thought = await self.structured(

@@ -1,4 +1,6 @@
-"""A character sheet in the first person, for prompts to small models.
+"""Internal.
+
+A character sheet in the first person, for prompts to small models.
 
 Sheets are written to the player ("You are Tom Hale… you raised your boy on scraps"); a
 small model asked to speak as the character copies such sentences as they are, in the

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from jubensha.agents.guard import GuardedAgent
-from jubensha.engine.agent import Agent
+from jubensha.engine import Agent, PersonAgent
 from jubensha.registry import Registry
 
 GUARD = "guard"
@@ -80,7 +80,7 @@ def make_agent(spec: str) -> Agent:
         raise AgentSpecError(f"architecture {spec!r}: {exc}") from None
     if not guard:
         return agent
-    if not agent.timed:
+    if isinstance(agent, PersonAgent):
         raise AgentSpecError(f"architecture {spec!r}: the guard checks what a model says; "
                              "a person's seat has none")
     return GuardedAgent(agent)

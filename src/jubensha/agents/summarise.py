@@ -1,4 +1,6 @@
-"""Summarised memory (MPIRD-LLMA's Summarization Module, appendix C tables 17, 22 and 25).
+"""Internal.
+
+Summarised memory (MPIRD-LLMA's Summarization Module, appendix C tables 17, 22 and 25).
 
 Long character scripts and long game histories do not fit a context window, so MIRAGE
 condenses them with the model itself:
@@ -23,8 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jubensha.llm.base import GenerateConfig, Message, Model, Request
-from jubensha.llm.structured import generate_object
+from jubensha.llm import GenerateConfig, Message, Model, Request, generate_object
 from jubensha.memory.text import chunk, count_tokens
 from jubensha.prompts import render
 from jubensha.scripts.model import Language

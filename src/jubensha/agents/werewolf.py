@@ -1,4 +1,6 @@
-"""The Werewolf baseline (architecture ``werewolf``), adapted to murder mysteries as in the
+"""Internal.
+
+The Werewolf baseline (architecture ``werewolf``), adapted to murder mysteries as in the
 PLAYER* paper's appendix C.2 (after Xu et al. 2023).
 
 Asking takes two calls: ``question.pick`` chooses the seat to question and questions from a
@@ -18,9 +20,8 @@ from pydantic import BaseModel, Field, create_model
 
 from jubensha.agents.baseline import BaselineAgent, BaselineConfig
 from jubensha.agents.options import parse_options
-from jubensha.engine.decisions import AskQuestions, Questions
-from jubensha.engine.events import Spoke
-from jubensha.llm.base import ModelError
+from jubensha.engine import AskQuestions, Questions, Spoke
+from jubensha.llm import ModelError
 from jubensha.prompts import render
 
 
@@ -50,7 +51,7 @@ class WerewolfAgent(BaselineAgent):
     def from_option(cls, option: str) -> WerewolfAgent:
         return cls(parse_options(BaselineConfig, option, "werewolf"))
 
-    async def ask(self, decision: AskQuestions) -> Questions:
+    async def on_ask(self, decision: AskQuestions) -> Questions:
         victim = decision.victim or next((v.name for v in self.seat.sheet.victims), None)
         prepared = predefined_questions(self.lang, victim)
         pick = await self.structured(

@@ -1,4 +1,6 @@
-"""The WhodunitBench agent (architecture ``whodunit``), after the supplementary material's
+"""Internal.
+
+The WhodunitBench agent (architecture ``whodunit``), after the supplementary material's
 prompts (section 4.1, figures 7-9).
 
 Every call carries three system parts: the game rules (I_e), the role script (I_S: name,
@@ -25,31 +27,32 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from jubensha.agents.options import parse_options
-from jubensha.engine.agent import Agent, SeatContext, UnsupportedDecision
-from jubensha.engine.decisions import (
+from jubensha.engine import (
     Accusation,
     Accuse,
-    Action,
+    Agent,
     AskQuestions,
     CastVote,
-    Decision,
+    ClueRevealed,
+    Event,
+    HostSpoke,
     Questions,
     Speak,
     Speech,
     TakeTurn,
     Vote,
 )
-from jubensha.engine.events import ClueRevealed, Event, HostSpoke
 from jubensha.engine.stages import match_name
-from jubensha.llm.base import (
+from jubensha.llm import (
     GenerateConfig,
     ImagePart,
     Message,
     ModelError,
     Request,
     TextPart,
+    choice_schema,
+    generate_object,
 )
-from jubensha.llm.structured import choice_schema, generate_object
 from jubensha.memory.text import count_tokens
 from jubensha.prompts import render
 
@@ -125,11 +128,6 @@ class WhodunitAgent(Agent):
     def from_option(cls, option: str) -> WhodunitAgent:
         return cls(parse_options(WhodunitConfig, option, "whodunit"))
 
-    async def start(self, seat: SeatContext) -> None:
-        await super().start(seat)
-        self.lang = seat.sheet.language
-        self.name = seat.sheet.me.name
-
     async def observe(self, event: Event) -> None:
         if isinstance(event, ClueRevealed):
             self.add_clue(event)
@@ -203,22 +201,19 @@ class WhodunitAgent(Agent):
         return reply.value
 
     # -- decisions ------------------------------------------------------------------------------
-    async def decide(self, decision: Decision) -> Action:
-        if isinstance(decision, Speak):
-            return await self.speak(decision)
-        if isinstance(decision, AskQuestions):
-            return await self.ask(decision.candidates, decision.count)
-        if isinstance(decision, TakeTurn):
-            return await self.ask(decision.candidates, 1)
-        if isinstance(decision, CastVote):
-            target = await self.name_killer("vote", decision.candidates, decision.victim)
-            return Vote(target=target)
-        if isinstance(decision, Accuse):
-            target = await self.name_killer("accuse", decision.candidates, None)
-            return Accusation(target=target)
-        raise UnsupportedDecision(f"the whodunit agent has no {decision.type!r} decision")
+    async def on_ask(self, decision: AskQuestions) -> Questions:
+        return await self.ask(decision.candidates, decision.count)
 
-    async def speak(self, decision: Speak) -> Speech:
+    async def on_turn(self, decision: TakeTurn) -> Questions:
+        return await self.ask(decision.candidates, 1)
+
+    async def on_vote(self, decision: CastVote) -> Vote:
+        return Vote(target=await self.name_killer("vote", decision.candidates, decision.victim))
+
+    async def on_accuse(self, decision: Accuse) -> Accusation:
+        return Accusation(target=await self.name_killer("accuse", decision.candidates, None))
+
+    async def on_speak(self, decision: Speak) -> Speech:
         if decision.question is not None:
             return Speech(text=await self.text("answer", self.messages(
                 "act_answer", asker=decision.question.speaker,

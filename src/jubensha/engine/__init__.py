@@ -1,1 +1,101 @@
-"""The table: seats, the host's procedure, events and who sees them, voting, the outcome."""
+"""The table: seats, the host's procedure, events and who sees them, voting, the outcome.
+
+What an agent author needs (the agent interface, the decisions it is asked and the actions
+it answers with, the events it observes) and what a stage author needs (``StageSpec``,
+``register_stage``, the ``Table``, the ``check_*`` corrections) come from here;
+docs/architecture.md shows how they fit. The other modules are internal: the game runner
+and the procedures are driven through ``jubensha.runs`` and the CLI.
+"""
+
+from jubensha.engine.agent import (
+    Agent,
+    CharacterSheet,
+    DecisionRoutes,
+    PersonAgent,
+    PublicCharacter,
+    SeatContext,
+    UnsupportedDecision,
+)
+from jubensha.engine.decisions import (
+    Accusation,
+    Accuse,
+    Action,
+    AskQuestions,
+    CastVote,
+    Decision,
+    Investigate,
+    Questions,
+    RateStatement,
+    Rating,
+    Speak,
+    Speech,
+    TakeTurn,
+    Vote,
+)
+from jubensha.engine.events import (
+    Accused,
+    ActStarted,
+    Audience,
+    ClueRevealed,
+    Event,
+    Failure,
+    GameEnded,
+    HostSpoke,
+    Investigated,
+    Rated,
+    SpeechKind,
+    Spoke,
+    StageStarted,
+    VictimOutcome,
+    VoteCast,
+)
+from jubensha.engine.registry import StageSpec, register_stage
+from jubensha.engine.stages import check_choice, check_questions, check_speech
+from jubensha.engine.table import Table
+from jubensha.engine.voting import NOBODY
+
+__all__ = [
+    "NOBODY",
+    "Accusation",
+    "Accuse",
+    "Accused",
+    "ActStarted",
+    "Action",
+    "Agent",
+    "AskQuestions",
+    "Audience",
+    "CastVote",
+    "CharacterSheet",
+    "ClueRevealed",
+    "Decision",
+    "DecisionRoutes",
+    "Event",
+    "Failure",
+    "GameEnded",
+    "HostSpoke",
+    "Investigate",
+    "Investigated",
+    "PersonAgent",
+    "PublicCharacter",
+    "Questions",
+    "RateStatement",
+    "Rated",
+    "Rating",
+    "SeatContext",
+    "Speak",
+    "Speech",
+    "SpeechKind",
+    "Spoke",
+    "StageSpec",
+    "StageStarted",
+    "Table",
+    "TakeTurn",
+    "UnsupportedDecision",
+    "VictimOutcome",
+    "Vote",
+    "VoteCast",
+    "check_choice",
+    "check_questions",
+    "check_speech",
+    "register_stage",
+]

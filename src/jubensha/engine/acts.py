@@ -1,4 +1,6 @@
-"""Which acts a script has to be played, and the rule that every one of them is played
+"""Internal.
+
+Which acts a script has to be played, and the rule that every one of them is played
 before anyone is asked who killed whom.
 
 An act is something to play when the script gives it content: a public text, a character's

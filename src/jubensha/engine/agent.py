@@ -3,17 +3,33 @@
 An agent never receives the ``Script``. At the start it gets a ``CharacterSheet`` (its own
 character, the public background, rules and victims, the other seats' public descriptions);
 during the game it gets only the events whose audience includes its seat; when the engine
-needs a decision it asks and the agent answers with an action.
+needs a decision it asks and the agent answers with an action. ``Agent.decide`` routes each
+decision kind to one method (``on_speak``, ``on_ask``, ``on_turn``, ``on_rate``,
+``on_accuse``, ``on_vote``); an architecture writes the ones it knows.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jubensha.engine.decisions import Action, Decision
+from jubensha.engine.decisions import (
+    Accusation,
+    Accuse,
+    Action,
+    AskQuestions,
+    CastVote,
+    Decision,
+    Investigate,
+    Questions,
+    RateStatement,
+    Rating,
+    Speak,
+    Speech,
+    TakeTurn,
+    Vote,
+)
 from jubensha.engine.events import Event
 from jubensha.llm.base import Embedder, Model, ModelError
 from jubensha.scripts.model import Character, Language, Script, Victim
@@ -78,20 +94,77 @@ class UnsupportedDecision(NotImplementedError):
     answers with the shared default (``agents.defaults``) so mixed tables still play."""
 
 
-class Agent(ABC):
-    """A player. Subclasses keep their own memory of what they observed."""
+class DecisionRoutes:
+    """One method per decision kind, named ``on_`` and the decision's ``type``: ``route``
+    sends each decision to its method, and a kind nobody wrote a method for raises
+    ``UnsupportedDecision`` (the table then answers with the shared default)."""
+
+    async def route(self, decision: Decision) -> Action:
+        """The answer of the method for ``decision``'s kind."""
+        match decision:
+            case Speak():
+                return await self.on_speak(decision)
+            case AskQuestions():
+                return await self.on_ask(decision)
+            case TakeTurn():
+                return await self.on_turn(decision)
+            case RateStatement():
+                return await self.on_rate(decision)
+            case Accuse():
+                return await self.on_accuse(decision)
+            case CastVote():
+                return await self.on_vote(decision)
+        raise UnsupportedDecision(f"no decision kind {getattr(decision, 'type', decision)!r}")
+
+    def unsupported(self, decision: Decision) -> UnsupportedDecision:
+        return UnsupportedDecision(f"{type(self).__name__} has no {decision.type!r} decision")
+
+    async def on_speak(self, decision: Speak) -> Speech:
+        """Say something: an introduction, an answer, a statement, shared clues, reasoning."""
+        raise self.unsupported(decision)
+
+    async def on_ask(self, decision: AskQuestions) -> Questions:
+        """Choose one of ``decision.candidates`` and ask it ``decision.count`` questions."""
+        raise self.unsupported(decision)
+
+    async def on_turn(self, decision: TakeTurn) -> Questions | Investigate:
+        """An open-conversation turn: question one seat, or investigate one place."""
+        raise self.unsupported(decision)
+
+    async def on_rate(self, decision: RateStatement) -> Rating:
+        """Trust and doubt, 0 to 2 each, for another seat's statement."""
+        raise self.unsupported(decision)
+
+    async def on_accuse(self, decision: Accuse) -> Accusation:
+        """Accuse one of ``decision.candidates`` (or no one)."""
+        raise self.unsupported(decision)
+
+    async def on_vote(self, decision: CastVote) -> Vote:
+        """Vote for the seat that killed ``decision.victim`` (or abstain)."""
+        raise self.unsupported(decision)
+
+
+class Agent(DecisionRoutes):
+    """A player. Subclasses keep their own memory of what they observed and answer the
+    decision kinds their architecture knows with the ``on_*`` methods."""
 
     architecture: str = "agent"
     uses_model: bool = True
     """False for an architecture that plays without a language model: its games are the
     same whatever model a spec names for it."""
-    timed: bool = True
-    """False for a seat played by a person: the table's decision timeout, a guard against
-    stuck model calls, does not apply to someone thinking about their move."""
+
+    seat: SeatContext
+    """The seat this agent plays (sheet, model, embedder, seed), from ``start`` on."""
+    name: str
+    """The seat's character name, from ``start`` on."""
+    lang: Language
+    """The game's language, from ``start`` on."""
 
     async def start(self, seat: SeatContext) -> None:
         """Receive the character sheet and the seat's model before the first event."""
         self.seat = seat
+        self.name = seat.sheet.me.name
+        self.lang = seat.sheet.language
 
     @property
     def model(self) -> Model:
@@ -103,7 +176,13 @@ class Agent(ABC):
     async def observe(self, event: Event) -> None:
         """Receive one event the seat may see; the default forgets it."""
 
-    @abstractmethod
     async def decide(self, decision: Decision) -> Action:
-        """Answer what the engine asks; return the action type matching the decision, or
-        raise ``UnsupportedDecision`` to let the shared default answer it."""
+        """Answer what the engine asks: the action type matching the decision, or
+        ``UnsupportedDecision`` to let the shared default answer it. Routes by kind; a
+        wrapper (the speech guard, a person's seat) overrides it whole."""
+        return await self.route(decision)
+
+
+class PersonAgent(Agent):
+    """A seat played by a person (the terminal, a web page). The table's decision timeout,
+    a guard against stuck model calls, does not apply to someone thinking about their move."""

@@ -1,4 +1,6 @@
-"""Shared answers to decisions an architecture has no way of its own to make.
+"""Internal.
+
+Shared answers to decisions an architecture has no way of its own to make.
 
 Mixed ("arena") tables seat architectures built for different papers: a ThinkThrice agent
 was never asked to investigate a place or to rate a statement. When an agent raises

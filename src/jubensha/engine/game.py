@@ -1,4 +1,6 @@
-"""One game: seat the agents, run the procedure's stages in order, return the result.
+"""Internal.
+
+One game: seat the agents, run the procedure's stages in order, return the result.
 
 Everything random is derived from one seed: the turn order, each stage's generator (tie
 breaks, fallback targets) and each seat's sampling seed, which the agent passes to its model.

@@ -1,4 +1,6 @@
-"""How an event reads to a person: one ``describe(event)`` for the terminal, the transcript and the web.
+"""Internal.
+
+How an event reads to a person: one ``describe(event)`` for the terminal, the transcript and the web.
 
 It lives beside the events so that every front end (the live game, ``transcript.md``, the
 human seat, the browser) narrates a run the same way, in the game's language. Private events

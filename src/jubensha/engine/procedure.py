@@ -1,4 +1,6 @@
-"""A procedure is the host's plan of a game, as data: a name, voting rules and stages.
+"""Internal.
+
+A procedure is the host's plan of a game, as data: a name, voting rules and stages.
 
 Presets are YAML files in ``engine/presets/`` (the same format a user writes for
 ``--procedure path.yaml``); other packages may add presets with ``register_preset``. Every

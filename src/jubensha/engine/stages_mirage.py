@@ -1,4 +1,6 @@
-"""The MIRAGE (MPIRD-LLMA) stage kinds: open conversation, trust/doubt ratings, and the
+"""Internal.
+
+The MIRAGE (MPIRD-LLMA) stage kinds: open conversation, trust/doubt ratings, and the
 accusation vote that weighs votes against accumulated suspicion.
 
 Sources: the MPIRD-LLMA paper, section 2.1 (A) open conversation, (B) Ask / Investigate,

@@ -1,4 +1,6 @@
-"""The WhodunitBench stage kinds: discussion, reasoning and the open vote.
+"""Internal.
+
+The WhodunitBench stage kinds: discussion, reasoning and the open vote.
 
 Source: the WhodunitBench supplementary material, section 1 (the four phases and each
 phase's observation and action space) and figure 9 (the action prompts). Initialisation is

@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from jubensha.engine.acts import ActNotPlayed, last_act
-from jubensha.engine.agent import Agent, UnsupportedDecision
+from jubensha.engine.agent import Agent, PersonAgent, UnsupportedDecision
 from jubensha.engine.decisions import (
     Accusation,
     Action,
@@ -224,7 +224,8 @@ class Table:
         """The action to use and whether it is the table's (a fallback or a correction)."""
         purpose = purpose_of(decision)
         try:
-            timeout = self._timeout if self.agents[seat].timed else None
+            person = isinstance(self.agents[seat], PersonAgent)
+            timeout = None if person else self._timeout
             action = await asyncio.wait_for(self._decide(seat, decision), timeout)
         except Exception as exc:  # noqa: BLE001  (any failure of a seat becomes a fallback)
             return await self._record_failure(seat, purpose, exc, fallback()), True

@@ -1,4 +1,6 @@
-"""The isolation audit: did any seat's model call hold text that seat could not know?
+"""Internal.
+
+The isolation audit: did any seat's model call hold text that seat could not know?
 
 For every call made for a seat (in the game, and its answers after the game) the prompt is
 cut into passages of ``words`` consecutive words (Chinese: ``chars`` characters) and each

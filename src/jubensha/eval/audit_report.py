@@ -1,4 +1,6 @@
-"""The isolation audit as a result: seat calls checked and flagged per architecture and
+"""Internal.
+
+The isolation audit as a result: seat calls checked and flagged per architecture and
 purpose, calls meant to see more listed apart by purpose, and the worst calls with the
 leaked passage. One run is the ``audit`` metric (``jubensha eval audit``, batch
 ``metrics: [audit]``, a column of ``runs report``); ``jubensha audit`` merges many."""

@@ -1,4 +1,6 @@
-"""What the ``jubensha eval`` commands share: printing results, reading ``--options`` and
+"""Internal.
+
+What the ``jubensha eval`` commands share: printing results, reading ``--options`` and
 naming the reference script, for the metric commands and the post-game ones alike."""
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""`jubensha eval ...`: score run folders, and reproduce the PLAYER* paper from its logs.
+"""Internal.
+
+`jubensha eval ...`: score run folders, and reproduce the PLAYER* paper from its logs.
 
 One sub-command per registered metric (``jubensha eval similarity RUN_DIR...``), plus
 ``all`` (every metric that applies to a run and whose models are given), ``list``,

@@ -1,4 +1,6 @@
-"""Factual questions: how much each agent learned about every character (ThinkThrice
+"""Internal.
+
+Factual questions: how much each agent learned about every character (ThinkThrice
 section 5, 6.2, table 6; prompts of appendix H, table 17 and 18).
 
 **Questions.** Each character's script yields questions whose answer is a fact it states,

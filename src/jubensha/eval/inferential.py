@@ -1,4 +1,6 @@
-"""Inferential questions: can an agent reason from what it gathered to why (ThinkThrice
+"""Internal.
+
+Inferential questions: can an agent reason from what it gathered to why (ThinkThrice
 section 6.5, figure 4; the rubric of table 10; the prompts of appendix H, table 19).
 
 Every seat answers every multiple-choice question of the ``inferential`` set after the game

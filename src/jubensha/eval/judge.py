@@ -1,4 +1,6 @@
-"""Model calls that metrics make: judges scoring what seats did, seats answering after the game.
+"""Internal.
+
+Model calls that metrics make: judges scoring what seats did, seats answering after the game.
 
 Judge calls are model calls like any other: they go through ``generate_object`` (a
 validated pydantic object, corrective retries), carry a precise ``purpose`` and the judged

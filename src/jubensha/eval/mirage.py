@@ -1,4 +1,6 @@
-"""The MPIRD-LLMA / MIRAGE metrics: LLM-Score, ROUGE-L script reconstruction, the
+"""Internal.
+
+The MPIRD-LLMA / MIRAGE metrics: LLM-Score, ROUGE-L script reconstruction, the
 probabilities of doubt and belief, and the public release's indices TII, CIC, ICI, SCI
 and Victory.
 

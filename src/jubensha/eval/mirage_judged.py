@@ -1,4 +1,6 @@
-"""The two MIRAGE metrics a judge computes: LLM-Score (a judge rates each seat's five
+"""Internal.
+
+The two MIRAGE metrics a judge computes: LLM-Score (a judge rates each seat's five
 abilities, MPIRD-LLMA table 20; the release's ``llms_eval``) and the script reconstruction
 compared by ROUGE-L with the character's script (table 21; ``rouge_eval``).
 """

@@ -1,4 +1,6 @@
-"""What the MIRAGE metrics read from a run and its script: their shared options, the
+"""Internal.
+
+What the MIRAGE metrics read from a run and its script: their shared options, the
 culprits they count, the public game as MIRAGE's ``name: [action]: content`` lines, a
 character's script in the paper's six parts, and the solution as prose for a judge. The
 WhodunitBench metrics read the game the same way.

@@ -1,4 +1,6 @@
-"""Reports over the PLAYER* authors' logs: every method and script next to the paper's
+"""Internal.
+
+Reports over the PLAYER* authors' logs: every method and script next to the paper's
 tables A3/A4, and how the three correctness rules disagree with the authors' grading.
 
 Both are ``MetricResult``s, so ``jubensha eval player-logs`` and ``jubensha eval

@@ -1,4 +1,6 @@
-"""Which English and Chinese WellPlay script are the same script, and what the PLAYER*
+"""Internal.
+
+Which English and Chinese WellPlay script are the same script, and what the PLAYER*
 paper calls it.
 
 The paper's tables name scripts in English (table A3 too, though it reports the Chinese

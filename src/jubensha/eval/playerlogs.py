@@ -1,4 +1,6 @@
-"""The PLAYER* authors' released game logs: typed readers, and their WellPlay scores.
+"""Internal.
+
+The PLAYER* authors' released game logs: typed readers, and their WellPlay scores.
 
 ``player-logs/log_<lang>/log_<Method>/<Script>/`` holds one game transcript
 (``<Title>.xlsx``: ``index, stage, speaker, listener, words, prompt``) and three

@@ -1,4 +1,6 @@
-"""The seats after the game: what each may read when it answers questions or votes again,
+"""Internal.
+
+The seats after the game: what each may read when it answers questions or votes again,
 and the model it answers with.
 
 A seat answers from its own sheet (every act: the game is over) and the events its seat

@@ -1,5 +1,8 @@
-"""`jubensha eval wellplay-reference` and `jubensha eval factual-questions`: the
-post-game metrics' commands that need no run folder (registered in ``eval.commands``)."""
+"""Internal.
+
+`jubensha eval wellplay-reference` and `jubensha eval factual-questions`: the
+post-game metrics' commands that need no run folder (registered in ``eval.commands``).
+"""
 
 from __future__ import annotations
 

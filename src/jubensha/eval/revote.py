@@ -1,4 +1,6 @@
-"""Civilian win rate and murderer identification accuracy from N memoryless re-votes
+"""Internal.
+
+Civilian win rate and murderer identification accuracy from N memoryless re-votes
 (ThinkThrice section 6.4, figure 3; the voting prompt of its table 15).
 
 A game ends with one vote, a noisy single sample. After the game each seat votes again

@@ -1,4 +1,6 @@
-"""Scoring one run with several metrics, as ``jubensha eval all`` and a batch both do.
+"""Internal.
+
+Scoring one run with several metrics, as ``jubensha eval all`` and a batch both do.
 
 Each metric is skipped (its models not given, or it does not apply: the reason is kept),
 computed, or failed: an error the caller's policy catches, or model answers that were

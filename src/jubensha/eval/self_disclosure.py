@@ -1,4 +1,6 @@
-"""Self-disclosure: how much of its own secret sheet each seat said aloud, whether a
+"""Internal.
+
+Self-disclosure: how much of its own secret sheet each seat said aloud, whether a
 murderer told what it did, and how many of its replies failed as speech.
 
 None of the four papers measures it, yet a game of hidden information is spoilt by a seat

@@ -1,4 +1,6 @@
-"""How much of all players' scripts a game's conversation covers (ThinkThrice section 6.3).
+"""Internal.
+
+How much of all players' scripts a game's conversation covers (ThinkThrice section 6.3).
 
 Two documents are compared: everything the seats said (the chat history) and every
 character's private script concatenated. Three measures: the cosine of the chunk-averaged

@@ -1,4 +1,6 @@
-"""Means and spreads as the PLAYER* paper computes them (appendix B.3).
+"""Internal.
+
+Means and spreads as the PLAYER* paper computes them (appendix B.3).
 
 Two spreads appear in its tables, and they are not the same statistic:
 

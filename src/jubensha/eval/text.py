@@ -1,4 +1,6 @@
-"""Text similarity formulas that work on Chinese as well as English.
+"""Internal.
+
+Text similarity formulas that work on Chinese as well as English.
 
 All of them tokenise with ``jubensha.memory.text.tokenize`` (English words and numbers;
 Chinese as jieba words or single characters), the same cutting that retrieval uses.

@@ -1,4 +1,6 @@
-"""Vote metrics of one game: murderer identification accuracy and the culprit's rank.
+"""Internal.
+
+Vote metrics of one game: murderer identification accuracy and the culprit's rank.
 
 The ballots counted are each victim's last voting round (a re-vote replaces the first
 round). A ballot for a victim is on target when it names one of that victim's killers

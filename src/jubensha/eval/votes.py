@@ -1,4 +1,6 @@
-"""Vote-based metrics: murderer identification accuracy and the culprit's reciprocal rank.
+"""Internal.
+
+Vote-based metrics: murderer identification accuracy and the culprit's reciprocal rank.
 
 Both work on plain ``(voter, target)`` pairs so that they serve games of ours (``VoteCast``
 events), re-votes from memory, and votes imported from other systems alike.

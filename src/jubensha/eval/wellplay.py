@@ -1,4 +1,6 @@
-"""WellPlay scoring (PLAYER* paper, section 3 and appendix B).
+"""Internal.
+
+WellPlay scoring (PLAYER* paper, section 3 and appendix B).
 
 Objective questions are worth 10 points, reasoning 5, relations 2; a pass's score is
 awarded points over total points, and each category also gets its accuracy (share of its

@@ -1,4 +1,6 @@
-"""WellPlay after a game, and its lower and upper references (PLAYER* section 3,
+"""Internal.
+
+WellPlay after a game, and its lower and upper references (PLAYER* section 3,
 appendices B and C.6.3).
 
 After the game every seat answers its own character's question set (``set="wellplay"``,

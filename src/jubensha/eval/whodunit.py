@@ -1,4 +1,6 @@
-"""The WhodunitBench metrics: role-play naturalness (RP), key-point coverage of the
+"""Internal.
+
+The WhodunitBench metrics: role-play naturalness (RP), key-point coverage of the
 discussion (SPC), the final motive and method against the truth (CMD), and
 multiple-choice accuracy split by the number of reasoning steps.
 

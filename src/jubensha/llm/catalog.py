@@ -1,4 +1,6 @@
-"""The local models jubensha knows by name, where their GGUF files come from, and checks.
+"""Internal.
+
+The local models jubensha knows by name, where their GGUF files come from, and checks.
 
 Model files ship inside PyPI packages that are located with ``importlib`` and never
 imported (their Python code may need what we do not have). A model too big for one package

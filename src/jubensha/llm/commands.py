@@ -1,4 +1,6 @@
-"""`jubensha models`: the local models jubensha knows, which are installed, their sizes,
+"""Internal.
+
+`jubensha models`: the local models jubensha knows, which are installed, their sizes,
 and what each still needs."""
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""Reading an OpenAI-shaped chat completion body: what an OpenAI-compatible endpoint returns
+"""Internal.
+
+Reading an OpenAI-shaped chat completion body: what an OpenAI-compatible endpoint returns
 and what the embedded llama.cpp server hands back in-process. Read leniently (optional
 fields may be missing) but never into a wrong type."""
 

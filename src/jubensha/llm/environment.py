@@ -1,4 +1,6 @@
-"""The environment variable that names the default model, apart from the modules that read
+"""Internal.
+
+The environment variable that names the default model, apart from the modules that read
 it (the model registry, the catalog of local models and the command line) so that none of
 them imports another for it."""
 

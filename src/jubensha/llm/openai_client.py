@@ -1,4 +1,6 @@
-"""Any OpenAI-compatible endpoint (spec ``openai:<model>``): OpenAI, vLLM, Ollama, llama.cpp
+"""Internal.
+
+Any OpenAI-compatible endpoint (spec ``openai:<model>``): OpenAI, vLLM, Ollama, llama.cpp
 server, DeepSeek, Qwen (DashScope)...
 
 Transient failures (rate limits, 5xx, timeouts, dropped connections) are retried with

@@ -1,4 +1,6 @@
-"""Record and replay (spec ``replay:<file>``): a game against a real model, played again free.
+"""Internal.
+
+Record and replay (spec ``replay:<file>``): a game against a real model, played again free.
 
 A ``RecordingModel`` appends one ``CassetteEntry`` per call to a JSONL cassette: the full
 request (with its purpose, seat and sample index), the response or the error. A

@@ -1,4 +1,6 @@
-"""Cheap text measurements shared by the clients: rough token counts and language sniffing.
+"""Internal.
+
+Cheap text measurements shared by the clients: rough token counts and language sniffing.
 
 Clients that cannot tokenise (the fake, budgets before a call, the local model's context
 guard) need an estimate that errs on the high side; Chinese costs far more tokens per

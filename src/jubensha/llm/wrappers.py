@@ -1,4 +1,6 @@
-"""Wrappers add one behaviour around any model without changing the ``Model`` interface.
+"""Internal.
+
+Wrappers add one behaviour around any model without changing the ``Model`` interface.
 
 - ``RetryModel``: bounded retries with backoff for flaky clients.
 - ``CachedModel``: replies by ``Request.cache_key`` in memory or in an SQLite file.

@@ -1,4 +1,6 @@
-"""Earlier attempts at one game: a run folder set aside as ``<folder>.partial-<n>`` before
+"""Internal.
+
+Earlier attempts at one game: a run folder set aside as ``<folder>.partial-<n>`` before
 the game is played (or resumed) again into the folder's own name.
 
 An attempt is never deleted: its calls were spent, and the next attempt resumes from the

@@ -1,4 +1,6 @@
-"""A run's cost counted as MPIRD-LLMA's table 2 does: environment tokens and requests, agent
+"""Internal.
+
+A run's cost counted as MPIRD-LLMA's table 2 does: environment tokens and requests, agent
 output tokens and requests, and output-parsing failures.
 
 The paper (section 4) counts as *environment* every request made during the game and its

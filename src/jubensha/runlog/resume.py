@@ -1,4 +1,6 @@
-"""Resuming an interrupted game: its recorded calls answered again, then the game live.
+"""Internal.
+
+Resuming an interrupted game: its recorded calls answered again, then the game live.
 
 A game's course follows from its settings and the model's replies. Every reply of an
 attempt is in its ``calls.jsonl``, so playing the same game again with those replies

@@ -1,4 +1,6 @@
-"""PLAYER* (Zhu et al.): sensors, suspect state, questioning, pruner, answering; see
+"""Internal.
+
+PLAYER* (Zhu et al.): sensors, suspect state, questioning, pruner, answering; see
 ``docs/agents/player_star.md``."""
 
 from jubensha.agents.player_star.agent import PlayerStarAgent

@@ -1,4 +1,6 @@
-"""The PLAYER* agent (architecture ``player``): Zhu et al.'s sensor-guided questioning with
+"""Internal.
+
+The PLAYER* agent (architecture ``player``): Zhu et al.'s sensor-guided questioning with
 a pruner, over several victims and murderers (algorithm 1).
 
 Each questioning turn reads the sensors about the suspects and asks the most suspicious
@@ -14,21 +16,22 @@ from jubensha.agents.player_star.core import PlayerCore
 from jubensha.agents.player_star.pruner import refine
 from jubensha.agents.player_star.questioning import ask
 from jubensha.agents.player_star.voting import choose, rate
-from jubensha.engine.agent import Agent, SeatContext
-from jubensha.engine.decisions import (
+from jubensha.engine import (
     Accusation,
     Accuse,
-    Action,
+    Agent,
     AskQuestions,
     CastVote,
-    Decision,
+    Event,
+    Questions,
     RateStatement,
+    Rating,
+    SeatContext,
     Speak,
+    Speech,
     TakeTurn,
     Vote,
 )
-from jubensha.engine.events import Event
-from jubensha.llm.base import ModelError
 
 
 class PlayerStarAgent(Agent):
@@ -50,29 +53,32 @@ class PlayerStarAgent(Agent):
     async def observe(self, event: Event) -> None:
         self.core.observe(event)
 
-    async def decide(self, decision: Decision) -> Action:
-        core = self.core
-        if isinstance(decision, Speak):
-            if decision.kind == "introduction":
-                return await introduce(core, decision)
-            if decision.kind == "answer":
-                return await answer(core, decision)
-            return await speak(core, decision)
-        if isinstance(decision, AskQuestions | TakeTurn):
-            await self.before_turn(decision.stage, decision.round)
-            count = decision.count if isinstance(decision, AskQuestions) else 1
-            victim = decision.victim if isinstance(decision, AskQuestions) else None
-            return await ask(core, decision.candidates, count, victim)
-        if isinstance(decision, CastVote):
-            target, reason = await choose(core, "vote", decision.candidates, decision.victim,
-                                          decision.accused)
-            return Vote(target=target, reason=reason)
-        if isinstance(decision, Accuse):
-            target, reason = await choose(core, "accuse", decision.candidates)
-            return Accusation(target=target, reason=reason)
-        if isinstance(decision, RateStatement):
-            return await rate(core, decision)
-        raise ModelError(f"the player agent cannot answer a {decision.type!r} decision")
+    async def on_speak(self, decision: Speak) -> Speech:
+        if decision.kind == "introduction":
+            return await introduce(self.core, decision)
+        if decision.kind == "answer":
+            return await answer(self.core, decision)
+        return await speak(self.core, decision)
+
+    async def on_ask(self, decision: AskQuestions) -> Questions:
+        await self.before_turn(decision.stage, decision.round)
+        return await ask(self.core, decision.candidates, decision.count, decision.victim)
+
+    async def on_turn(self, decision: TakeTurn) -> Questions:
+        await self.before_turn(decision.stage, decision.round)
+        return await ask(self.core, decision.candidates, 1, None)
+
+    async def on_vote(self, decision: CastVote) -> Vote:
+        target, reason = await choose(self.core, "vote", decision.candidates, decision.victim,
+                                      decision.accused)
+        return Vote(target=target, reason=reason)
+
+    async def on_accuse(self, decision: Accuse) -> Accusation:
+        target, reason = await choose(self.core, "accuse", decision.candidates)
+        return Accusation(target=target, reason=reason)
+
+    async def on_rate(self, decision: RateStatement) -> Rating:
+        return await rate(self.core, decision)
 
     async def before_turn(self, stage: str, round_: int | None) -> None:
         """Run the pruner at the first turn of each round after the first one."""

@@ -1,4 +1,6 @@
-"""What a PLAYER* seat says: its introduction, its answers (the question-reply prompt of
+"""Internal.
+
+What a PLAYER* seat says: its introduction, its answers (the question-reply prompt of
 appendix C.6.2) and any other speech a procedure asks for.
 
 A civilian answers in the first person with as much as it knows (timeline, feelings); a
@@ -9,7 +11,7 @@ in each prompt are retrieved for the question being answered.
 from __future__ import annotations
 
 from jubensha.agents.player_star.core import PlayerCore
-from jubensha.engine.decisions import Speak, Speech
+from jubensha.engine import Speak, Speech
 
 
 async def introduce(core: PlayerCore, decision: Speak) -> Speech:

@@ -1,4 +1,6 @@
-"""PLAYER* settings: ``player:key=value+key=value``.
+"""Internal.
+
+PLAYER* settings: ``player:key=value+key=value``.
 
 Defaults follow the paper and the authors' released code: 50-token script chunks and
 4,000-token budgets for retrieved script and dialogue (appendix C.1), sensors on

@@ -1,4 +1,6 @@
-"""The seat a PLAYER* agent plays: its sheet, memory, suspect state and model calls.
+"""Internal.
+
+The seat a PLAYER* agent plays: its sheet, memory, suspect state and model calls.
 
 Every prompt is a ``prompts/player_star`` template with a system prompt (the rules and the
 seat's role, civilian or murderer: appendix C.6.1) and one user message; every request is
@@ -19,10 +21,8 @@ from jubensha.agents.naive import clean_speech
 from jubensha.agents.player_star.config import PlayerConfig
 from jubensha.agents.player_star.memory import SeatMemory
 from jubensha.agents.player_star.suspects import SuspectState
-from jubensha.engine.agent import SeatContext
-from jubensha.engine.events import ActStarted, Event
-from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request
-from jubensha.llm.structured import generate_object
+from jubensha.engine import ActStarted, Event, SeatContext
+from jubensha.llm import GenerateConfig, Message, Model, ModelError, Request, generate_object
 from jubensha.memory.text import chunk
 from jubensha.prompts import render
 

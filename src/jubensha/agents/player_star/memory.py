@@ -1,4 +1,6 @@
-"""What a PLAYER* seat remembers: its own script in 50-token segments, the clues it saw,
+"""Internal.
+
+What a PLAYER* seat remembers: its own script in 50-token segments, the clues it saw,
 and the dialogue it heard, one question-and-answer pair per record (appendix C.1).
 
 Prompts get the best records of the script and of the dialogue for a query, each within a
@@ -9,15 +11,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from jubensha.engine.agent import CharacterSheet
-from jubensha.engine.events import (
-    Accused,
-    ActStarted,
-    ClueRevealed,
-    Event,
-    Spoke,
-)
-from jubensha.llm.base import Embedder
+from jubensha.engine import Accused, ActStarted, CharacterSheet, ClueRevealed, Event, Spoke
+from jubensha.llm import Embedder
 from jubensha.memory.store import MemoryConfig, MemoryStore, RetrievalMode
 from jubensha.memory.text import TokenizerOptions, count_tokens
 from jubensha.prompts import render

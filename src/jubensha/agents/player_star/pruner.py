@@ -1,4 +1,6 @@
-"""Action-space refinement with a pruner (section 2.3): after a round, read the refinement
+"""Internal.
+
+Action-space refinement with a pruner (section 2.3): after a round, read the refinement
 sensors about every other seat (``refine_targets=others``, the paper's f_approximate over
 all agents) or every current suspect, for every victim, and let the model keep the most
 suspicious subset.
@@ -17,7 +19,7 @@ from pydantic import BaseModel, Field, create_model
 
 from jubensha.agents.player_star.core import PlayerCore
 from jubensha.agents.player_star.questioning import sense, summary
-from jubensha.llm.structured import StructuredOutputError
+from jubensha.llm import StructuredOutputError
 
 
 @lru_cache(maxsize=256)

@@ -1,4 +1,6 @@
-"""Search by questioning (section 2.3): read the sensors about each suspect of each victim,
+"""Internal.
+
+Search by questioning (section 2.3): read the sensors about each suspect of each victim,
 summarise the readings, and ask the chosen suspect m questions.
 
 The authors' code asks every suspect of every victim in each round. The engine gives a seat
@@ -17,8 +19,8 @@ from pydantic import BaseModel, Field, create_model
 
 from jubensha.agents.player_star.core import PlayerCore
 from jubensha.agents.player_star.sensors import Phase, Sensor, SensorReading
-from jubensha.engine.decisions import Questions
-from jubensha.llm.structured import StructuredOutputError, enum_model
+from jubensha.engine import Questions
+from jubensha.llm import StructuredOutputError, enum_model
 
 
 def sensors_for(core: PlayerCore, phase: Phase) -> list[Sensor]:

@@ -1,4 +1,6 @@
-"""Sensors as data: what PLAYER* asks itself about each suspect (appendix C.5).
+"""Internal.
+
+Sensors as data: what PLAYER* asks itself about each suspect (appendix C.5).
 
 A sensor is a question, its fixed choices and the phases that read it (questioning,
 refinement). The defaults live in ``prompts/player_star/sensors.yaml``; a user replaces
@@ -17,7 +19,7 @@ import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
-from jubensha.llm.structured import choice_schema
+from jubensha.llm import choice_schema
 from jubensha.prompts import PROMPTS_DIR
 from jubensha.safeload import DocumentError, one_line, read_document
 from jubensha.scripts.model import Language

@@ -1,4 +1,6 @@
-"""The suspicious state s_ik of PLAYER* (section 2.1): per victim, whom the seat suspects.
+"""Internal.
+
+The suspicious state s_ik of PLAYER* (section 2.1): per victim, whom the seat suspects.
 
 Every list starts as everyone but the seat itself. The pruner replaces a list with the
 subset it finds most suspicious, and may bring back seats it dropped. The state also keeps

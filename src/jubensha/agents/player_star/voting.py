@@ -1,4 +1,6 @@
-"""Votes, accusations and trust ratings of a PLAYER* seat.
+"""Internal.
+
+Votes, accusations and trust ratings of a PLAYER* seat.
 
 The paper ends with each player's vote for the murderer of each victim but prints no vote
 prompt. Here the seat votes from its state: its current suspects of that victim with the
@@ -16,8 +18,8 @@ from pydantic import BaseModel, Field
 
 from jubensha.agents.player_star.core import PlayerCore
 from jubensha.agents.player_star.questioning import summary
-from jubensha.engine.decisions import RateStatement, Rating
-from jubensha.llm.structured import choice_schema
+from jubensha.engine import RateStatement, Rating
+from jubensha.llm import choice_schema
 
 
 class RatingReply(BaseModel):

@@ -1,4 +1,6 @@
-"""The ThinkThrice agent (architecture ``thinkthrice``): think three times before speaking.
+"""Internal.
+
+The ThinkThrice agent (architecture ``thinkthrice``): think three times before speaking.
 
 An answer is made in up to three stages (section 4 of the paper, figure 2): an initial
 answer from the seat's summary, the game rules, the background, the current dialogue and
@@ -25,25 +27,26 @@ from jubensha.agents.thinkthrice.memory_retrieval import EpisodicMemory
 from jubensha.agents.thinkthrice.refinement import RefinementPlan, plan, refine
 from jubensha.agents.thinkthrice.timeline import conceal, entry_facts, length_unit
 from jubensha.agents.thinkthrice.verification import Checker, self_verify
-from jubensha.engine.agent import Agent, SeatContext
-from jubensha.engine.decisions import (
+from jubensha.engine import (
     Accusation,
     Accuse,
-    Action,
+    ActStarted,
+    Agent,
     AskQuestions,
     CastVote,
-    Decision,
+    Event,
+    HostSpoke,
     Questions,
     RateStatement,
     Rating,
+    SeatContext,
     Speak,
     Speech,
+    Spoke,
     TakeTurn,
     Vote,
 )
-from jubensha.engine.events import ActStarted, Event, HostSpoke, Spoke
-from jubensha.llm.base import ModelError
-from jubensha.llm.structured import choice_schema
+from jubensha.llm import ModelError, choice_schema
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet
 
@@ -83,8 +86,6 @@ class ThinkThriceAgent(Agent):
         await super().start(seat)
         sheet = seat.sheet
         self.sheet = sheet
-        self.lang = sheet.language
-        self.name = sheet.me.name
         self.names = [*sheet.seat_names, *(v.name for v in sheet.victims),
                       *sheet.me.aliases]
         self.act_sheet = sheet.me.act_sheet(1)
@@ -104,23 +105,20 @@ class ThinkThriceAgent(Agent):
         if self.memory is not None:
             self.memory.remember(event)
 
-    async def decide(self, decision: Decision) -> Action:
-        if isinstance(decision, Speak):
-            return await self.speak(decision)
-        if isinstance(decision, AskQuestions):
-            return await self.ask(decision.candidates, decision.count, decision.victim)
-        if isinstance(decision, TakeTurn):
-            return await self.ask(decision.candidates, 1, None)
-        if isinstance(decision, CastVote):
-            target, reason = await self.choose("vote", decision.candidates, decision.victim,
-                                               decision.accused)
-            return Vote(target=target, reason=reason)
-        if isinstance(decision, Accuse):
-            target, reason = await self.choose("accuse", decision.candidates, None, [])
-            return Accusation(target=target, reason=reason)
-        if isinstance(decision, RateStatement):
-            return await self.rate(decision)
-        raise ModelError(f"the thinkthrice agent cannot answer a {decision.type!r} decision")
+    async def on_ask(self, decision: AskQuestions) -> Questions:
+        return await self.ask(decision.candidates, decision.count, decision.victim)
+
+    async def on_turn(self, decision: TakeTurn) -> Questions:
+        return await self.ask(decision.candidates, 1, None)
+
+    async def on_vote(self, decision: CastVote) -> Vote:
+        target, reason = await self.choose("vote", decision.candidates, decision.victim,
+                                           decision.accused)
+        return Vote(target=target, reason=reason)
+
+    async def on_accuse(self, decision: Accuse) -> Accusation:
+        target, reason = await self.choose("accuse", decision.candidates, None, [])
+        return Accusation(target=target, reason=reason)
 
     # -- what the prompts are made of -------------------------------------------------------
     @property
@@ -205,7 +203,7 @@ class ThinkThriceAgent(Agent):
         dialogue = self.line({"type": "host_spoke", "text": prompt, "to": self.name})
         return Turn(question=prompt, dialogue=dialogue, exclude=exclude)
 
-    async def speak(self, decision: Speak) -> Speech:
+    async def on_speak(self, decision: Speak) -> Speech:
         turn = self.turn(decision)
         caller = self.caller
         memories = await self.recall(turn.question, turn.exclude)
@@ -312,7 +310,7 @@ class ThinkThriceAgent(Agent):
             choice_schema(candidates, field_name="target", name=purpose.capitalize()))
         return str(reply.target), str(reply.reason)
 
-    async def rate(self, decision: RateStatement) -> Rating:
+    async def on_rate(self, decision: RateStatement) -> Rating:
         caller = self.caller
         statement = decision.statement
         dialogue = self.line(statement)

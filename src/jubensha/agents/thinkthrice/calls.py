@@ -1,4 +1,6 @@
-"""How the ThinkThrice modules call the seat's model: one tagged request per step.
+"""Internal.
+
+How the ThinkThrice modules call the seat's model: one tagged request per step.
 
 Every request carries a precise ``purpose`` (``answer``, ``sr.relevance``, ``sv.verify``...)
 so the run log shows what each module did and cost. Judgements over a list of items (is
@@ -13,8 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, create_model
 
-from jubensha.llm.base import GenerateConfig, Message, Model, Request
-from jubensha.llm.structured import generate_object
+from jubensha.llm import GenerateConfig, Message, Model, Request, generate_object
 from jubensha.prompts import render
 
 T = TypeVar("T", bound=BaseModel)

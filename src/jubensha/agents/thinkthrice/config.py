@@ -1,4 +1,6 @@
-"""ThinkThrice settings and the ablation names of the paper's tables 6 and 7.
+"""Internal.
+
+ThinkThrice settings and the ablation names of the paper's tables 6 and 7.
 
 An option string is ``+``-separated. Module tokens say which modules are on: ``none``,
 ``mr``, ``sr`` and ``sv<N>`` (Self-Verification with at most N attempts); without any

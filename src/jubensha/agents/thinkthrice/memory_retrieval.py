@@ -1,4 +1,6 @@
-"""Memory Retrieval (MR): every observation goes into the seat's own store; prompts get
+"""Internal.
+
+Memory Retrieval (MR): every observation goes into the seat's own store; prompts get
 the top k records most similar to what is being said now.
 
 The paper embeds observations with the OpenAI API and searches them with Faiss; here the
@@ -16,8 +18,8 @@ from collections.abc import Sequence
 from weakref import WeakKeyDictionary
 
 from jubensha.agents.naive import clip
-from jubensha.engine.events import ActStarted, Event, GameEnded
-from jubensha.llm.base import Embedder
+from jubensha.engine import ActStarted, Event, GameEnded
+from jubensha.llm import Embedder
 from jubensha.memory.dense import EmbeddingCache
 from jubensha.memory.store import MemoryConfig, MemoryRecord, MemoryStore, RetrievalMode
 from jubensha.memory.text import TokenizerOptions

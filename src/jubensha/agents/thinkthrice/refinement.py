@@ -1,4 +1,6 @@
-"""Self-Refinement (SR): make an answer carry every timeline fact the question asks for.
+"""Internal.
+
+Self-Refinement (SR): make an answer carry every timeline fact the question asks for.
 
 Following section 4 and appendix H of the paper: decompose the question into
 sub-questions (``sr.decompose``); for each, judge which of the seat's timeline facts can
@@ -24,7 +26,7 @@ from jubensha.agents.thinkthrice.calls import (
     flags,
     flags_schema,
 )
-from jubensha.llm.base import ModelError
+from jubensha.llm import ModelError
 
 
 class RefinementPlan(BaseModel):

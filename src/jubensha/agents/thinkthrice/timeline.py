@@ -1,4 +1,6 @@
-"""The agent's own timeline facts, times in text, answer length, and what a seat conceals.
+"""Internal.
+
+The agent's own timeline facts, times in text, answer length, and what a seat conceals.
 
 Self-Refinement adds missing timeline facts to answers and Self-Verification checks
 answers against them, so both need the facts as short "time, what I did" sentences: the

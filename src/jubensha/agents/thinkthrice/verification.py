@@ -1,4 +1,6 @@
-"""Self-Verification (SV): score each answer's authenticity, regenerate until one passes.
+"""Internal.
+
+Self-Verification (SV): score each answer's authenticity, regenerate until one passes.
 
 Following section 4 and appendices G and H of the paper: an answer is decomposed into
 third-person timeline claims (``sv.decompose``) and each claim is judged against the
@@ -26,7 +28,7 @@ from pydantic import BaseModel, Field
 from jubensha.agents.thinkthrice.calls import Caller, Claims, flags, flags_schema
 from jubensha.agents.thinkthrice.config import Threshold
 from jubensha.agents.thinkthrice.timeline import answer_length, has_time, tied_to_secret
-from jubensha.llm.base import ModelError
+from jubensha.llm import ModelError
 
 
 class Claim(BaseModel):
