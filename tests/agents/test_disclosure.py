@@ -99,6 +99,7 @@ def test_a_short_fact_of_the_sheet_is_not_a_recital() -> None:
     "I pushed him down the stairs.",
     "我杀了他，用的是擀面杖。",
     "人是我杀的。",
+    "I was the one who killed him.",
 ])
 def test_a_murderer_telling_what_it_did_confesses(speech: str) -> None:
     assert check_speech(speech, seat(), names=NAMES).confession is not None
@@ -116,6 +117,10 @@ def test_a_murderer_telling_what_it_did_confesses(speech: str) -> None:
     "I struck a match and lit the stove.",
     "我以为他是自杀。",
     "我目击了一切。",
+    "I was 30 when I was murdered.",
+    "I was accused of murder.",
+    "I heard about the killing at supper.",
+    "我差点被人害死。",
 ])
 def test_denials_questions_and_the_weapon_alone_are_no_confession(speech: str) -> None:
     assert check_speech(speech, seat(), names=NAMES).confession is None

@@ -310,6 +310,12 @@ def confession(text: str, words: list[str], seat: SeatText) -> str | None:
     return None
 
 
+_NOT_THE_DOER_EN = frozenset({"was", "were", "been", "being", "got", "of", "about", "the",
+                              "a", "an"})
+"""Words between "I" and a killing word that make the seat its object or its topic, not
+its doer (passive voice, a noun: "accused of murder", "the killing")."""
+
+
 def _first_person_kill(sentence: str, victims: Sequence[str]) -> bool:
     """A first-person statement of a kill, not denied, asked or supposed."""
     if sentence.rstrip(_CLOSERS).endswith(("?", "？", "吗", "呢")):
@@ -323,7 +329,7 @@ def _kill_zh(sentence: str) -> bool:
         rest = sentence[match.end():match.end() + 8]
         verb = min((rest.find(w) for w in KILL_ZH if w in rest), default=-1)
         before = sentence[:match.start()][-4:]
-        if verb >= 0 and not _NEGATION_ZH.search(before + rest[:verb]):
+        if verb >= 0 and "被" not in rest[:verb] and not _NEGATION_ZH.search(before + rest[:verb]):
             return True
     return bool(re.search("(?:是我|我就是)(?:杀|凶手|干的|下的手|动的手)|凶手(?:就)?是我",
                           sentence))
@@ -336,10 +342,13 @@ def _kill_en(sentence: str, victims: Sequence[str]) -> bool:
         for number, word in enumerate(following[:5]):
             killing = word in KILL_EN or (word in HARM_EN and objects & set(
                 following[number + 1:number + 4]))
+            if killing and _NOT_THE_DOER_EN & set(following[:number]):
+                break  # "I was murdered", "I was accused of murder", "I heard of the killing"
             if killing:
                 before = sentence[:match.start()][-12:]
                 return not _NEGATION_EN.search(f"{' '.join(following[:number])} {before}")
-    return bool(re.search(r"\bi (?:am|'m) the (?:murderer|killer)\b|\bi did it\b",
+    return bool(re.search(r"\bi (?:am|'m) the (?:murderer|killer)\b|\bi did it\b|"
+                          r"\bi (?:am|'m|was) the (?:one|person) who (?:killed|murdered)\b",
                           sentence.replace("i'm", "i 'm")))
 
 
