@@ -100,6 +100,7 @@ def test_a_short_fact_of_the_sheet_is_not_a_recital() -> None:
     "我杀了他，用的是擀面杖。",
     "人是我杀的。",
     "I was the one who killed him.",
+    "I took the pin and struck Elias.",
 ])
 def test_a_murderer_telling_what_it_did_confesses(speech: str) -> None:
     assert check_speech(speech, seat(), names=NAMES).confession is not None

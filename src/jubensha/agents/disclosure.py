@@ -312,8 +312,8 @@ def confession(text: str, words: list[str], seat: SeatText) -> str | None:
 
 _NOT_THE_DOER_EN = frozenset({"was", "were", "been", "being", "got", "of", "about", "the",
                               "a", "an"})
-"""Words between "I" and a killing word that make the seat its object or its topic, not
-its doer (passive voice, a noun: "accused of murder", "the killing")."""
+"""Words just before a killing word that make the seat its object or its topic, not its
+doer (passive voice, a noun: "accused of murder", "the killing")."""
 
 
 def _first_person_kill(sentence: str, victims: Sequence[str]) -> bool:
@@ -342,7 +342,7 @@ def _kill_en(sentence: str, victims: Sequence[str]) -> bool:
         for number, word in enumerate(following[:5]):
             killing = word in KILL_EN or (word in HARM_EN and objects & set(
                 following[number + 1:number + 4]))
-            if killing and _NOT_THE_DOER_EN & set(following[:number]):
+            if killing and number and following[number - 1] in _NOT_THE_DOER_EN:
                 break  # "I was murdered", "I was accused of murder", "I heard of the killing"
             if killing:
                 before = sentence[:match.start()][-12:]
