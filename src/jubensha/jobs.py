@@ -19,22 +19,23 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
     SpinnerColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.text import Text
 
@@ -198,26 +199,64 @@ def duration(seconds: float, lang: str = "en") -> str:
     return message(lang, "hours", n=seconds / 3600)
 
 
+class MovingETA(ProgressColumn):
+    """Time left that moves while a call runs: the calls still expected at the job's own
+    seconds per call so far, less the time the current call has already taken. Rich's
+    own column holds still between finished calls (minutes, when calls are slow)."""
+
+    def __init__(self, bar: CallBar) -> None:
+        super().__init__()
+        self.bar = bar
+
+    def render(self, task: Task) -> Text:
+        left = self.bar.seconds_left()
+        if left is None:
+            return Text("-:--:--", style="progress.remaining")
+        hours, rest = divmod(int(left), 3600)
+        return Text(f"{hours}:{rest // 60:02d}:{rest % 60:02d}", style="progress.remaining")
+
+
+class _DraftProgress(Progress):
+    """A progress display with the speech being written, when there is one, above it."""
+
+    def __init__(self, *columns: Any, draft: Callable[[], Text | None], **options: Any) -> None:
+        super().__init__(*columns, **options)
+        self._draft = draft
+
+    def get_renderables(self) -> Iterable[RenderableType]:
+        shown = self._draft()
+        if shown is not None:
+            yield shown
+        yield from super().get_renderables()
+
+
 class CallBar:
     """A progress bar of model calls: done / expected (when known), rate, elapsed, ETA.
 
     It counts the records of the call logs it is handed to (``CallLog(on_call=bar.on_call)``)
     while it is shown, and can also be advanced by hand for work that is not a model call
-    (a caption, a game).
+    (a caption, a game). The count never passes the total: past the estimate, the total is
+    what is done and one more. ``draft`` shows a speech being written above the bar (a
+    terminal's live region: it is replaced by the final line when that is printed).
     """
 
     def __init__(self, console: Console, title: str, expected: int | None = None,
                  unit: str = "calls", *, count_calls: bool = True, eta: str = "ETA") -> None:
-        self.progress = Progress(
+        self.progress = _DraftProgress(
             SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
             MofNCompleteColumn(), TextColumn(unit), TextColumn("{task.fields[note]}"),
-            TimeElapsedColumn(), TextColumn(eta), TimeRemainingColumn(),
-            console=console, transient=False, disable=not console.is_terminal)
+            TimeElapsedColumn(), TextColumn(eta), MovingETA(self),
+            console=console, transient=False, disable=not console.is_terminal,
+            draft=lambda: self.drafting)
         self.task: TaskID = self.progress.add_task(title, total=expected, note="")
+        self.expected = expected
         self.count_calls = count_calls
         self.done = 0
         self.open = False
         self.live: dict[str, int] = {}
+        self.started = time.perf_counter()
+        self.last_done = self.started
+        self.drafting: Text | None = None
 
     def on_call(self, record: CallRecord) -> None:
         if not self.open:
@@ -229,24 +268,47 @@ class CallBar:
 
     def advance(self, steps: int = 1) -> None:
         self.done += steps
+        self.last_done = time.perf_counter()
+        if self.expected is not None and self.done > self.expected:
+            self.expected = self.done + 1
+            self.progress.update(self.task, total=self.expected)
         self.progress.advance(self.task, steps)
+
+    def seconds_left(self) -> float | None:
+        """Calls still expected times seconds per call so far, less the current call's
+        time (never below a second while calls remain); None before the first call."""
+        if self.expected is None or self.done == 0:
+            return None
+        per_call = (self.last_done - self.started) / self.done
+        running = time.perf_counter() - self.last_done
+        left = (self.expected - self.done) * per_call - min(running, per_call)
+        return max(left, 1.0)
 
     def note(self, text: str) -> None:
         self.progress.update(self.task, note=text)
 
     def expect(self, total: int | None) -> None:
+        self.expected = total
         self.progress.update(self.task, total=total)
+
+    def draft(self, text: Text | None) -> None:
+        """Show ``text`` above the bar (None: nothing)."""
+        self.drafting = text
+        self.progress.refresh()
 
     @contextmanager
     def shown(self) -> Iterator[CallBar]:
         self.open = True
-        started = time.perf_counter()
+        self.started = self.last_done = time.perf_counter()
         try:
             with self.progress:
                 yield self
         finally:
             self.open = False
-            keep_speed(self.live, time.perf_counter() - started)
+            self.drafting = None
+            if self.expected is not None and self.done > 0:
+                self.progress.update(self.task, total=self.done)  # it ended: all done
+            keep_speed(self.live, time.perf_counter() - self.started)
 
 
 def this_command() -> str:

@@ -29,6 +29,22 @@ def completion(text: str, prompt_tokens: int = 11, completion_tokens: int = 7) -
                   "total_tokens": prompt_tokens + completion_tokens}})
 
 
+def stream_chunks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A completion body as the chunks a streaming server sends: one word of the reply
+    each, the finish reason, then the usage alone."""
+    choice = body["choices"][0]
+    words = choice["message"]["content"].split(" ")
+    base = {"id": body.get("id", "chatcmpl-test"), "object": "chat.completion.chunk",
+            "created": 0, "model": body.get("model", "fake")}
+    deltas = [{"content": word if i == 0 else " " + word} for i, word in enumerate(words)]
+    chunks = [{**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+              for delta in deltas]
+    chunks.append({**base, "choices": [{"index": 0, "delta": {},
+                                        "finish_reason": choice.get("finish_reason")}]})
+    chunks.append({**base, "choices": [], "usage": body.get("usage")})
+    return chunks
+
+
 def error(status: int, message: str = "error", headers: dict[str, str] | None = None) -> Reply:
     return Reply(status=status, body={"error": {"message": message, "type": "test"}},
                  headers=headers or {})
@@ -65,6 +81,10 @@ class FakeOpenAIServer:
                 reply = (respond(body) if respond else server.replies.popleft()
                          if server.replies else error(500, "no reply"))
                 time.sleep(reply.delay_s)
+                if body.get("stream") and reply.status == 200 and reply.body \
+                        and "choices" in reply.body:
+                    self.stream(reply.body)
+                    return
                 payload = json.dumps(reply.body).encode()
                 try:
                     self.send_response(reply.status)
@@ -76,6 +96,16 @@ class FakeOpenAIServer:
                     self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
+
+            def stream(self, body: dict[str, Any]) -> None:
+                """A completion as server-sent chunks: a word each, then the usage."""
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for chunk in stream_chunks(body):
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
 
             def log_message(self, *args: Any) -> None:
                 pass

@@ -19,7 +19,7 @@ from jubensha.llm.text import HAN as HAN_CLASS
 from jubensha.memory.text import TokenizerOptions, split_sentences, tokenize
 
 HAN = re.compile(f"[{HAN_CLASS}]")
-_CLOCK = re.compile(r"(?<![\d:])\d{1,2}[:：]\d{2}(?![\d:])")
+_CLOCK = re.compile(r"(?<![\d:])\d{1,2}[:：]\d{2}(?!\d|[:：]\d)")
 WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _NAME_SPLIT = re.compile(r"[\s·•・()（）,，.。/]+")
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|「[^」]*」|『[^』]*』")

@@ -13,12 +13,17 @@ once by the seat's model, told why (a call of purpose ``guard``); if the rewrite
 too, a safe line from ``prompts/guard`` replaces it (a ``guard.safe`` record). The two
 records are no model calls (model ``guard``, no tokens). A clean text costs nothing: the
 checks are lexical. The guard changes the game, so no paper's setting turns it on.
+
+Speech shown while it is written (``engine.drafts``) passes a ``SentenceGate``: the live
+views get a draft one whole sentence at a time, each only once the text up to its end
+passes the same checks; after a sentence that fails, nothing more is shown until the final
+text (cut, rewritten or replaced as above) is said.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Container
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +44,7 @@ from jubensha.engine import (
     Agent,
     CharacterSheet,
     Decision,
+    DraftSink,
     Event,
     HostSpoke,
     Investigate,
@@ -47,6 +53,8 @@ from jubensha.engine import (
     Speak,
     Speech,
     Spoke,
+    draft_sink,
+    drafting,
 )
 from jubensha.llm import (
     GenerateConfig,
@@ -57,7 +65,7 @@ from jubensha.llm import (
     Request,
     Response,
 )
-from jubensha.llm.calls import NOT_A_CALL, CallRecord, SeatModel, declare
+from jubensha.llm.calls import declare, write_note
 from jubensha.memory.text import sentence_spans
 from jubensha.prompts import render
 
@@ -148,7 +156,10 @@ class GuardedAgent(Agent):
             self.watch.calls = []
         question = decision.question if isinstance(decision, Speak) else None
         self.answering = question.text if question else None
-        action = await self.inner.decide(decision)
+        outer = draft_sink()
+        gate = SentenceGate(outer, self.passes) if outer is not None else None
+        with drafting(gate):
+            action = await self.inner.decide(decision)
         kind = decision.kind if isinstance(decision, Speak) else decision.type
         texts = [await self.guard(kind, text, first=i == 0)
                  for i, text in enumerate(spoken(action))]
@@ -185,6 +196,9 @@ class GuardedAgent(Agent):
         self.safe_lines += 1
         return render("guard", "safe", self.lang, kind=kind, me=name,
                       variant=start + self.safe_lines)
+
+    def passes(self, text: str) -> bool:
+        return not self.problems(self.check(text, False))
 
     def passing_start(self, text: str) -> str:
         """The longest run of whole sentences from the start of ``text`` that passes (a
@@ -258,16 +272,33 @@ class GuardedAgent(Agent):
                 problems: list[str]) -> None:
         """A record of no model call in the run's call log (``guard.trim``,
         ``guard.safe``): what was replaced, by what, and why."""
-        model = self.seat.model
-        while isinstance(model, ModelWrapper) and not isinstance(model, SeatModel):
-            model = model.inner
-        if not isinstance(model, SeatModel):
+        write_note(self.seat.model, purpose=purpose, seat=self.seat.sheet.me.name,
+                   shown=rejected, said=said, notes=[f"{kind}: {p}" for p in problems])
+
+
+class SentenceGate:
+    """A draft sink in front of another: passes on the text so far one whole sentence at
+    a time, each once the text up to its end ``passes``; stops at the first that fails.
+    A sentence is whole once another has begun after it (the last may still grow)."""
+
+    def __init__(self, sink: DraftSink, passes: Callable[[str], bool]) -> None:
+        self.sink = sink
+        self.passes = passes
+        self.shown = ""
+        self.stopped = False
+
+    def __call__(self, text: str) -> None:
+        if self.stopped:
             return
-        name = self.seat.sheet.me.name
-        model.log.append(CallRecord(
-            purpose=purpose, seat=name, access="seat", seen=model.log.seen_by(name),
-            model=NOT_A_CALL, messages=[Message(role="assistant", content=rejected)],
-            config=GenerateConfig(), raw=said, notes=[f"{kind}: {p}" for p in problems]))
+        spans = sentence_spans(text)
+        whole = text[:spans[-2][1]].strip() if len(spans) > 1 else ""
+        if len(whole) <= len(self.shown):
+            return
+        if self.passes(whole):
+            self.shown = whole
+            self.sink(whole)
+        else:
+            self.stopped = True
 
 
 def seat_text(sheet: CharacterSheet, n: int) -> SeatText:

@@ -231,12 +231,15 @@ class NaiveAgent(Agent):
         messages = self.messages("speak", prompt=decision.prompt, sentences=self.config.sentences,
                                  question=question.model_dump() if question else None,
                                  murderer=sheet.is_murderer)
-        response = await self.model.generate(
-            self.request(decision.kind, messages, self.config.max_tokens))
+        names = sheet.seat_names
+        limit = self.config.speech_chars
+        with self.speaking(lambda raw: clean_speech(raw, self.name, names, limit)):
+            response = await self.model.generate(
+                self.request(decision.kind, messages, self.config.max_tokens))
         text = response.text
         if response.finish_reason == "length":
             text = whole_sentences(text)
-        text = clean_speech(text, self.name, sheet.seat_names, self.config.speech_chars)
+        text = clean_speech(text, self.name, names, limit)
         if not text:
             raise ModelError(f"empty {decision.kind} from the model")
         return Speech(text=text)

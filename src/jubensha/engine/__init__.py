@@ -32,6 +32,7 @@ from jubensha.engine.decisions import (
     TakeTurn,
     Vote,
 )
+from jubensha.engine.drafts import DraftHook, DraftSink, draft_sink, drafting
 from jubensha.engine.events import (
     Accused,
     ActStarted,
@@ -69,6 +70,8 @@ __all__ = [
     "ClueRevealed",
     "Decision",
     "DecisionRoutes",
+    "DraftHook",
+    "DraftSink",
     "Event",
     "Failure",
     "GameEnded",
@@ -97,5 +100,7 @@ __all__ = [
     "check_choice",
     "check_questions",
     "check_speech",
+    "draft_sink",
+    "drafting",
     "register_stage",
 ]

@@ -10,6 +10,8 @@ decision kind to one method (``on_speak``, ``on_ask``, ``on_turn``, ``on_rate``,
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,8 +32,9 @@ from jubensha.engine.decisions import (
     TakeTurn,
     Vote,
 )
+from jubensha.engine.drafts import draft_sink
 from jubensha.engine.events import Event
-from jubensha.llm.base import Embedder, Model, ModelError
+from jubensha.llm.base import Embedder, Model, ModelError, streaming
 from jubensha.scripts.model import Character, Language, Script, Victim
 
 
@@ -172,6 +175,16 @@ class Agent(DecisionRoutes):
         if self.seat.model is None:
             raise ModelError(f"seat {self.seat.sheet.me.name!r} has no model")
         return self.seat.model
+
+    def speaking(self, clean: Callable[[str], str] = str.strip
+                 ) -> AbstractContextManager[None]:
+        """Around the model call that writes a public text: the table's live views get
+        the text as it is written, through ``clean`` (the agent's own tidying of a raw
+        reply), when the table offers a draft sink (``engine.drafts``)."""
+        sink = draft_sink()
+        if sink is None:
+            return nullcontext()
+        return streaming(lambda raw: sink(clean(raw)))
 
     async def observe(self, event: Event) -> None:
         """Receive one event the seat may see; the default forgets it."""

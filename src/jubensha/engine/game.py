@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from jubensha.engine.agent import Agent, CharacterSheet, SeatContext
+from jubensha.engine.drafts import DraftHook
 from jubensha.engine.events import GameEnded, VictimOutcome
 from jubensha.engine.procedure import Procedure
 from jubensha.engine.stages import end_game, run_stage
@@ -101,6 +102,7 @@ class Game:
     def __init__(self, script: Script, procedure: Procedure, seats: Mapping[str, Seat], *,
                  seed: int = 0, language: Language | None = None, shuffle: bool = True,
                  sinks: Sequence[EventSink] = (), on_ask: AskHook | None = None,
+                 on_draft: DraftHook | None = None,
                  decision_timeout_s: float | None = None,
                  degraded_share: float = DEGRADED_SHARE):
         missing = [name for name in script.names if name not in seats]
@@ -118,7 +120,7 @@ class Game:
         self.table = Table(script, procedure.voting, {n: s.agent for n, s in seats.items()},
                            turn_order(script.names, seed, shuffle), seed=seed,
                            language=self.language, sinks=sinks, on_ask=on_ask,
-                           decision_timeout_s=decision_timeout_s)
+                           on_draft=on_draft, decision_timeout_s=decision_timeout_s)
 
     def sheet(self, name: str) -> CharacterSheet:
         sheet = CharacterSheet.for_seat(self.script, name)

@@ -36,6 +36,7 @@ from jubensha.engine.decisions import (
     Vote,
 )
 from jubensha.engine.defaults import default_action
+from jubensha.engine.drafts import DraftHook, drafting, table_sink
 from jubensha.engine.events import Accused, Event, Failure, HostSpoke, VictimOutcome
 from jubensha.engine.voting import VotingRules
 from jubensha.prompts import render
@@ -112,6 +113,7 @@ class Table:
     def __init__(self, script: Script, voting: VotingRules, agents: Mapping[str, Agent],
                  order: Sequence[str], *, seed: int, language: Language,
                  sinks: Sequence[EventSink] = (), on_ask: AskHook | None = None,
+                 on_draft: DraftHook | None = None,
                  decision_timeout_s: float | None = None):
         self.script = script
         self.voting = voting
@@ -126,6 +128,7 @@ class Table:
         self.round: int | None = None
         self._sinks = list(sinks)
         self._on_ask = on_ask
+        self._on_draft = on_draft
         self._timeout = decision_timeout_s
 
     # -- who is at the table -------------------------------------------------------------
@@ -245,7 +248,8 @@ class Table:
         """The agent's answer, or the shared default when its architecture has none."""
         agent = self.agents[seat]
         try:
-            return await agent.decide(decision)
+            with drafting(table_sink(self._on_draft, seat, decision)):
+                return await agent.decide(decision)
         except UnsupportedDecision:
             seen = [event for event in self.events if event.visible_to(seat)]
             return await default_action(agent, decision, seen)

@@ -12,6 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
@@ -136,6 +139,31 @@ class ModelExhausted(ModelError):
 
     def __init__(self, *args: object) -> None:
         super().__init__(*args, fatal=True)
+
+
+TextSink = Callable[[str], None]
+"""Receives a reply while it is written: the whole text so far, each time it grows."""
+
+_stream_sink: ContextVar[TextSink | None] = ContextVar("jubensha_stream_sink", default=None)
+
+
+@contextmanager
+def streaming(sink: TextSink) -> Iterator[None]:
+    """Text calls made inside this block hand ``sink`` their reply as it is written (the
+    whole text so far each time, so a retried call simply starts again). A client that
+    cannot stream calls it once with the finished text; calls with a JSON schema never
+    stream. Wrappers need nothing: the sink travels with the task (a context variable)."""
+    token = _stream_sink.set(sink)
+    try:
+        yield
+    finally:
+        _stream_sink.reset(token)
+
+
+def stream_sink(request: Request) -> TextSink | None:
+    """The sink that ``request``'s reply should stream into, or None (no ``streaming``
+    block around the call, or a structured call, whose JSON is no speech)."""
+    return None if request.json_schema is not None else _stream_sink.get()
 
 
 @runtime_checkable

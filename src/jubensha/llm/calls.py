@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -343,3 +343,19 @@ class SeatModel(ModelWrapper):
 
     async def aclose(self) -> None:
         """Leave the shared client open (see the class docstring)."""
+
+
+def write_note(model: Model | None, *, purpose: str, seat: str, shown: str, said: str,
+               notes: Sequence[str] = ()) -> None:
+    """A record in the seat's call log of something an agent decided without a model call
+    (the speech guard's cuts, a detective's plan and ledger): model ``NOT_A_CALL``, no
+    tokens, ``shown`` as the one message and ``said`` as the reply. Nothing when ``model``
+    is not (a wrapper around) a seat's logging model."""
+    while isinstance(model, ModelWrapper) and not isinstance(model, SeatModel):
+        model = model.inner
+    if not isinstance(model, SeatModel):
+        return
+    model.log.append(CallRecord(
+        purpose=purpose, seat=seat, access="seat", seen=model.log.seen_by(seat),
+        model=NOT_A_CALL, messages=[Message(role="assistant", content=shown)],
+        config=GenerateConfig(), raw=said, notes=list(notes)))

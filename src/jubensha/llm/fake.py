@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from jubensha.llm.base import Model, Request, Response, Usage
+from jubensha.llm.base import Model, Request, Response, Usage, stream_sink
 from jubensha.llm.text import HAN, estimate_tokens
 
 Scripted = str | dict | Exception | Response
@@ -85,6 +85,10 @@ class ScriptedModel(Model):
             text = scripted
         else:
             text = self.invent(request)
+        if (sink := stream_sink(request)) is not None:
+            words = text.split(" ")
+            for count in range(1, len(words) + 1):
+                sink(" ".join(words[:count]))
         usage = Usage(prompt_tokens=sum(estimate_tokens(m.text) for m in request.messages),
                       completion_tokens=estimate_tokens(text), latency_s=self.latency_s)
         return Response(text=text, model=self.name, usage=usage, finish_reason="stop")

@@ -33,7 +33,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from jubensha.llm.base import Model, ModelError, Request, Response, Usage
+from jubensha.llm.base import Model, ModelError, Request, Response, TextSink, Usage, stream_sink
 from jubensha.llm.catalog import KNOWN, SMOLLM2, KnownModel, model_file
 from jubensha.llm.completion import read_completion
 from jubensha.llm.text import contains_cjk, estimate_tokens, fit_messages
@@ -231,8 +231,9 @@ class LocalModel(Model):
             _warn_if_chinese(request)
         start = time.perf_counter()
         slot = self.slot(request)  # here, not in the worker threads that share the table
+        sink = _from_thread(stream_sink(request))
         result, notes = await asyncio.to_thread(
-            self._with_engine, lambda engine: self._complete(engine, request, slot))
+            self._with_engine, lambda engine: self._complete(engine, request, slot, sink))
         completion = read_completion(result)
         if completion is None:
             raise LocalModelError("the local model returned no choices")
@@ -244,8 +245,8 @@ class LocalModel(Model):
                         latency_s=time.perf_counter() - start),
             finish_reason=completion.finish_reason, notes=notes)
 
-    def _complete(self, engine: Any, request: Request, slot: int | None
-                  ) -> tuple[dict[str, Any], list[str]]:
+    def _complete(self, engine: Any, request: Request, slot: int | None,
+                  sink: TextSink | None = None) -> tuple[dict[str, Any], list[str]]:
         """Fit the prompt, call, and refit with the server's own count if it overflowed."""
         max_tokens = request.config.max_tokens or self.max_tokens
         budget = self.context_tokens - max_tokens
@@ -257,7 +258,8 @@ class LocalModel(Model):
         for _ in range(FIT_TRIES):
             messages, notes = fit_messages(request.messages, budget, scale)
             payload = self._payload(request, messages, max_tokens, slot)
-            result = self._call(engine, payload, notes)
+            result = (self._call(engine, payload, notes) if sink is None
+                      else _streamed(engine, payload, sink))
             error = result.get("error")
             if not error:
                 return result, notes
@@ -302,6 +304,41 @@ class LocalModel(Model):
                 return engine.handle_chat_completions(payload)
             except ValueError as again:
                 raise LocalModelError(f"local model: {again}") from None
+
+
+def _from_thread(sink: TextSink | None) -> TextSink | None:
+    """``sink`` made callable from the worker thread that decodes: each call is handed to
+    the event loop that asked (sinks update pages and terminals, which live there)."""
+    if sink is None:
+        return None
+    loop = asyncio.get_running_loop()
+    return lambda text: loop.call_soon_threadsafe(sink, text)
+
+
+def _streamed(engine: Any, payload: dict[str, Any], sink: TextSink) -> dict[str, Any]:
+    """One completion decoded as a stream: ``sink`` gets the text so far at every token,
+    and the chunks are put together into the body an unstreamed call returns."""
+    text: list[str] = []
+    body: dict[str, Any] = {"choices": [{"message": {"content": ""}, "finish_reason": None}]}
+
+    def chunk(data: dict[str, Any]) -> None:
+        if "error" in data:
+            body["error"] = data["error"]
+            return
+        if isinstance(data.get("usage"), dict):
+            body["usage"] = data["usage"]
+        for choice in data.get("choices") or []:
+            piece = (choice.get("delta") or {}).get("content")
+            if piece:
+                text.append(piece)
+                sink("".join(text))
+            if choice.get("finish_reason"):
+                body["choices"][0]["finish_reason"] = choice["finish_reason"]
+
+    engine.handle_chat_completions({**payload, "stream": True,
+                                    "stream_options": {"include_usage": True}}, chunk)
+    body["choices"][0]["message"]["content"] = "".join(text)
+    return body
 
 
 def slot_key(request: Request) -> tuple[str | None, str]:

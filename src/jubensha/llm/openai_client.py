@@ -45,7 +45,9 @@ from jubensha.llm.base import (
     Request,
     Response,
     TextPart,
+    TextSink,
     Usage,
+    stream_sink,
 )
 from jubensha.llm.completion import Completion, read_completion
 from jubensha.llm.structured import schema_instruction
@@ -206,19 +208,27 @@ class OpenAIModel(Model):
         self.deadline_s = deadline_s
         self.response_format: ResponseFormat = "json_schema"
         """The best structured mode the server accepted so far."""
+        self.streams = True
+        """False once the server refused a streamed request: later ones are not streamed."""
 
     async def generate(self, request: Request) -> Response:
         start = time.perf_counter()
         notes: list[str] = []
         while True:
             mode = self.response_format if request.json_schema is not None else "plain"
-            create = partial(self._complete, self._arguments(request, mode))
+            sink = stream_sink(request) if self.streams else None
+            create = partial(self._complete, self._arguments(request, mode), sink)
             try:
                 completion = await self._retrying(create)
                 break
             except ModelExhausted as error:
                 raise ModelExhausted(f"{self.name}: {error}") from None
             except REJECTED as error:
+                if sink is not None:
+                    self.streams = False
+                    notes.append(f"server rejected a streamed request ({_reason(error)}); "
+                                 "asking without streaming")
+                    continue
                 if request.json_schema is None or mode == "plain":
                     raise OpenAIError(f"{self.name} rejected the request: {error}") from None
                 self.response_format = FORMATS[FORMATS.index(mode) + 1]
@@ -237,15 +247,39 @@ class OpenAIModel(Model):
                         latency_s=time.perf_counter() - start),
             finish_reason=completion.finish_reason, notes=notes)
 
-    async def _complete(self, body: dict[str, Any]) -> Completion | None:
+    async def _complete(self, body: dict[str, Any], sink: TextSink | None = None
+                        ) -> Completion | None:
         """POST ``body`` as it is and read the reply's JSON here: the SDK's typed ``create``
         walks every argument against its TypedDicts and builds a model of the reply, ~2 ms
         of CPU a call that 64 games at once wait on. A body that is not a completion is a
-        ``ValueError``, retried like a garbled reply."""
+        ``ValueError``, retried like a garbled reply. With a ``sink`` the reply is streamed
+        (server-sent chunks) and the sink gets the text so far at every chunk."""
+        if sink is not None:
+            return await self._complete_streamed(body, sink)
         async with self._wall_clock("/chat/completions"):
             response = await self.client.post("/chat/completions", cast_to=httpx2.Response,
                                               body=body)
         return read_completion(response.json())
+
+    async def _complete_streamed(self, body: dict[str, Any], sink: TextSink) -> Completion:
+        text: list[str] = []
+        finish: str | None = None
+        usage: Any = None
+        async with self._wall_clock("/chat/completions"):
+            stream = await self.client.chat.completions.create(
+                **body, stream=True, stream_options={"include_usage": True})
+            async for chunk in stream:
+                usage = chunk.usage or usage
+                for choice in chunk.choices:
+                    if choice.delta and choice.delta.content:
+                        text.append(choice.delta.content)
+                        sink("".join(text))
+                    finish = choice.finish_reason or finish
+        details = getattr(usage, "prompt_tokens_details", None)
+        cached = getattr(details, "cached_tokens", None)
+        return Completion("".join(text), finish, getattr(usage, "prompt_tokens", 0) or 0,
+                          getattr(usage, "completion_tokens", 0) or 0,
+                          cached if isinstance(cached, int) else None)
 
     @asynccontextmanager
     async def _wall_clock(self, path: str) -> AsyncIterator[None]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated, cast, get_args
@@ -15,7 +15,14 @@ from rich.text import Text
 from jubensha.agents.human import HumanAgent
 from jubensha.agents.registry import AgentSpecError, make_agent
 from jubensha.engine.decisions import Decision
-from jubensha.engine.events import Event, Failure, StageStarted
+from jubensha.engine.events import (
+    Accused,
+    Event,
+    Failure,
+    Investigated,
+    Spoke,
+    StageStarted,
+)
 from jubensha.engine.game import DEGRADED_SHARE
 from jubensha.engine.narration import labels, outcome_text, purpose_label
 from jubensha.engine.procedure import ProcedureError, find_procedure, presets
@@ -33,7 +40,7 @@ from jubensha.llm.environment import MODEL_ENV
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
 from jubensha.llm.registry import ModelOptions
 from jubensha.outdir import OutError, prepare_out
-from jubensha.prompts import message, render
+from jubensha.prompts import message, messages, render
 from jubensha.runlog.attempts import set_aside
 from jubensha.runlog.folder import EVENTS, META, RunError, RunResult, read_run
 from jubensha.runlog.resume import ResumeDiverged, ResumeError
@@ -66,7 +73,7 @@ from jubensha.runs.transcript import LiveTranscript
 from jubensha.scripts.bundled import DEFAULT_SCRIPT, find_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language
-from jubensha.terminal import Terminal, fail
+from jubensha.terminal import Terminal, fail, printable
 
 console = Terminal()
 errors = Terminal(stderr=True)
@@ -103,8 +110,9 @@ def with_preset(paper: PaperPreset, plans: dict[str, SeatPlan], procedure: str |
 
 
 class Progress:
-    """The progress line: model calls so far, which stage of how many, whose turn it is,
-    in the game's language."""
+    """The progress line: model calls so far, which stage of how many, who is doing what
+    (several seats at once during a vote), and the speech being written, in the game's
+    language."""
 
     def __init__(self, bar: CallBar, stages: int, lang: str):
         self.bar = bar
@@ -112,18 +120,57 @@ class Progress:
         self.stage = 0
         self.title = ""
         self.lang = lang
+        self.busy: dict[str, str] = {}
+        self.speaker: str | None = None
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, StageStarted):
             self.stage += 1
             self.title = event.title
+            self.show()
+        if self.speaker is not None and (isinstance(event, StageStarted)
+                                         or self.speaker in acting(event)):
+            self.speaker = None
+            self.bar.draft(None)
+
+    def on_ask(self, seat: str, decision: Decision) -> Callable[[], None]:
+        self.busy[seat] = purpose_of(decision)
+        self.show()
+
+        def answered() -> None:
+            self.busy.pop(seat, None)
+            self.show()
+        return answered
+
+    def on_draft(self, seat: str, decision: Decision, text: str) -> None:
+        self.speaker = seat
+        self.bar.draft(Text(seat, style="bold") + Text(message(self.lang, "draft_mark"),
+                                                       style="dim") + Text(printable(text)))
+
+    def show(self) -> None:
+        if not self.busy:
             self.bar.note(message(self.lang, "stage_note", stage=self.stage,
                                   stages=self.stages, title=self.title))
+            return
+        purpose = next(reversed(self.busy.values()))
+        seats = [seat for seat, doing in self.busy.items() if doing == purpose]
+        shown = seats[:3] + ([message(self.lang, "busy_more", n=len(seats) - 3)]
+                             if len(seats) > 3 else [])
+        key = f"busy_{purpose}" if f"busy_{purpose}" in messages(self.lang) else "busy_speak"
+        self.bar.note(message(self.lang, "busy", stage=self.stage, stages=self.stages,
+                              title=self.title, seats=labels(self.lang)["sep"].join(shown),
+                              doing=message(self.lang, key)))
 
-    def on_ask(self, seat: str, decision: Decision) -> None:
-        self.bar.note(message(self.lang, "turn_note", stage=self.stage, stages=self.stages,
-                              title=self.title, seat=seat, purpose=purpose_label(
-                                  purpose_of(decision), labels(self.lang))))
+
+def acting(event: Event) -> list[str]:
+    """The seats whose decision ``event`` makes public (a speech, an accusation, a search)."""
+    if isinstance(event, Spoke):
+        return [event.speaker]
+    if isinstance(event, Accused):
+        return [event.accuser]
+    if isinstance(event, Investigated):
+        return [event.seat]
+    return []
 
 
 def play(
@@ -263,6 +310,7 @@ def play(
                 script_source=script or DEFAULT_SCRIPT, models=clients, agents=seated,
                 sinks=[played.append, *shown],
                 on_ask=progress.on_ask if progress else None,
+                on_draft=progress.on_draft if progress and console.is_terminal else None,
                 health=GameHealth(max_consecutive_failures=max_failures,
                                   degraded_share=degraded_share),
                 resume=again.resume if again else None,

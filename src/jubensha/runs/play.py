@@ -26,6 +26,7 @@ from jubensha.agents.registry import (
     split_spec,
 )
 from jubensha.engine.agent import Agent
+from jubensha.engine.drafts import DraftHook
 from jubensha.engine.events import Event
 from jubensha.engine.game import DEGRADED_SHARE, Game, Seat
 from jubensha.engine.procedure import Procedure, ProcedureError, parse_procedure
@@ -249,6 +250,7 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
                     model_options: ModelOptions | None = None, embedder: str = "none",
                     record: Path | None = None, script_source: str = "",
                     sinks: Sequence[EventSink] = (), on_ask: AskHook | None = None,
+                    on_draft: DraftHook | None = None,
                     models: Mapping[str, Model] | None = None,
                     agents: Mapping[str, Agent] | None = None,
                     health: GameHealth | None = None,
@@ -265,7 +267,8 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
     goes on live (``runlog.resume``); a log of another game is refused (``ResumeError``)
     before anything is written. ``preset`` (``runs.presets.Applied``) is recorded in
     meta.json: which paper's settings the game used and what was overridden. ``on_call`` is
-    told of each model call (a progress bar).
+    told of each model call (a progress bar), ``on_draft`` of public speech as it is
+    written (``engine.drafts``).
     """
     procedure.check_acts(script)  # before the run folder: a refused game leaves none
     options = model_options or ModelOptions()
@@ -300,7 +303,7 @@ async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatP
              for name, plan in plans.items()}
     game = Game(script, procedure, seats, seed=seed, language=language,
                 sinks=[folder.write_event, track_seen(log, list(plans)), *sinks],
-                on_ask=on_ask, degraded_share=rules.degraded_share)
+                on_ask=on_ask, on_draft=on_draft, degraded_share=rules.degraded_share)
     folder.write_meta(folder.meta.model_copy(update={"order": game.table.seats}))
     try:
         result = await game.run()

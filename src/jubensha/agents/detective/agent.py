@@ -1,0 +1,333 @@
+"""Internal.
+
+The detective agent (architecture ``detective``): the framework chooses what to say and
+whom to suspect; the model writes every word.
+
+Small models answer narrow questions far better than open ones, and left with a whole
+sheet they read it out or lose the thread. So each decision is split in two:
+
+- **what**: chosen here, without a model. Speech is written from a few *notes*, facts of
+  the seat's own sheet picked for the decision (``Knowledge``): for an introduction, who
+  the seat is to the victim and where it was; for an answer, the facts that match the
+  question. A civilian never volunteers a listed secret; a murderer never says anything
+  about its kill and tells its *cover*, its day up to the crime. Suspicion comes from an
+  evidence ledger (``Ledger``): clues, own sheet, what others said and accusations, each
+  weighted by how much it has to do with the crime. Questions go to the most suspicious
+  seat not yet asked, about what points at it; votes and accusations go to the top of
+  the ledger, with the entry that weighs most as the reason.
+- **words**: one short call of the seat's model per public text (a speech, a question, a
+  reason), from a short prompt holding the notes; speeches stream to the live views as
+  they are written (``engine.drafts``).
+
+Each seat writes its ledger at every vote, and a murderer its plan at the start, to the
+run's call log (purposes ``detective.ledger`` and ``detective.plan``, no model call), so
+a spectator reading the log sees why each seat voted as it did.
+``docs/agents/detective.md`` describes it whole.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from jubensha.agents.detective.config import DetectiveConfig
+from jubensha.agents.detective.knowledge import Knowledge, name_forms
+from jubensha.agents.detective.ledger import Entry, Ledger
+from jubensha.agents.detective.reading import (
+    company,
+    death_minute,
+    near,
+    owner,
+    place_owners,
+)
+from jubensha.agents.detective.relevance import Relevance
+from jubensha.agents.extractive_text import kill_words, sentences
+from jubensha.agents.naive import clean_speech, whole_sentences
+from jubensha.engine import (
+    NOBODY,
+    Accusation,
+    Accuse,
+    Accused,
+    ActStarted,
+    Agent,
+    AskQuestions,
+    CastVote,
+    ClueRevealed,
+    Event,
+    Investigate,
+    Questions,
+    RateStatement,
+    Rating,
+    SeatContext,
+    Speak,
+    Speech,
+    Spoke,
+    TakeTurn,
+    Vote,
+)
+from jubensha.llm import GenerateConfig, Message, ModelError, Request, declare
+from jubensha.llm.calls import write_note
+from jubensha.prompts import render
+
+TESTIMONY = ("introduction", "answer", "statement", "clue_share", "reasoning")
+"""What a seat says of what it knows; a question tells nothing but what the asker wonders."""
+PLAN = declare("detective.plan", "seat")
+LEDGER = declare("detective.ledger", "seat")
+
+
+class DetectiveAgent(Agent):
+    architecture = "detective"
+
+    def __init__(self, config: DetectiveConfig | None = None) -> None:
+        self.config = config or DetectiveConfig()
+        self.uses_model = self.config.phrase
+        self.asked: Counter[str] = Counter()
+        self.clues: list[str] = []
+        self.turns = 0
+
+    @classmethod
+    def from_option(cls, option: str) -> DetectiveAgent:
+        return cls(DetectiveConfig.parse(option))
+
+    # -- the start ---------------------------------------------------------------------------
+    async def start(self, seat: SeatContext) -> None:
+        await super().start(seat)
+        sheet = seat.sheet
+        self.victims = [v.name for v in sheet.victims]
+        self.names = name_forms(sheet)
+        self.knowledge = Knowledge(sheet, self.names)
+        profiles = {o.name: o.description for o in sheet.others}
+        profiles[self.name] = sheet.me.description
+        self.relevance = Relevance(seat.embedder, self.knowledge.tokens, self.config.threshold)
+        self.relevance.set_evidence(self.death_texts())
+        self.death = death_minute(self.death_texts())
+        self.ledger = Ledger(self.name, sheet.seat_names, profiles, self.relevance,
+                             self.config)
+        self.note_own(range(len(self.knowledge.facts)))
+        if self.knowledge.murderer:
+            self.write_plan()
+
+    def death_texts(self) -> list[str]:
+        """What the table knows of the death before any clue: the background's sentences
+        about a victim or a killing, and the victims' descriptions."""
+        sheet = self.seat.sheet
+        about = [s for s in sentences(sheet.background)
+                 if self.names.mentioned(s, self.victims) or kill_words(s)]
+        return [*about, *(f"{v.name}: {v.description}" for v in sheet.victims)]
+
+    def note_own(self, numbers: Any) -> None:
+        for number in numbers:
+            text = self.knowledge.facts[number].text
+            named = self.names.mentioned(text, self.seats())
+            self.ledger.add("own", text, named, "own")
+            if near(text, self.death):
+                self.ledger.add("alibi", text, company(text, named, self.names), "own")
+
+    def seats(self) -> list[str]:
+        return self.seat.sheet.seat_names
+
+    def write_plan(self) -> None:
+        cover = [self.knowledge.voice(i) for i in
+                 self.knowledge.introduction(self.victims, self.config.notes)]
+        withheld = Counter(self.knowledge.withheld.values())
+        write_note(self.seat.model, purpose=PLAN, seat=self.name,
+                   shown="\n".join(cover),
+                   said=render("detective", "plan", self.lang, cover=cover,
+                               withheld=sum(withheld.values())),
+                   notes=[f"{why}: {count}" for why, count in withheld.items()])
+
+    # -- observing ---------------------------------------------------------------------------
+    async def observe(self, event: Event) -> None:
+        if isinstance(event, ActStarted):
+            await self.observe_act(event)
+        elif isinstance(event, ClueRevealed):
+            await self.observe_clue(event)
+        elif isinstance(event, Spoke) and event.speaker != self.name \
+                and event.kind in TESTIMONY:
+            others = [s for s in self.seats() if s != event.speaker]
+            self.ledger.add("heard", event.text, self.names.mentioned(event.text, others),
+                            event.speaker)
+            self.ledger.add("told", event.text, [event.speaker], event.speaker)
+        elif isinstance(event, Accused) and event.accused and event.accuser != self.name:
+            self.ledger.add("accused", event.reason or event.accused, [event.accused],
+                            event.accuser)
+
+    async def observe_act(self, event: ActStarted) -> None:
+        if event.sheet is not None:
+            known = len(self.knowledge.facts)
+            self.knowledge.learn_act(event.sheet)
+            self.note_own(range(known, len(self.knowledge.facts)))
+        elif event.public_text:
+            self.relevance.set_evidence([*self.relevance.evidence, event.public_text])
+
+    async def observe_clue(self, event: ClueRevealed) -> None:
+        text = f"{event.text} {event.caption}" if event.caption else event.text
+        labelled = " ".join(x for x in (event.location, event.title, text) if x)
+        if event.audience != "public":
+            self.clues.append(event.text)
+        clues = [t for t in self.relevance.evidence if t not in self.death_texts()]
+        self.relevance.set_evidence([*clues, labelled])
+        source = event.title or "clue"
+        places = place_owners(event.location or "", self.ledger.profiles, self.names)
+        for seat in dict.fromkeys([*self.names.mentioned(labelled, self.seats()), *places]):
+            owned = seat in places or owner(event.text, seat, self.names)
+            self.ledger.add("clue_name", text, [seat], source,
+                            1.0 if owned else self.config.mention)
+        await self.ledger.add_clue_links(labelled, source)
+
+    # -- deciding ------------------------------------------------------------------------------
+    async def on_speak(self, decision: Speak) -> Speech:
+        if decision.kind == "introduction":
+            notes = self.knowledge.tell(self.knowledge.introduction(self.victims,
+                                                                    self.config.notes))
+            return await self.speech(decision.kind, "introduce", notes)
+        if decision.kind == "answer" and decision.question is not None:
+            return await self.answer(decision)
+        if decision.kind == "clue_share":
+            notes = [c for c in self.clues if not self.knowledge.murderer
+                     or self.knowledge.guard.direct(c) is None]
+            return await self.speech(decision.kind, "speak", notes, prompt=decision.prompt)
+        suspect, reason = await self.top_suspect(self.seats())
+        query = " ".join([*self.victims, reason])
+        notes = self.knowledge.tell(self.knowledge.best(query, self.config.notes - 1))
+        return await self.speech(decision.kind, "speak", notes, prompt=decision.prompt,
+                                 suspect=suspect, reason=reason)
+
+    async def answer(self, decision: Speak) -> Speech:
+        question = decision.question
+        assert question is not None
+        query = self.names.strip(question.text, [self.name])
+        found = self.knowledge.best(query, self.config.notes - 1)
+        if self.knowledge.murderer:  # its cover first, whatever it is asked
+            cover = self.knowledge.introduction(self.victims, self.config.notes)
+            found = [*[i for i in cover if i not in found][-1:], *found][:self.config.notes - 1]
+        return await self.speech("answer", "answer", self.knowledge.tell(found),
+                                 asker=question.speaker, question=question.text)
+
+    async def on_ask(self, decision: AskQuestions) -> Questions:
+        target, topics = await self.question_plan(decision.candidates, decision.count)
+        questions = [await self.question(target, topic) for topic in topics]
+        return Questions(target=target, questions=questions)
+
+    async def on_turn(self, decision: TakeTurn) -> Questions | Investigate:
+        """Every other turn searches the next place not searched yet (in the listed order),
+        while places remain; the others question the most suspicious seat."""
+        self.turns += 1
+        if decision.locations and self.turns % 2 == 0:
+            place = decision.locations[(self.turns // 2 - 1) % len(decision.locations)]
+            return Investigate(location=place)
+        target, topics = await self.question_plan(decision.candidates, 1)
+        return Questions(target=target, questions=[await self.question(target, topics[0])])
+
+    async def on_rate(self, decision: RateStatement) -> Rating:
+        """Doubt 2 for the most suspicious seat, 1 for one in the upper half of the ledger,
+        else 0; trust is the rest of 2."""
+        await self.ledger.refresh()
+        ranking = [name for name, _ in self.ledger.suspicion(self.seats())]
+        speaker = decision.statement.speaker
+        place = ranking.index(speaker) if speaker in ranking else len(ranking)
+        doubt = 2 if place == 0 else 1 if place < len(ranking) / 2 else 0
+        return Rating(trust=2 - doubt, doubt=doubt)
+
+    async def on_accuse(self, decision: Accuse) -> Accusation:
+        suspect, reason = await self.top_suspect(decision.candidates)
+        said = await self.reason(suspect, reason, public=True)
+        return Accusation(target=suspect, reason=said)
+
+    async def on_vote(self, decision: CastVote) -> Vote:
+        seats = [c for c in decision.candidates if c != NOBODY]
+        if not seats:
+            return Vote(target=NOBODY if NOBODY in decision.candidates else None)
+        suspect, reason = await self.top_suspect(seats)
+        self.write_ledger(seats)
+        return Vote(target=suspect, reason=await self.reason(suspect, reason, public=False))
+
+    # -- choosing ------------------------------------------------------------------------------
+    async def top_suspect(self, candidates: list[str]) -> tuple[str, str]:
+        """The ledger's most suspicious candidate and the text that weighs most against
+        it (the most questioned-about seat first among equals)."""
+        await self.ledger.refresh()
+        ranked = self.ledger.suspicion(candidates)
+        if not ranked:
+            return candidates[0], ""
+        suspect = ranked[0][0]
+        reasons = self.ledger.reasons(suspect)
+        return suspect, reasons[0].text if reasons else ""
+
+    async def question_plan(self, candidates: list[str], count: int) -> tuple[str, list[str]]:
+        """Whom to ask (the most suspicious seat asked least so far) and about what (the
+        entries that weigh most against it; "" asks where it was)."""
+        await self.ledger.refresh()
+        ranked = [name for name, _ in self.ledger.suspicion(candidates)] or list(candidates)
+        target = min(ranked, key=lambda name: (self.asked[name], ranked.index(name)))
+        self.asked[target] += 1
+        entries: list[Entry] = self.ledger.reasons(target, count, ("clue_name", "clue_link",
+                                                                   "own", "heard"))
+        topics = [self.topic(e.text, target) for e in entries] + [""] * count
+        return target, topics[:count]
+
+    def topic(self, text: str, target: str) -> str:
+        """The sentence of an entry to ask about: the first that names ``target``, else
+        the first (a clue card's title and place are no sentence)."""
+        found = list(sentences(text))
+        named = [s for s in found if self.names.mentioned(s, [target])]
+        return (named or found or [text])[0]
+
+    def write_ledger(self, candidates: list[str]) -> None:
+        ranked = self.ledger.suspicion(candidates)
+        lines = [f"{name}: {score:.2f}" + "".join(
+            f"\n  {e.kind} {e.points(self.config):.2f}: {e.text[:160]}"
+            for e in self.ledger.reasons(name, 3)) for name, score in ranked]
+        write_note(self.seat.model, purpose=LEDGER, seat=self.name, shown="\n".join(lines),
+                   said=ranked[0][0] if ranked else "")
+
+    # -- words ---------------------------------------------------------------------------------
+    def system(self) -> str:
+        sheet = self.seat.sheet
+        return render("detective", "system", self.lang, me=self.name, title=sheet.title,
+                      description=sheet.me.description, victims=self.victims,
+                      others=[o.name for o in sheet.others], sentences=self.config.sentences,
+                      murderer=self.knowledge.murderer)
+
+    async def speech(self, kind: str, template: str, notes: list[str],
+                     **values: Any) -> Speech:
+        text = await self.write(kind, template, self.config.max_tokens, notes=notes,
+                                victims=self.victims, murderer=self.knowledge.murderer,
+                                fallback=" ".join(notes), **values)
+        if not text:
+            raise ModelError(f"empty {kind} from the model")
+        return Speech(text=text)
+
+    async def question(self, target: str, topic: str) -> str:
+        dry = render("detective", "dry_question", self.lang, target=target, topic=topic,
+                     victims=self.victims)
+        text = await self.write("question", "ask", self.config.question_tokens,
+                                target=target, topic=topic, victims=self.victims,
+                                fallback=dry)
+        return text or dry
+
+    async def reason(self, suspect: str, reason: str, *, public: bool) -> str:
+        purpose = "accuse" if public else "vote"
+        return await self.write(purpose, "reason", self.config.reason_tokens, suspect=suspect,
+                                reason=reason, public=public, victims=self.victims,
+                                fallback=reason)
+
+    async def write(self, purpose: str, template: str, max_tokens: int, *, fallback: str,
+                    **values: Any) -> str:
+        """The model's words for a prompt (``fallback`` as it is in a dry run), as one
+        line of this seat's speech; speeches stream to the live views."""
+        if not self.config.phrase:
+            return fallback
+        asked = render("detective", template, self.lang, me=self.name, **values)
+        request = Request(messages=[Message(role="system", content=self.system()),
+                                    Message(role="user", content=asked)],
+                          config=GenerateConfig(temperature=self.config.temperature,
+                                                max_tokens=max_tokens, seed=self.seat.seed),
+                          purpose=purpose, seat=self.name)
+        names, limit = self.seats(), self.config.speech_chars
+        with self.speaking(lambda raw: clean_speech(raw, self.name, names, limit)):
+            response = await self.model.generate(request)
+        text = response.text
+        if response.finish_reason == "length":
+            text = whole_sentences(text)
+        return clean_speech(text, self.name, names, limit)
