@@ -212,7 +212,7 @@ def read_run(path: str | Path) -> RunLog:
         raise RunError(f"{folder}: no such run folder")
     if not present(folder / EVENTS) and not present(folder / META):
         raise RunError(f"{folder}: not a run folder (no {META} or {EVENTS})")
-    meta = _read_meta(folder / META)
+    meta = read_meta(folder / META)
     truncated: list[str] = []
     events = _read_jsonl(folder / EVENTS, EVENT_ADAPTER.validate_json, truncated)
     calls = _read_jsonl(folder / CALLS, CallRecord.model_validate_json, truncated)
@@ -220,7 +220,7 @@ def read_run(path: str | Path) -> RunLog:
     return RunLog(folder, meta, events, calls, result, truncated)
 
 
-def _read_meta(path: Path) -> RunMeta | None:
+def read_meta(path: Path) -> RunMeta | None:
     """meta.json, its format checked before anything of the folder is parsed."""
     if not present(path):
         return None

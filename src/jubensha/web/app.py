@@ -87,7 +87,7 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         library.parse_in_background()
-        await restore_tables(tables, library)
+        await restore_tables(tables, library, settings.models)
         yield
         await tables.close()
 

@@ -14,7 +14,7 @@ from jubensha.terminal import Terminal
 from jubensha.web.app import Settings, create_app
 from jubensha.web.restore import resume_table
 from jubensha.web.tables import MAX_TABLES, TableHost
-from jubensha.web.tokens import ServerKeyError
+from jubensha.signing import KeyFileError
 
 if TYPE_CHECKING:
     import socket
@@ -76,7 +76,7 @@ def serve(
     try:
         tables = TableHost(runs, options, embedder=embedder, max_tables=max_tables,
                            state=state or default_state(), resumer=resume_table)
-    except ServerKeyError as exc:
+    except KeyFileError as exc:
         errors.print(f"error: {exc}", markup=False)
         raise typer.Exit(2) from None
     print(f"jubensha: the lobby is at http://{host}:{port}/", flush=True)

@@ -27,14 +27,14 @@ from jubensha.engine.events import Event
 from jubensha.engine.procedure import Procedure
 from jubensha.engine.table import AskHook, EventSink
 from jubensha.llm.registry import ModelOptions
-from jubensha.runlog.folder import RunResult
+from jubensha.runlog.folder import META, RunResult, read_meta
 from jubensha.runs.play import NO_MODEL, SeatPlan, default_out, play_game
 from jubensha.scripts.model import Language, Script
 from jubensha.web.guard import same_secret
 from jubensha.web.roster import Progress, SeatChip, progress, roster
 from jubensha.web.seatio import WebIO
 from jubensha.web.tablelog import Answer, AnswerLog, TableRecord, write_record
-from jubensha.web.tokens import link_token, load_key
+from jubensha.web.tokens import link_token, server_key
 
 log = logging.getLogger(__name__)
 Status = Literal["playing", "ended", "failed", "interrupted"]
@@ -86,6 +86,8 @@ class LiveTable:
     asked: Counter[str] = field(default_factory=Counter)
     """Seats being asked a decision right now (an agent thinking, a person's turn)."""
     result: RunResult | None = None
+    key: bytes = field(default=b"", repr=False)
+    """The server's key, which signs the table's record (``tablelog``)."""
 
     @property
     def humans(self) -> list[str]:
@@ -126,9 +128,10 @@ class LiveTable:
 
     def record(self, event: Event) -> None:
         """Event sink: every event, whatever its audience (pages filter by token). The
-        first also notes the table in its run folder, which exists from then on."""
+        first also notes the table in its run folder (signed for the game its meta.json,
+        written by then, describes)."""
         if not self.events:
-            write_record(self.out, self.as_record())
+            write_record(self.out, self.as_record(), self.key, read_meta(self.out / META))
         self.events.append(event)
         self.touch()
 
@@ -168,7 +171,7 @@ class TableHost:
         self.model_options = model_options or ModelOptions()
         self.embedder = embedder
         self.max_tables = max_tables
-        self.key = load_key(state)
+        self.key = server_key(state)
         self.resumer = resumer
         self.tables: dict[str, LiveTable] = {}
         self.closing = False
@@ -220,7 +223,7 @@ class TableHost:
             spectator_token=link_token(self.key, record.id, "spectator")
             if record.spectators else None,
             seat_tokens={name: link_token(self.key, record.id, f"seat:{name}")
-                         for name in record.people})
+                         for name in record.people}, key=self.key)
         self.tables[table.id] = table
         return table
 
