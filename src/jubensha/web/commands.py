@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_spec
-from jubensha.terminal import Terminal
+from jubensha.terminal import Terminal, fail
 from jubensha.web.app import Settings, create_app
 from jubensha.web.restore import resume_table
 from jubensha.web.tables import MAX_TABLES, TableHost
@@ -77,8 +77,7 @@ def serve(
         tables = TableHost(runs, options, embedder=embedder, max_tables=max_tables,
                            state=state or default_state(), resumer=resume_table)
     except KeyFileError as exc:
-        errors.print(f"error: {exc}", markup=False)
-        raise typer.Exit(2) from None
+        raise fail(str(exc)) from None
     print(f"jubensha: the lobby is at http://{host}:{port}/", flush=True)
     config = uvicorn.Config(create_app(settings, tables), host=host, port=port,
                             log_level="warning", timeout_graceful_shutdown=GRACE_S)
