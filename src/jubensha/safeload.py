@@ -214,6 +214,16 @@ def one_line(text: str, limit: int = 300) -> str:
     return shorten(_UNPRINTABLE.sub(lambda m: repr(m.group())[1:-1], text), limit)
 
 
+_FIELD_NAME = re.compile(r"[^\W\d][\w .:/@+-]{0,59}")
+
+
+def shown_key(key: str) -> str:
+    """A key as an error may quote it: a name (``murderes``, ``人物``, ``openai:gpt-4o``)
+    as it is, anything else (a line of ``/etc/shadow`` read as a YAML key, say) not at
+    all: an error never shows text of a file that is not a name."""
+    return key if _FIELD_NAME.fullmatch(key) else "(a key that is no field name, not shown)"
+
+
 def shorten(text: str, limit: int = MAX_SHOWN) -> str:
     """``text`` cut to ``limit`` characters, saying how much was left out."""
     if len(text) <= limit:

@@ -14,7 +14,9 @@ Wrappers add one behaviour around any model without changing the ``Model`` inter
 from __future__ import annotations
 
 import sqlite3
+import stat
 from collections.abc import Iterable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,7 +26,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
 from jubensha.llm.base import Model, ModelError, ModelWrapper, Request, Response, Usage
-from jubensha.safeload import DocumentError, one_line, read_document
+from jubensha.safeload import DocumentError, read_document, shown_key
 
 if TYPE_CHECKING:
     from jubensha.llm.calls import CallRecord
@@ -73,8 +75,40 @@ class MemoryCache:
         self._replies[key] = response
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
 class SqliteCache:
     """Replies kept in an SQLite file, shared by runs and processes."""
+
+    @staticmethod
+    def unusable(path: Path) -> str | None:
+        """Why ``path`` cannot be a reply cache, or None: what is there must be a regular
+        file holding an SQLite database with no table but ``replies``, so that a spec
+        naming an unrelated database never gets a table added to it."""
+        try:
+            info = path.lstat()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return f"cannot read: {exc.strerror or exc}"
+        if not stat.S_ISREG(info.st_mode):
+            return "not a regular file (a reply cache is an SQLite file of its own)"
+        if info.st_size == 0:
+            return None
+        with path.open("rb") as handle:
+            if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+                return "not an SQLite database; name a new file for the reply cache"
+        try:
+            with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+                tables = {row[0] for row in db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.Error as exc:
+            return f"not a readable SQLite database ({exc})"
+        if tables - {"replies"}:
+            return (f"an SQLite database holding {len(tables - {'replies'})} other table(s), "
+                    "not a reply cache; name a new file for it")
+        return None
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -147,7 +181,7 @@ class PriceTable(RootModel[dict[str, Price]]):
             return cls.model_validate(data or {})
         except ValidationError as error:
             problem = error.errors()[0]
-            where = one_line(".".join(str(p) for p in problem["loc"]), 100) or "the table"
+            where = ".".join(shown_key(str(part)) for part in problem["loc"]) or "the table"
             raise ValueError(f"price table {path}: {where}: {problem['msg']}") from None
 
     def price(self, model: str) -> Price | None:

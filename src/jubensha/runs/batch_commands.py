@@ -53,6 +53,8 @@ from jubensha.runs.ratings import LeaderboardFormat, leaderboard_table, rate, re
 from jubensha.runs.report import ReportFormat, batch_title, build_report, render
 from jubensha.runs.spec import dump_spec, load_spec
 from jubensha.runs.spec_schema import SPEC_FILE, SpecError
+from jubensha.runs.spec_trust import unsigned
+from jubensha.signing import KeyFileError
 from jubensha.terminal import Terminal, fail
 
 app = typer.Typer()
@@ -108,7 +110,7 @@ def batch(
             return
         prepare_root(root, spec, dump_spec(loaded), overwrite)
         opened = Batch.open(loaded, root, extend=extend)
-    except (SpecError, BatchError, OutError) as exc:
+    except (SpecError, BatchError, OutError, KeyFileError) as exc:
         raise fail(str(exc)) from None
     play(place(opened, executor, address), concurrency)
 
@@ -123,7 +125,7 @@ def resume(
     """Play the games of a batch that have not finished, with the spec it was started with."""
     try:
         opened = Batch.resume(batch_dir)
-    except (SpecError, BatchError) as exc:
+    except (SpecError, BatchError, KeyFileError) as exc:
         raise fail(str(exc)) from None
     play(place(opened, executor, address), concurrency)
 
@@ -133,7 +135,7 @@ def prepare_root(root: Path, spec: Path, resolved: str, overwrite: bool) -> None
     takes the place of another folder's content or of the input spec."""
     stored = root / SPEC_FILE
     if stored.is_file() and stored.resolve() == spec.resolve() and (
-            overwrite or stored.read_text(encoding="utf-8") != resolved):
+            overwrite or unsigned(stored.read_text(encoding="utf-8"))[0] != resolved):
         raise OutError(f"--out {root}: the batch would write its resolved spec over the input "
                        f"{spec}; give the batch another folder (a batch's own folder is "
                        f"resumed with: jubensha runs resume {root})")
@@ -298,7 +300,7 @@ def reindex(
     """Rebuild batch.sqlite from the run folders (the folders are the source of truth)."""
     try:
         opened = Batch.rebuild(batch_dir)
-    except (SpecError, BatchError) as exc:
+    except (SpecError, BatchError, KeyFileError) as exc:
         raise fail(str(exc)) from None
     try:
         rows = asyncio.run(opened.reindex())

@@ -14,7 +14,7 @@ import yaml
 from pydantic import ValidationError
 
 from jubensha.outdir import write_whole
-from jubensha.safeload import DocumentError, is_path, read_document, shorten
+from jubensha.safeload import DocumentError, is_path, read_document, shorten, shown_key
 from jubensha.scripts.images import ImagePathError, safe_image
 from jubensha.scripts.model import Clue, Script
 from jubensha.scripts.validation import Problem, Report, validate
@@ -63,10 +63,12 @@ def validation_problems(exc: ValidationError) -> list[Problem]:
 
 
 def _from_pydantic(err: Any) -> Problem:
-    field = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in err["loc"])
+    loc = list(err["loc"])
     message = err["msg"]
     if err["type"] == "extra_forbidden":
         message = "unknown field"
+        loc[-1:] = [shown_key(str(part)) for part in loc[-1:]]
+    field = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
     return Problem(severity="error", field=field.lstrip(".") or "(top level)", message=message)
 
 

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_spec
+from jubensha.signing import KeyFileError
 from jubensha.terminal import Terminal, fail
 from jubensha.web.app import Settings, create_app
 from jubensha.web.restore import resume_table
 from jubensha.web.tables import MAX_TABLES, TableHost
-from jubensha.signing import KeyFileError
 
 if TYPE_CHECKING:
     import socket
