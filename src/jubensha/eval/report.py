@@ -11,6 +11,8 @@ from pydantic import BaseModel, Field
 from rich.console import Console
 from rich.table import Table
 
+from jubensha.terminal import plain_text
+
 Format = Literal["table", "markdown", "json"]
 
 
@@ -77,12 +79,13 @@ def _cell(text: str) -> str:
 
 
 def markdown_table(table: ResultTable) -> str:
+    """The table as Markdown, without escape sequences (names come from scripts)."""
     lines = [f"**{table.title}**", "", "| " + " | ".join(map(_cell, table.columns)) + " |",
              "|" + "---|" * len(table.columns)]
     lines += ["| " + " | ".join(map(_cell, row)) + " |" for row in table.rows]
     for note in table.notes:
         lines += ["", note]
-    return "\n".join(lines) + "\n"
+    return plain_text("\n".join(lines) + "\n")
 
 
 def number(value: float | None, digits: int = 3) -> str:

@@ -45,6 +45,7 @@ from jubensha.runlog.counts import CallCounts
 from jubensha.safeload import MAX_LOG_BYTES, DocumentError, read_bounded
 from jubensha.scripts.io import dump_script
 from jubensha.scripts.model import Script
+from jubensha.terminal import plain_text
 
 META, EVENTS, CALLS, RESULT, TRANSCRIPT = (
     "meta.json", "events.jsonl", "calls.jsonl", "result.json", "transcript.md")
@@ -177,7 +178,8 @@ class RunFolder:
         return final
 
     def write_transcript(self, text: str) -> None:
-        (self.path / TRANSCRIPT).write_text(text, encoding="utf-8")
+        """transcript.md, for people: no escape sequence a script or model put in it."""
+        (self.path / TRANSCRIPT).write_text(plain_text(text), encoding="utf-8")
 
     def close(self) -> None:
         self._events.close()

@@ -22,6 +22,7 @@ from jubensha.runs.arena import label
 from jubensha.runs.index import GameRow
 from jubensha.runs.report import fake_warning
 from jubensha.runs.statistics import Paired, paired
+from jubensha.terminal import plain_text
 
 CompareFormat = Literal["table", "md", "csv", "json"]
 WIN, IDENTIFICATION = "civilian win", "identification"
@@ -118,7 +119,12 @@ def comparison_table(comparison: Comparison) -> ResultTable:
 
 
 def render_comparison(comparison: Comparison, fmt: CompareFormat) -> str:
-    """Markdown, CSV or JSON text (``table`` is drawn by the caller)."""
+    """Markdown, CSV or JSON text (``table`` is drawn by the caller), without escape
+    sequences."""
+    return plain_text(_render(comparison, fmt))
+
+
+def _render(comparison: Comparison, fmt: CompareFormat) -> str:
     if fmt == "json":
         return comparison.model_dump_json(indent=2)
     warning = comparison.warning

@@ -31,6 +31,7 @@ from jubensha.runs.plots import cost_figure, rates_figure, ratings_figure, token
 from jubensha.runs.ratings import leaderboard_table, rate
 from jubensha.runs.report import BatchReport, GroupStats, batch_title, build_report, murderers_of
 from jubensha.runs.statistics import estimate
+from jubensha.terminal import plain_text
 
 TEMPLATE = "report.html.j2"
 
@@ -168,13 +169,13 @@ def render_html(batch_dir: Path, rows: list[GameRow], page: Path,
              "cost": png(cost_figure(report, points, on_front, axis))}
     if board.entrants:
         plots["ratings"] = png(ratings_figure(board))
-    return _environment().get_template(TEMPLATE).render(
+    return plain_text(_environment().get_template(TEMPLATE).render(
         batch=title, generated=datetime.now(UTC).isoformat(timespec="seconds"),
         report=report, groups=groups, tables=report.tables(), paper=paper_tables(rows),
         against=[comparison_table(c) for c in against or []],
         on_front=on_front, axis=axis, leaderboard=leaderboard_table(board), plots=plots,
         games=[(row, transcript_link(batch_dir, page, row), sides_label(row))
-               for row in sorted(rows, key=lambda r: r.position)])
+               for row in sorted(rows, key=lambda r: r.position)]))
 
 
 def sides_label(row: GameRow) -> str:

@@ -29,6 +29,7 @@ from jubensha.eval.report import ResultTable, markdown_table, number
 from jubensha.runs.arena import label
 from jubensha.runs.index import GameRow
 from jubensha.runs.report import fake_warning
+from jubensha.terminal import plain_text
 
 Role = Literal["civilian", "murderer"]
 ROLES: tuple[Role, ...] = ("civilian", "murderer")
@@ -219,7 +220,12 @@ def flat(board: Leaderboard) -> list[dict[str, Any]]:
 
 
 def render_leaderboard(board: Leaderboard, fmt: LeaderboardFormat) -> str:
-    """Markdown, CSV or JSON text (``table`` is drawn by the caller)."""
+    """Markdown, CSV or JSON text (``table`` is drawn by the caller), without escape
+    sequences."""
+    return plain_text(_render(board, fmt))
+
+
+def _render(board: Leaderboard, fmt: LeaderboardFormat) -> str:
     if fmt == "json":
         return board.model_dump_json(indent=2)
     if fmt == "csv":

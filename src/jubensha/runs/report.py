@@ -25,6 +25,7 @@ from jubensha.eval.report import ResultTable, markdown_table, number
 from jubensha.runs.arena import label
 from jubensha.runs.index import GameRow
 from jubensha.runs.statistics import Estimate, estimate
+from jubensha.terminal import plain_text
 
 ReportFormat = Literal["table", "md", "csv", "json"]
 Z95 = 1.959963984540054
@@ -377,7 +378,12 @@ def build_report(rows: list[GameRow], *, by_script: bool = False,
 
 
 def render(report: BatchReport, fmt: ReportFormat) -> str:
-    """The report as Markdown, CSV or JSON text (``table`` is drawn by the caller)."""
+    """The report as Markdown, CSV or JSON text (``table`` is drawn by the caller),
+    without escape sequences (``terminal.plain_text``): names in it come from scripts."""
+    return plain_text(_render(report, fmt))
+
+
+def _render(report: BatchReport, fmt: ReportFormat) -> str:
     if fmt == "json":
         return report.model_dump_json(indent=2)
     if fmt == "csv":

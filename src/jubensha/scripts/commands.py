@@ -39,7 +39,8 @@ def _problem_lines(source: str, problems: list[Problem], err: bool = False) -> N
     """One plain line per problem (no wrapping or markup, so it can be grepped)."""
     for problem in problems:
         prefix = "warning: " if problem.severity == "warning" else ""
-        typer.echo(printable(f"{source}: {problem.field}: {prefix}{problem.message}"), err=err)
+        shown = problem.model_copy(update={"message": prefix + problem.message})
+        typer.echo(printable(shown.render(source)), err=err)  # cut: a value may be 70,000 long
 
 
 def _fail(exc: ScriptError) -> typer.Exit:
