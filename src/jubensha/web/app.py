@@ -40,6 +40,7 @@ from jubensha.engine.procedure import find_procedure, presets
 from jubensha.runlog.folder import RunError, read_run
 from jubensha.runs.play import PlayError, SeatPlan, seat_humans
 from jubensha.scripts.model import Script
+from jubensha.web import serverlimits
 from jubensha.web.guard import RequestGuard, same_secret
 from jubensha.web.library import ScriptLibrary
 from jubensha.web.pages import Pages, browser_language, json_response, wants_json
@@ -96,6 +97,7 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
     static = Path(__file__).parent / "static"
     app.mount("/static", StaticFiles(directory=static), name="static")
     app.state.tables = tables
+    serverlimits.install(app)
     app.add_middleware(RequestGuard, allowed_hosts=settings.allowed_hosts)
 
     def host_key() -> str:
