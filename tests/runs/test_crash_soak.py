@@ -112,7 +112,7 @@ def snapshot(root: Path) -> dict[str, Any]:
         found["index"] = [timeless(row.model_dump(exclude={"attempts", "spent"}))
                           for row in index.rows()]
     # the spec as stored, without the signature of whoever ran the batch (the baseline is
-    # made outside any one test's settings folder, so with another batch.key)
+    # made before any one test's settings folder, so with another batch.key)
     found["spec"] = (root / "spec.yaml").read_text(encoding="utf-8").partition(MARK)[0]
     return found
 
