@@ -248,12 +248,12 @@ def _companion(world: World, person: int, company: frozenset[int]) -> int:
 
 
 def _sightings(evidence: Plan, world: World, rng: random.Random) -> None:
-    """Pointers seen by an innocent (the murderer going into the scene at the murder) and
-    misleading ones (an innocent going in before the time of death)."""
+    """A pointer seen by an innocent (the murderer going into the scene at the murder)
+    and misleading ones (an innocent going in before the time of death)."""
     innocents = world.innocents
-    for number in range(1, world.knobs.pointers, 2):
+    if world.knobs.pointers > 1:
         for murderer in world.murderers:
-            seer = innocents[(number + murderer) % len(innocents)]
+            seer = innocents[(1 + murderer) % len(innocents)]
             card = evidence.add("timeline", "pointer", "saw", character=seer,
                                 slot=world.murder, subject=murderer, key=True)
             evidence.state(card, AT, who=murderer, place=world.scene, start=world.murder,
@@ -267,14 +267,15 @@ def _sightings(evidence: Plan, world: World, rng: random.Random) -> None:
 
 
 def _traces(evidence: Plan, world: World, rng: random.Random) -> None:
-    """Belongings at the scene: the murderer's (pointers) and early visitors' (misleading);
-    the texts say whose, no fact of the proof rests on them."""
-    for number in range(0, world.knobs.pointers, 2):
-        for murderer in world.murderers:
-            evidence.add("clue", "trace", subject=murderer, location=world.scene,
-                         key=True, act=1 + number % world.acts)
+    """Things found that name someone: the murderer's belonging at the scene and the
+    weapon hidden among the murderer's things (pointers), early visitors' belongings
+    (misleading); no fact of the proof rests on them."""
+    for murderer in world.murderers:
+        if world.knobs.pointers > 0:
+            evidence.add("clue", "trace", subject=murderer, location=world.scene, key=True)
+        if world.knobs.pointers > 2:
+            evidence.add("clue", "hidden", subject=murderer, key=True, act=world.acts)
     for visitor in sorted(world.early):
         evidence.add("clue", "trace", subject=visitor, misleading=True,
                      location=world.scene if _hidden(world, rng) else -1,
                      act=_later(world, rng))
-

@@ -28,13 +28,15 @@ class Knobs:
     means_out: int
     """Innocent characters with a motive but no way to reach the weapon."""
     twins: int
-    """Other objects that could have made the same wound."""
-    split: bool
-    """Alibis over the time of death pieced together from two witnesses."""
+    """Other objects that could have made the same wound (0 or 1)."""
     pointers: int
-    """Clues that name the murderer beside the crime."""
+    """Clues that name the murderer beside the crime: a belonging at the scene, a witness
+    who saw the murderer go in, the weapon hidden among the murderer's things."""
     misleading: int
-    """Clues that name an innocent character beside the crime."""
+    """Innocent characters who were at the scene before the time of death, each named by
+    a belonging found there and by a witness."""
+    finder: bool
+    """Whether every sheet names who found the body (a name beside the crime)."""
     decider: Decider
     """Where the deciding source lies: a public clue (of act 1, or of the last act), a clue
     found by investigating a place, or a character's words (a question to the right
@@ -44,12 +46,12 @@ class Knobs:
 
 
 KNOBS: dict[Level, Knobs] = {
-    "easy": Knobs("easy", window="public", suspects=0.0, means_out=0, twins=0, split=False,
-                  pointers=2, misleading=0, decider="act", located=0.0),
-    "medium": Knobs("medium", window="half", suspects=0.5, means_out=1, twins=1, split=False,
-                    pointers=1, misleading=1, decider="investigation", located=0.4),
-    "hard": Knobs("hard", window="hidden", suspects=1.0, means_out=1, twins=2, split=True,
-                  pointers=0, misleading=3, decider="testimony", located=0.7),
+    "easy": Knobs("easy", window="public", suspects=0.0, means_out=0, twins=0, pointers=3,
+                  misleading=0, finder=False, decider="act", located=0.0),
+    "medium": Knobs("medium", window="half", suspects=0.5, means_out=1, twins=1, pointers=1,
+                    misleading=1, finder=False, decider="investigation", located=0.4),
+    "hard": Knobs("hard", window="hidden", suspects=1.0, means_out=1, twins=1, pointers=0,
+                  misleading=3, finder=True, decider="testimony", located=0.7),
 }
 
 

@@ -65,12 +65,13 @@ def _clue(voice: Voice, card: Card) -> Clue:
     item = next((voice.item(f.item) for f in card.facts if f.item >= 0), "")
     belonging = voice.belonging(card.subject)
     record = voice.record()
-    text = (voice.pick("trace", name=voice.person(card.subject), belonging=belonging)
-            if card.role == "trace" else voice.card_text(card))
+    text = (voice.pick(card.role, name=voice.person(card.subject), belonging=belonging)
+            if card.role in ("trace", "hidden") else voice.card_text(card))
     return Clue(
         id=clue_id(card),
         title=voice.pick(f"clue_titles.{card.role}", item=item, record=record,
-                         record_cap=record, belonging=belonging),
+                         record_cap=record, belonging=belonging,
+                         name=voice.person(card.subject) if card.subject >= 0 else ""),
         text=text,
         holder=voice.person(card.character) if card.character >= 0 else PUBLIC,
         location=voice.place(card.location) if card.location >= 0 else None,

@@ -90,7 +90,8 @@ def _story(voice: Voice, person: int, entries: list[TimelineEntry]) -> str:
             "cover", t1=world.time(world.lo - 1), t2=world.time(world.hi + 1))]
     paragraphs.append(voice.pick("tonight") + "\n" + _join(voice, evening))
     paragraphs.append(voice.pick("finder_story") if person == world.finder else
-                      voice.pick("others_story", finder=voice.person(world.finder)))
+                      voice.pick("others_story", finder=voice.person(world.finder))
+                      if world.knobs.finder else voice.pick("others_anonymous"))
     secret = "" if murderer else _secret_short(voice, person)
     closing = ("murderer_closing" if murderer else
                "innocent_closing" if secret else "innocent_closing_plain")
