@@ -25,7 +25,7 @@ from jubensha.scripts.proof.solver import (
     SCENE,
     UNUSED,
     USED,
-    WOUND,
+    WEAPONS,
     Fact,
 )
 
@@ -116,8 +116,8 @@ def _background(evidence: Plan, world: World) -> None:
 
 
 def _autopsy(evidence: Plan, world: World, rng: random.Random) -> None:
-    card = evidence.add("clue", "autopsy", "wound", key=True)
-    evidence.state(card, WOUND, detail=world.kinds[world.weapon])
+    card = evidence.add("clue", "autopsy", "weapons", key=True)
+    evidence.state(card, WEAPONS, items=frozenset([world.weapon, *world.twins]))
     if world.knobs.window == "public":
         return
     hidden = world.knobs.window == "hidden"

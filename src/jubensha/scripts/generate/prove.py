@@ -36,7 +36,7 @@ class Proven:
 
 def case_of(world: World) -> Case:
     return Case(persons=len(world.people), places=len(world.places), scene=world.scene,
-                item_kinds=tuple(world.kinds), slots=SLOTS, murderers=len(world.murderers))
+                items=len(world.items), slots=SLOTS, murderers=len(world.murderers))
 
 
 def prove(world: World, evidence: Plan) -> Proven:

@@ -65,8 +65,14 @@ def _clue(voice: Voice, card: Card) -> Clue:
     item = next((voice.item(f.item) for f in card.facts if f.item >= 0), "")
     belonging = voice.belonging(card.subject)
     record = voice.record()
-    text = (voice.pick(card.role, name=voice.person(card.subject), belonging=belonging)
-            if card.role in ("trace", "hidden") else voice.card_text(card))
+    if card.role in ("trace", "hidden"):
+        text = voice.pick(card.role, name=voice.person(card.subject), belonging=belonging)
+    elif card.role == "autopsy":
+        world = voice.world
+        wound = voice.pick(f"wounds.{world.kinds[world.weapon]}")
+        text = voice.join([voice.pick("wound_found", wound=wound), voice.card_text(card)])
+    else:
+        text = voice.card_text(card)
     return Clue(
         id=clue_id(card),
         title=voice.pick(f"clue_titles.{card.role}", item=item, record=record,

@@ -17,7 +17,7 @@ from jubensha.scripts.generate.evidence import Card
 from jubensha.scripts.generate.world import World, settings
 from jubensha.scripts.model import Language
 from jubensha.scripts.proof.phrases import Form, Phrasebook
-from jubensha.scripts.proof.solver import ACCESS, ALIVE, AT, DEAD, MOTIVE, USED, Fact
+from jubensha.scripts.proof.solver import ACCESS, ALIVE, AT, DEAD, MOTIVE, USED, WEAPONS, Fact
 
 _FORMATTER = string.Formatter()
 
@@ -115,6 +115,9 @@ class Voice:
     def people(self, indices: list[int] | tuple[int, ...] | frozenset[int]) -> str:
         return self.phrases.people([self.person(i) for i in sorted(indices)])
 
+    def join(self, sentences: list[str]) -> str:
+        return (" " if self.lang == "en" else "").join(sentences)
+
     def list(self, words: list[str]) -> str:
         return ("、" if self.lang == "zh" else ", ").join(words)
 
@@ -133,7 +136,6 @@ class Voice:
         return self.written[key]
 
     def _card_text(self, card: Card, form: Form) -> str:
-        world = self.world
         facts = card.facts
         slots: dict[str, str] = {"victim": self.victim, "amount": self.amount}
         if card.where in ("timeline", "act_sheet"):
@@ -142,9 +144,6 @@ class Voice:
             slots["record"] = self.record()
         for fact in facts:
             slots.update(self._slots(fact, card))
-        if card.phrase == "wound":
-            slots["wound"] = self.phrases.wound(world.kinds[world.weapon],
-                                                self.rng.randrange(2))
         return self.say(card.phrase, form, **slots)
 
     def _slots(self, fact: Fact, card: Card) -> dict[str, str]:
@@ -163,6 +162,8 @@ class Voice:
             slots["t"] = slots["t2"] = world.time(fact.start)
         elif fact.kind == "scene":
             slots["place"] = self.place(fact.place)
+        elif fact.kind == WEAPONS:
+            slots["items"] = self.phrases.items([self.item(i) for i in sorted(fact.items)])
         elif fact.kind in (USED, "unused", ACCESS):
             slots["item"] = self.item(fact.item)
             if fact.people:

@@ -17,7 +17,6 @@ from jubensha.scripts.proof.model import (
     Knobs,
     Proof,
     ProofFact,
-    ProofItem,
     ProofWorld,
     Verdict,
 )
@@ -136,6 +135,7 @@ class Writer:
             start=world.time(fact.start) if fact.start >= 0 else None,
             end=world.time(end) if end is not None else None,
             people=[voice.person(p) for p in sorted(fact.people)],
+            items=[voice.item(i) for i in sorted(fact.items)],
             detail=fact.detail or None, source=self.source(card),
             text=voice.card_text(card, form))
 
@@ -145,8 +145,7 @@ class Writer:
             world=ProofWorld(
                 victim=voice.victim, scene=voice.place(world.scene),
                 places=[voice.place(i) for i in range(len(world.places))],
-                items=[ProofItem(name=voice.item(i), kind=kind)
-                       for i, kind in enumerate(world.kinds)],
+                items=[voice.item(i) for i in range(len(world.items))],
                 start=world.time(0), step_minutes=STEP, slots=SLOTS,
                 murderers=len(world.murderers)),
             answer=[voice.person(m) for m in world.murderers],

@@ -30,12 +30,12 @@ class _Vocabulary:
         world = self.proof.world
         self.person = {name: i for i, name in enumerate(self.persons)}
         self.place = {name: i for i, name in enumerate(world.places)}
-        self.item = {item.name: i for i, item in enumerate(world.items)}
+        self.item = {item: i for i, item in enumerate(world.items)}
         hours, minutes = world.start.split(":")
         self.start = int(hours) * 60 + int(minutes)
         self.case = Case(persons=len(self.persons), places=len(world.places),
                          scene=self.place.get(world.scene, -1),
-                         item_kinds=tuple(item.kind for item in world.items),
+                         items=len(world.items),
                          slots=world.slots, murderers=world.murderers)
 
     def slot(self, time: str | None) -> int:
@@ -65,7 +65,7 @@ def check_proof(script: Script) -> list[Problem]:
     if problems:
         return problems
     reader = Reader(script.language, script.names, [v.name for v in script.victims],
-                    proof.world.places, [item.name for item in proof.world.items])
+                    proof.world.places, proof.world.items)
     keys: dict[str, int] = {}
     facts: dict[str, Fact] = {}
     for i, stated in enumerate(proof.facts):
@@ -154,8 +154,8 @@ def _fact(script: Script, stated: ProofFact, vocabulary: _Vocabulary, reader: Re
         raise ValueError(f"{stated.text!r} does not state this {stated.kind} fact")
     source = keys.setdefault(stated.source.key(), len(keys))
     return Fact(kind=fact.kind, who=fact.who, place=fact.place, item=fact.item,
-                start=fact.start, end=fact.end, people=fact.people, detail=fact.detail,
-                source=source, speaker=speaker)
+                start=fact.start, end=fact.end, people=fact.people, items=fact.items,
+                detail=fact.detail, source=source, speaker=speaker)
 
 
 def _proof_fact(stated: ProofFact, vocabulary: _Vocabulary) -> Fact:
@@ -166,6 +166,8 @@ def _proof_fact(stated: ProofFact, vocabulary: _Vocabulary) -> Fact:
                 start=vocabulary.slot(stated.start), end=vocabulary.slot(stated.end),
                 people=frozenset(vocabulary.index(vocabulary.person, p, "character")
                                  for p in stated.people),
+                items=frozenset(vocabulary.index(vocabulary.item, i, "item")
+                                for i in stated.items),
                 detail=stated.detail or "")
 
 
@@ -179,6 +181,7 @@ def _said_fact(said: Said, vocabulary: _Vocabulary) -> Fact:
                 item=vocabulary.item.get(said.item or "", -1), start=start,
                 end=end if said.kind in ("at", "alone") else -1,
                 people=frozenset(vocabulary.person.get(p, -1) for p in said.people),
+                items=frozenset(vocabulary.item.get(i, -1) for i in said.items),
                 detail=said.detail or "")
 
 
@@ -188,7 +191,7 @@ def _known(fact: Fact) -> bool:
     needs = {"at": ("who", "place"), "alone": ("who", "place"), "scene": ("place",),
              "used": ("item",), "unused": ("item",), "access": ("item",), "motive": ("who",)}
     return all(getattr(fact, name) >= 0 for name in needs.get(fact.kind, ())) \
-        and -1 not in fact.people and fact.start < 10_000
+        and -1 not in fact.people and -1 not in fact.items
 
 
 def _answer_of(proof: Proof, vocabulary: _Vocabulary) -> Answer:
@@ -277,7 +280,8 @@ def _revealed_problems(script: Script, proof: Proof, vocabulary: _Vocabulary,
                 continue
             facts.append(Fact(kind=fact.kind, who=fact.who, place=fact.place, item=fact.item,
                               start=fact.start, end=fact.end, people=fact.people,
-                              detail=fact.detail, source=source, speaker=speaker))
+                              items=fact.items, detail=fact.detail, source=source,
+                              speaker=speaker))
     found = answers(vocabulary.case, facts)
     if found == [_answer_of(proof, vocabulary)]:
         return []

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-FactKind = Literal["at", "alone", "alive", "dead", "scene", "wound", "used", "unused",
+FactKind = Literal["at", "alone", "alive", "dead", "scene", "weapons", "used", "unused",
                    "access", "motive"]
 Reason = Literal["motive", "opportunity", "means", "contradiction"]
 Where = Literal["background", "act", "clue", "timeline", "act_sheet"]
@@ -50,15 +50,11 @@ class ProofFact(_Model):
     end: str | None = Field(None, description="HH:MM, exclusive (at, alone).")
     people: list[str] = Field(default_factory=list, description="Who could reach the item "
                               "(access).")
-    detail: str | None = Field(None, description="The wound's kind (wound), the motive's "
-                               "kind (motive).")
+    items: list[str] = Field(default_factory=list, description="The only objects that "
+                             "could have made the wound (weapons).")
+    detail: str | None = Field(None, description="The motive's kind (motive).")
     source: FactSource
     text: str = Field(description="The sentence of the source that states the fact.")
-
-
-class ProofItem(_Model):
-    name: str
-    kind: str = Field(description="The kind of wound it makes: blade, blunt, cord, poison.")
 
 
 class ProofWorld(_Model):
@@ -68,7 +64,7 @@ class ProofWorld(_Model):
     victim: str
     scene: str
     places: list[str] = Field(min_length=1, max_length=100)
-    items: list[ProofItem] = Field(min_length=1, max_length=100)
+    items: list[str] = Field(min_length=1, max_length=100)
     start: str = Field(description="HH:MM of the first slot.")
     step_minutes: int = Field(ge=1, le=120)
     slots: int = Field(ge=1, le=200)

@@ -26,7 +26,7 @@ SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*|\s*\n\s*")
 PRODUCES: dict[str, tuple[str, ...]] = {
     "with": ("at:me", "at:who"), "self": ("at:me",), "at": ("at:who",),
     "alone": ("alone:me",), "saw": ("at:who",), "alive": ("alive",), "dead": ("dead",),
-    "found": ("scene", "dead"), "window": ("alive", "dead"), "wound": ("wound",),
+    "found": ("scene", "dead"), "window": ("alive", "dead"), "weapons": ("weapons",),
     "used": ("used",), "unused": ("unused",), "access": ("access",),
 }
 """The facts each kind of sentence states (motive.* kinds state one motive)."""
@@ -44,6 +44,7 @@ class Said:
     start: str | None = None
     end: str | None = None
     people: tuple[str, ...] = ()
+    items: tuple[str, ...] = ()
     detail: str | None = None
     text: str = field(default="", compare=False)
 
@@ -81,18 +82,11 @@ class Phrasebook:
         return [number for number, template in enumerate(self.data["kinds"][kind])
                 if set(SLOT.findall(template)) <= known]
 
-    def wound(self, kind: str, variant: int) -> str:
-        options = self.data["wounds"][kind]
-        return str(options[variant % len(options)])
-
     def people(self, names: list[str]) -> str:
-        joining = self.data["people"]
-        if len(names) == 1:
-            return names[0]
-        if len(names) == 2:
-            return str(joining["two"].format(a=names[0], b=names[1]))
-        return str(joining["more"].format(rest=joining["sep"].join(names[:-1]),
-                                          last=names[-1]))
+        return _joined(self.data["people"], names)
+
+    def items(self, names: list[str]) -> str:
+        return _joined(self.data["items"], names)
 
     def render(self, kind: str, variant: int, form: Form = "third", **slots: str) -> str:
         """The sentence ``variant`` of ``kind`` with ``slots`` filled; ``{me}`` is
@@ -108,13 +102,22 @@ class Phrasebook:
         return text[:1].upper() + text[1:] if self.lang == "en" else text
 
 
+def _joined(joining: dict[str, str], names: list[str]) -> str:
+    """"A", "A and B", "A, B and C" in the language's way (with articles for objects)."""
+    if len(names) == 1:
+        return str(joining.get("one", "{a}")).format(a=names[0])
+    if len(names) == 2:
+        return str(joining["two"]).format(a=names[0], b=names[1])
+    return str(joining["more"]).format(rest=joining["sep"].join(names[:-1]), last=names[-1])
+
+
 @dataclass(frozen=True)
 class _Pattern:
     kind: str
     regex: re.Pattern[str]
 
 
-NAMED = ("me", "who", "victim", "place", "item", "people")
+NAMED = ("me", "who", "victim", "place", "item", "people", "items")
 """Slots whose words the reader checks against the persons, places and objects it knows."""
 
 
@@ -125,9 +128,7 @@ def _patterns(lang: Language) -> tuple[_Pattern, ...]:
     data = phrase_data(lang)
     flags = re.IGNORECASE if lang == "en" else 0
     word = r"[^,.;:!?]+?" if lang == "en" else r"[^，。、；：！？\s]+?"
-    wound = "|".join(re.escape(w) for w in sorted(
-        (text for texts in data["wounds"].values() for text in texts), key=len, reverse=True))
-    slots = {**dict.fromkeys(NAMED, word), "people": ".+?", "wound": wound,
+    slots = {**dict.fromkeys(NAMED, word), "people": ".+?", "items": ".+?",
              "t": TIME, "t1": TIME, "t2": TIME}
     return tuple(_Pattern(kind, re.compile(_regex(template, slots, data), flags))
                  for kind, templates in data["kinds"].items() for template in templates)
@@ -163,8 +164,6 @@ class Reader:
         self.lang = lang
         self.data = phrase_data(lang)
         self.patterns = _patterns(lang)
-        self.wounds = {text.casefold(): kind for kind, texts in self.data["wounds"].items()
-                       for text in texts}
         self.pronouns = {p.casefold() for p in self.data["pronouns"].values()}
         self.characters = {name.casefold(): name for name in persons}
         self.victims = {name.casefold(): name for name in victims}
@@ -206,9 +205,9 @@ class Reader:
                 known[name] = value.strip() if self.places is None else self.places.get(key)
             elif name == "item":
                 known[name] = value.strip() if self.items is None else self.items.get(key)
-            elif name == "people":
-                people = self._people(value)
-                known[name] = None if people is None else "\n".join(people)
+            elif name in ("people", "items"):
+                listed = self._listed(name, value)
+                known[name] = None if listed is None else "\n".join(listed)
             if known[name] is None and not (name == "me" and key in self.pronouns):
                 return None
         return known
@@ -223,7 +222,7 @@ class Reader:
         for produced in PRODUCES[kind]:
             fact, _, person = produced.partition(":")
             timed = fact in ("at", "alone", "alive", "dead")
-            people = slots.get("people")
+            people, items = slots.get("people"), slots.get("items")
             said.append(Said(
                 fact, who=names.get(person) if person else None,
                 place=slots.get("place") if fact in ("at", "alone", "scene") else None,
@@ -231,8 +230,7 @@ class Reader:
                 start=self._start(fact, kind, slots, start) if timed else None,
                 end=self._end(kind, slots) if fact in ("at", "alone") else None,
                 people=tuple(people.split("\n")) if fact == "access" and people else (),
-                detail=self.wounds.get((slots.get("wound") or "").casefold())
-                if fact == "wound" else None,
+                items=tuple(items.split("\n")) if fact == "weapons" and items else (),
                 text=sentence))
         return [s for s in said if s.who is not None or s.kind not in ("at", "alone")]
 
@@ -246,17 +244,20 @@ class Reader:
         end = slots.get("t2") if kind != "window" else None
         return clock(end) if end else None
 
-    def _people(self, text: str) -> list[str] | None:
-        joining = self.data["people"]
-        pieces = re.split("|".join(map(re.escape, [joining["sep"], *_joiners(joining)])),
-                          text)
-        names = [self.characters.get(p.strip().casefold()) for p in pieces if p.strip()]
+    def _listed(self, slot: str, text: str) -> list[str] | None:
+        """The names of a list of characters (``people``) or objects (``items``), as the
+        script writes them; None when one is unknown."""
+        joining = self.data[slot]
+        article = str(joining.get("article", ""))
+        pieces = [p.strip() for p in re.split("|".join(map(re.escape, joining["split"])), text)
+                  if p.strip()]
+        if slot == "people":
+            names = [self.characters.get(p.casefold()) for p in pieces]
+        else:
+            pieces = [p[len(article):] if article and p.casefold().startswith(article) else p
+                      for p in pieces]
+            names = [p if self.items is None else self.items.get(p.casefold()) for p in pieces]
         return None if None in names else [n for n in names if n]
-
-
-def _joiners(joining: dict[str, str]) -> list[str]:
-    """The word that joins the last two names ("and", 和)."""
-    return [joining["two"].replace("{a}", "").replace("{b}", "")]
 
 
 def _literal(text: str) -> str:

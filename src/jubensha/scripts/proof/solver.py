@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 AT, ALONE, ALIVE, DEAD, SCENE = "at", "alone", "alive", "dead", "scene"
-WOUND, USED, UNUSED, ACCESS, MOTIVE = "wound", "used", "unused", "access", "motive"
+WEAPONS, USED, UNUSED, ACCESS, MOTIVE = "weapons", "used", "unused", "access", "motive"
 PLACE_KINDS = frozenset({AT, ALONE, ALIVE, DEAD})
-WEAPON_KINDS = frozenset({WOUND, USED, UNUSED, ACCESS})
+WEAPON_KINDS = frozenset({WEAPONS, USED, UNUSED, ACCESS})
 REASONS = ("contradiction", "motive", "opportunity", "means")
 
 
@@ -38,6 +38,7 @@ class Fact:
     start: int = -1
     end: int = -1
     people: frozenset[int] = frozenset()
+    items: frozenset[int] = frozenset()
     detail: str = ""
     source: int = -1
     speaker: int = -1
@@ -46,12 +47,12 @@ class Fact:
 @dataclass(frozen=True)
 class Case:
     """The world the facts speak of: ``persons`` characters, the places (``scene`` among
-    them), the kind of each object, the number of time slots and of murderers."""
+    them), the objects, the number of time slots and of murderers."""
 
     persons: int
     places: int
     scene: int
-    item_kinds: tuple[str, ...]
+    items: int
     slots: int
     murderers: int = 1
 
@@ -149,13 +150,13 @@ def no_motive(case: Case, facts: Sequence[Fact], murderers: Sequence[int]) -> bo
 
 def weapons(case: Case, facts: Sequence[Fact], murderers: Sequence[int]) -> list[int]:
     """The objects that fit the wound and the traces and that a murderer could reach."""
-    return [item for item, kind in enumerate(case.item_kinds)
-            if not any(_rules_out(f, item, kind, murderers) for f in facts)]
+    return [item for item in range(case.items)
+            if not any(_rules_out(f, item, murderers) for f in facts)]
 
 
-def _rules_out(fact: Fact, item: int, kind: str, murderers: Sequence[int]) -> bool:
-    if fact.kind == WOUND:
-        return fact.detail != kind
+def _rules_out(fact: Fact, item: int, murderers: Sequence[int]) -> bool:
+    if fact.kind == WEAPONS:
+        return item not in fact.items
     if fact.kind == USED:
         return fact.item != item
     if fact.kind == UNUSED:
