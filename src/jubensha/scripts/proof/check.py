@@ -5,18 +5,17 @@ script's texts state, read whole, still leaves that one answer."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from jubensha.scripts.model import PUBLIC, Script
+from jubensha.scripts.model import PUBLIC, Language, Script
 from jubensha.scripts.proof.model import FactSource, Proof, ProofFact
-from jubensha.scripts.proof.phrases import Reader, Said
-from jubensha.scripts.proof.solver import Answer, Case, Fact, TESTS, answers, applied
+from jubensha.scripts.proof.notebook import Notebook
+from jubensha.scripts.proof.solver import TESTS, Answer, Case, Fact, answers, applied
 
 Problem = tuple[str, str]
 """A problem of the proof: (field, message); ``validation`` makes errors of them."""
-
-DAY = 24 * 60
 
 
 @dataclass
@@ -25,27 +24,23 @@ class _Vocabulary:
 
     proof: Proof
     persons: list[str]
+    victims: list[str]
+    lang: Language
 
     def __post_init__(self) -> None:
         world = self.proof.world
         self.person = {name: i for i, name in enumerate(self.persons)}
         self.place = {name: i for i, name in enumerate(world.places)}
         self.item = {item: i for i, item in enumerate(world.items)}
-        hours, minutes = world.start.split(":")
-        self.start = int(hours) * 60 + int(minutes)
         self.case = Case(persons=len(self.persons), places=len(world.places),
-                         scene=self.place.get(world.scene, -1),
-                         items=len(world.items),
+                         scene=self.place.get(world.scene, -1), items=len(world.items),
                          slots=world.slots, murderers=world.murderers)
 
-    def slot(self, time: str | None) -> int:
-        if time is None:
-            return -1
-        hours, minutes = time.split(":")
-        offset = (int(hours) * 60 + int(minutes) - self.start) % DAY
-        if offset % self.proof.world.step_minutes:
-            raise ValueError(f"{time} is not on the proof's clock")
-        return offset // self.proof.world.step_minutes
+    def notebook(self) -> Notebook:
+        world = self.proof.world
+        return Notebook(self.lang, self.persons, self.victims, places=world.places,
+                        items=world.items, start=world.start, step=world.step_minutes,
+                        slots=world.slots, murderers=world.murderers)
 
     def index(self, table: dict[str, int], name: str | None, what: str) -> int:
         if name is None:
@@ -60,18 +55,18 @@ def check_proof(script: Script) -> list[Problem]:
     proof = script.truth.proof if script.truth is not None else None
     if proof is None:
         return []
-    vocabulary = _Vocabulary(proof, script.names)
+    vocabulary = _Vocabulary(proof, script.names, [v.name for v in script.victims],
+                             script.language)
     problems = _world_problems(script, proof, vocabulary)
     if problems:
         return problems
-    reader = Reader(script.language, script.names, [v.name for v in script.victims],
-                    proof.world.places, proof.world.items)
+    notebook = vocabulary.notebook()
     keys: dict[str, int] = {}
     facts: dict[str, Fact] = {}
     for i, stated in enumerate(proof.facts):
         field = f"truth.proof.facts[{i}]"
         try:
-            facts[stated.id] = _fact(script, stated, vocabulary, reader, keys)
+            facts[stated.id] = _fact(script, stated, vocabulary, notebook, keys)
         except ValueError as exc:
             problems.append(_error(field, str(exc)))
     if problems:
@@ -80,7 +75,7 @@ def check_proof(script: Script) -> list[Problem]:
     problems += _verdict_problems(proof, vocabulary, facts)
     problems += _deciding_problems(proof, vocabulary, list(facts.values()), keys)
     if not problems:
-        problems += _revealed_problems(script, proof, vocabulary, reader)
+        problems += _revealed_problems(script, proof, vocabulary)
     return problems
 
 
@@ -103,10 +98,8 @@ def _world_problems(script: Script, proof: Proof, vocabulary: _Vocabulary) -> li
                                f"the truth's murderers {script.murderers}"))
     if proof.weapon not in vocabulary.item:
         problems.append(_error("truth.proof.weapon", f"{proof.weapon!r} is not an item"))
-    try:
-        vocabulary.slot(world.start)
-    except ValueError as exc:
-        problems.append(_error("truth.proof.world.start", str(exc)))
+    if not re.fullmatch(r"\d{1,2}:\d{2}", world.start):
+        problems.append(_error("truth.proof.world.start", f"{world.start!r} is not HH:MM"))
     return problems
 
 
@@ -141,57 +134,32 @@ def source_text(script: Script, source: FactSource) -> tuple[str, int]:
     return sheet.text, speaker
 
 
-def _fact(script: Script, stated: ProofFact, vocabulary: _Vocabulary, reader: Reader,
+def _fact(script: Script, stated: ProofFact, vocabulary: _Vocabulary, notebook: Notebook,
           keys: dict[str, int]) -> Fact:
     """The fact as the solver reads it, once its text is shown to state it."""
     text, speaker = source_text(script, stated.source)
     if stated.text not in text:
         raise ValueError(f"its source ({stated.source.key()}) does not say {stated.text!r}")
     owner = stated.source.character
-    read = [_said_fact(said, vocabulary) for said in reader.read(stated.text, owner)]
-    fact = _proof_fact(stated, vocabulary)
+    read = [notebook.fact(said) for said in notebook.reader.read(stated.text, owner)]
+    fact = _proof_fact(stated, vocabulary, notebook)
     if fact not in read:
         raise ValueError(f"{stated.text!r} does not state this {stated.kind} fact")
     source = keys.setdefault(stated.source.key(), len(keys))
-    return Fact(kind=fact.kind, who=fact.who, place=fact.place, item=fact.item,
-                start=fact.start, end=fact.end, people=fact.people, items=fact.items,
-                detail=fact.detail, source=source, speaker=speaker)
+    return replace(fact, source=source, speaker=speaker)
 
 
-def _proof_fact(stated: ProofFact, vocabulary: _Vocabulary) -> Fact:
+def _proof_fact(stated: ProofFact, vocabulary: _Vocabulary, notebook: Notebook) -> Fact:
     return Fact(kind=stated.kind,
                 who=vocabulary.index(vocabulary.person, stated.who, "character"),
                 place=vocabulary.index(vocabulary.place, stated.place, "place"),
                 item=vocabulary.index(vocabulary.item, stated.item, "item"),
-                start=vocabulary.slot(stated.start), end=vocabulary.slot(stated.end),
+                start=notebook.slot(stated.start), end=notebook.slot(stated.end),
                 people=frozenset(vocabulary.index(vocabulary.person, p, "character")
                                  for p in stated.people),
                 items=frozenset(vocabulary.index(vocabulary.item, i, "item")
                                 for i in stated.items),
                 detail=stated.detail or "")
-
-
-def _said_fact(said: Said, vocabulary: _Vocabulary) -> Fact:
-    """A fact read from a sentence, in indices (a sighting lasts one slot); a name the
-    proof does not know makes a fact that matches none."""
-    start = vocabulary.slot(said.start)
-    end = vocabulary.slot(said.end) if said.end else start + 1 if said.kind == "at" else -1
-    return Fact(kind=said.kind, who=vocabulary.person.get(said.who or "", -1),
-                place=vocabulary.place.get(said.place or "", -1),
-                item=vocabulary.item.get(said.item or "", -1), start=start,
-                end=end if said.kind in ("at", "alone") else -1,
-                people=frozenset(vocabulary.person.get(p, -1) for p in said.people),
-                items=frozenset(vocabulary.item.get(i, -1) for i in said.items),
-                detail=said.detail or "")
-
-
-def _known(fact: Fact) -> bool:
-    """Whether a fact read from a text names only persons, places and objects of the
-    proof (a sentence about anything else states nothing the solver weighs)."""
-    needs = {"at": ("who", "place"), "alone": ("who", "place"), "scene": ("place",),
-             "used": ("item",), "unused": ("item",), "access": ("item",), "motive": ("who",)}
-    return all(getattr(fact, name) >= 0 for name in needs.get(fact.kind, ())) \
-        and -1 not in fact.people and -1 not in fact.items
 
 
 def _answer_of(proof: Proof, vocabulary: _Vocabulary) -> Answer:
@@ -263,28 +231,16 @@ def _revealed(script: Script) -> Iterator[tuple[str, str | None]]:
             yield sheet.text, character.name
 
 
-def _revealed_problems(script: Script, proof: Proof, vocabulary: _Vocabulary,
-                       reader: Reader) -> list[Problem]:
+def _revealed_problems(script: Script, proof: Proof, vocabulary: _Vocabulary
+                       ) -> list[Problem]:
     """Everything the texts state, read whole (a character's words counting only when
     that character is not a murderer of the answer weighed), must still leave the one
     answer: a sentence added to a generated script cannot make another answer true."""
-    facts = []
-    for source, (text, owner) in enumerate(_revealed(script)):
-        speaker = vocabulary.person.get(owner or "", -1)
-        for said in reader.read(text, owner):
-            try:
-                fact = _said_fact(said, vocabulary)
-            except ValueError:
-                continue
-            if not _known(fact):
-                continue
-            facts.append(Fact(kind=fact.kind, who=fact.who, place=fact.place, item=fact.item,
-                              start=fact.start, end=fact.end, people=fact.people,
-                              items=fact.items, detail=fact.detail, source=source,
-                              speaker=speaker))
-    found = answers(vocabulary.case, facts)
+    notebook = vocabulary.notebook()
+    for text, owner in _revealed(script):
+        notebook.read(text, owner)
+    found = answers(vocabulary.case, notebook.facts)
     if found == [_answer_of(proof, vocabulary)]:
         return []
     return [_error("truth.proof", f"read whole, the script's texts leave {len(found)} answers "
                    f"({_describe(found, vocabulary)}), not the proof's one")]
-
