@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 import string
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import Any
 
@@ -64,11 +64,13 @@ class Voice:
 
     def fill(self, template: str, **slots: object) -> str:
         """``template`` with its slots; the world's common ones are always there."""
-        values = {**self.common(), **slots}
+        values = {**self.common, **slots}
         used = {name for _, name, _, _ in _FORMATTER.parse(template) if name}
         return template.format(**{name: values[name] for name in used})
 
+    @cached_property
     def common(self) -> dict[str, object]:
+        """The slots every text may use."""
         world = self.world
         return {"victim": self.victim, "scene": self.place(world.scene),
                 "venue": self.venue, "weapon": self.item(world.weapon),
@@ -88,7 +90,7 @@ class Voice:
         family = self.names["family"][person.family]
         return f"{given} {family}" if self.lang == "en" else f"{family}{given}"
 
-    @property
+    @cached_property
     def victim(self) -> str:
         return self.person(-1)
 
