@@ -207,3 +207,36 @@ def test_the_command_refuses_bad_options(tmp_path: Path) -> None:
     assert run("generate", "--players", "2", "--out", tmp_path / "a").exit_code != 0
     assert run("generate", "--difficulty", "brutal", "--out", tmp_path / "b").exit_code != 0
     assert run("generate", "--lang", "fr", "--out", tmp_path / "c").exit_code != 0
+
+
+def _shape(node: object) -> object:
+    """A data file's keys, nested, with the length of the lists a mystery shares between
+    its languages."""
+    if isinstance(node, dict):
+        return {key: _shape(value) for key, value in node.items()}
+    return len(node) if isinstance(node, list) else None
+
+
+def test_the_two_languages_text_files_are_parallel() -> None:
+    """Every entry exists in both languages, and the lists both languages index the same
+    way (titles, occasions, amounts, belongings, wounds) are as long in each."""
+    from jubensha.scripts.generate.text import _data
+    from jubensha.scripts.generate.world import settings
+
+    english, chinese = _data("text.en.yaml"), _data("text.zh.yaml")
+    assert _keys(english) == _keys(chinese)
+    for shared in ("title", "occasion", "amounts", "belongings", "wounds", "traits"):
+        assert _shape(english[shared]) == _shape(chinese[shared]), shared
+    for name, setting in settings().items():
+        for field in ("venue", "era", "records"):
+            assert len(setting[field]["en"]) == len(setting[field]["zh"]), (name, field)
+        for table in ("places", "items", "roles", "victims"):
+            assert all({"en", "zh"} <= set(entry) for entry in setting[table].values())
+    names = {lang: _data(f"names.{lang}.yaml") for lang in ("en", "zh")}
+    assert _shape(names["en"]) == _shape(names["zh"])
+
+
+def _keys(node: object) -> object:
+    if isinstance(node, dict):
+        return {key: _keys(value) for key, value in node.items()}
+    return None

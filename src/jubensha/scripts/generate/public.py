@@ -5,7 +5,7 @@ where)."""
 from __future__ import annotations
 
 from jubensha.scripts.generate.evidence import Card, Plan
-from jubensha.scripts.generate.text import Voice
+from jubensha.scripts.generate.text import Voice, capital
 from jubensha.scripts.model import PUBLIC, Act, Clue, Victim
 
 
@@ -14,7 +14,7 @@ def clue_id(card: Card) -> str:
 
 
 def title(voice: Voice) -> str:
-    return voice.pick("title")
+    return capital(voice.fill(voice.shared("title")))
 
 
 def background(voice: Voice, evidence: Plan) -> str:
@@ -25,7 +25,7 @@ def background(voice: Voice, evidence: Plan) -> str:
     cast = voice.fill(voice.entry("cast"), cast=voice.list([
         voice.fill(voice.entry("cast_member"), name=voice.person(p), role=voice.role(p))
         for p in range(len(world.people))]))
-    gathering = voice.pick("occasion", victim_role=voice.role(-1))
+    gathering = capital(voice.fill(voice.shared("occasion"), victim_role=voice.role(-1)))
     places = voice.fill(voice.entry("places"), places=voice.list(
         [voice.place(i) for i in range(len(world.places))]))
     facts = [voice.card_text(card) for card in evidence.cards if card.where == "background"]
@@ -64,12 +64,12 @@ def clues(voice: Voice, evidence: Plan) -> list[Clue]:
 def _clue(voice: Voice, card: Card) -> Clue:
     item = next((voice.item(f.item) for f in card.facts if f.item >= 0), "")
     belonging = voice.belonging(card.subject)
-    record = voice.record()
+    record = voice.record(card)
     if card.role in ("trace", "hidden"):
         text = voice.pick(card.role, name=voice.person(card.subject), belonging=belonging)
     elif card.role == "autopsy":
         world = voice.world
-        wound = voice.pick(f"wounds.{world.kinds[world.weapon]}")
+        wound = voice.shared(f"wounds.{world.kinds[world.weapon]}")
         text = voice.join([voice.pick("wound_found", wound=wound), voice.card_text(card)])
     else:
         text = voice.card_text(card)

@@ -79,16 +79,19 @@ def _story(voice: Voice, person: int, entries: list[TimelineEntry]) -> str:
     opening = [voice.pick("identity", name=voice.person(person), age=me.age,
                           role=voice.role(person)),
                voice.pick("relation", years=_years(person, world.seed))]
-    paragraphs = [" ".join(opening) if voice.lang == "en" else "".join(opening)]
+    paragraphs = [voice.join(opening)]
     paragraphs.append(_background_of(voice, person))
-    evening = [entry.text for entry in entries]
+    evening = [(world.slot(entry.time), 0, entry.text) for entry in entries]
     if person in world.early:
-        evening.append(voice.pick("early_story", t=world.time(world.early[person]),
-                                  belonging=voice.belonging(person)))
+        evening.append((world.early[person], 1, voice.pick(
+            "early_story", t=world.time(world.early[person]), belonging=voice.belonging(person))))
     if murderer:
-        evening += [voice.pick("after_murder"), voice.pick(
-            "cover", t1=world.time(world.lo - 1), t2=world.time(world.hi + 1))]
-    paragraphs.append(voice.pick("tonight") + "\n" + _join(voice, evening))
+        evening.append((world.murder, 1, voice.pick("after_murder")))
+    evening.sort(key=lambda told: told[:2])
+    if murderer:
+        evening.append((world.found, 2, voice.pick(
+            "cover", t1=world.time(world.lo - 1), t2=world.time(world.hi + 1))))
+    paragraphs.append(voice.pick("tonight") + "\n" + voice.join([t for *_, t in evening]))
     paragraphs.append(voice.pick("finder_story") if person == world.finder else
                       voice.pick("others_story", finder=voice.person(world.finder))
                       if world.knobs.finder else voice.pick("others_anonymous"))
@@ -97,10 +100,6 @@ def _story(voice: Voice, person: int, entries: list[TimelineEntry]) -> str:
                "innocent_closing" if secret else "innocent_closing_plain")
     paragraphs.append(voice.pick(closing, secret=secret))
     return "\n\n".join(p for p in paragraphs if p) + "\n"
-
-
-def _join(voice: Voice, sentences: list[str]) -> str:
-    return (" " if voice.lang == "en" else "").join(sentences)
 
 
 def _years(person: int, seed: int) -> int:
@@ -187,8 +186,8 @@ def _act_sheets(voice: Voice, evidence: Plan, person: int) -> list[ActSheet]:
     sheets = []
     for act in range(2, world.acts + 1):
         cards = [c for c in _cards(evidence, person, "act_sheet") if c.act == act]
-        text = voice.pick("act_sheet") + "\n" + _join(
-            voice, [voice.card_text(c, "second") for c in cards]) if cards else ""
+        text = voice.pick("act_sheet") + "\n" + voice.join(
+            [voice.card_text(c, "second") for c in cards]) if cards else ""
         sheets.append(ActSheet(act=act, text=text,
                                goals=[voice.fill(g) for g in voice.entry("act_goals")]))
     return sheets

@@ -45,16 +45,29 @@ class Voice:
         self.setting = settings()[world.setting]
         self.phrases = Phrasebook(lang)
         self.rng = random.Random(f"jubensha-text/{world.seed}/{world.knobs.level}/{lang}")
-        self.amount = str(self.rng.choice(self.entry("amounts")))
+        self.amount = self.shared("amounts")
         self.written: dict[tuple[int, str], str] = {}
 
     # -- choosing and filling --------------------------------------------------------------
     def pick(self, path: str, **slots: object) -> str:
         """One variant of the entry at ``path`` (dotted), its slots filled: a sentence,
         so it starts with a capital."""
+        return capital(self.choose(path, **slots))
+
+    def choose(self, path: str, **slots: object) -> str:
+        """One variant of the entry at ``path``, its slots filled, as it is written."""
         entry = self.entry(path)
         chosen = self.rng.choice(entry) if isinstance(entry, list) else entry
-        return capital(self.fill(str(chosen), **slots))
+        return self.fill(str(chosen), **slots)
+
+    def shared(self, path: str, key: object = "") -> str:
+        """The variant of ``path`` that every language of the mystery takes (the lists
+        of both languages are as long): what a player may be asked about is the same."""
+        entry = self.entry(path)
+        world = self.world
+        index = random.Random(f"{world.seed}/{world.knobs.level}/{path}/{key}").randrange(
+            len(entry))
+        return str(entry[index])
 
     def entry(self, path: str) -> Any:
         node: Any = self.text
@@ -111,8 +124,10 @@ class Voice:
             entry = self.setting["roles"][self.world.people[index].role]
         return str(entry[self.lang]).format(victim=self.victim)
 
-    def record(self) -> str:
-        return str(self.rng.choice(self.setting["records"][self.lang]))
+    def record(self, card: Card) -> str:
+        """The document a card quotes (the same in each language)."""
+        records = self.setting["records"][self.lang]
+        return str(records[(card.id + self.world.seed) % len(records)])
 
     def people(self, indices: list[int] | tuple[int, ...] | frozenset[int]) -> str:
         return self.phrases.people([self.person(i) for i in sorted(indices)])
@@ -143,7 +158,7 @@ class Voice:
         if card.where in ("timeline", "act_sheet"):
             slots["me"] = self.person(card.character)
         else:
-            slots["record"] = self.record()
+            slots["record"] = self.record(card)
         for fact in facts:
             slots.update(self._slots(fact, card))
         return self.say(card.phrase, form, **slots)

@@ -117,6 +117,11 @@ class World:
         minutes = self.start + slot * STEP
         return f"{minutes // 60 % 24:02d}:{minutes % 60:02d}"
 
+    def slot(self, time: str) -> int:
+        """The slot a time of the evening starts (times wrap at midnight)."""
+        hours, minutes = time.split(":")
+        return (int(hours) * 60 + int(minutes) - self.start) % (24 * 60) // STEP
+
 
 def draw(seed: int, players: int, acts: int, knobs: Knobs, attempt: int = 0) -> World:
     """A world for ``players`` characters; ``attempt`` draws another from the same seed."""
