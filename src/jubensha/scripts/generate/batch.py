@@ -4,6 +4,7 @@ spec's ``generated`` entry) or written one folder each with a manifest beside th
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -13,6 +14,7 @@ import yaml
 
 from jubensha.outdir import write_whole
 from jubensha.scripts.generate.build import Request, mystery, write
+from jubensha.scripts.generate.rewrite import Rewriter
 from jubensha.scripts.io import save_script
 from jubensha.scripts.model import Language, Script
 from jubensha.scripts.proof.model import Level
@@ -40,10 +42,13 @@ def scripts(batch: list[Request], lang: Languages) -> Iterator[Script]:
             yield write(found, language)
 
 
-def _write_one(request: Request, lang: Languages, out: str) -> list[dict[str, object]]:
+def _write_one(request: Request, lang: Languages, out: str, rewriter: Rewriter | None = None
+               ) -> list[dict[str, object]]:
     """Generate and save one seed's scripts (a worker's task); their manifest entries."""
     entries = []
     for script in scripts([request], lang):
+        if rewriter is not None:
+            script = asyncio.run(rewriter.script(script))
         path = save_script(script, Path(out) / script.id)
         entries.append({"id": script.id, "path": str(path.relative_to(out)),
                         "language": script.language, "seed": request.seed,
@@ -52,14 +57,15 @@ def _write_one(request: Request, lang: Languages, out: str) -> list[dict[str, ob
     return entries
 
 
-def write_all(batch: list[Request], lang: Languages, out: Path, jobs: int = 1
-              ) -> Iterator[dict[str, object]]:
+def write_all(batch: list[Request], lang: Languages, out: Path, jobs: int = 1,
+              rewriter: Rewriter | None = None) -> Iterator[dict[str, object]]:
     """Write every script under ``out`` (an empty folder) as it is made, yielding its
-    manifest entry; the manifest is written last, listing them in seed order."""
+    manifest entry; the manifest is written last, listing them in seed order. A rewriter
+    (a model's client) works in this process only."""
     written: list[dict[str, object]] = []
-    if jobs <= 1:
+    if jobs <= 1 or rewriter is not None:
         for request in batch:
-            for entry in _write_one(request, lang, str(out)):
+            for entry in _write_one(request, lang, str(out), rewriter):
                 written.append(entry)
                 yield entry
     else:
