@@ -22,15 +22,15 @@ import asyncio
 import re
 import tempfile
 import time
-from itertools import combinations
+from itertools import combinations, pairwise
 from pathlib import Path
 
 from common import figure, machine, table
+from extractive_floor import play
 
 from jubensha.agents.registry import make_agent
 from jubensha.engine.game import Game, Seat
 from jubensha.engine.procedure import find_procedure, presets
-from jubensha.eval.vote_metrics import against_chance
 from jubensha.runs.report import wilson
 from jubensha.scripts.generate.batch import requests, scripts, write_all
 from jubensha.scripts.generate.knobs import LEVELS
@@ -70,17 +70,10 @@ def overlap(batch: list[Script], rules: bool) -> tuple[float, float]:
 
 
 def floor(batch: list[Script]) -> tuple[int, int, float]:
-    """Ballots on the murderer, ballots, and random voting's expectation."""
-    procedure = find_procedure("demo").with_options(rounds=2)
-    total = (0, 0, 0.0)
-    for seed, script in enumerate(batch):
-        game = Game(script, procedure, {n: Seat(make_agent("extractive")) for n in script.names},
-                    seed=seed)
-        result = asyncio.run(game.run())
-        hits, cast, chance = against_chance(script, procedure.voting, game.table.seats,
-                                            result.votes)
-        total = (total[0] + hits, total[1] + cast, total[2] + chance)
-    return total
+    """Ballots on the murderer, ballots, and random voting's expectation: one demo game of
+    two rounds per mystery."""
+    counts = [play(script, "demo", 1) for script in batch]
+    return (sum(c[0] for c in counts), sum(c[1] for c in counts), sum(c[2] for c in counts))
 
 
 def solver_wins(batch: list[Script], preset: str) -> int:
@@ -121,7 +114,7 @@ def levels(first: int, per_level: int, solver_games: int) -> tuple[bool, str, bo
     table("Solver agent: games the civilians won", ["level", "procedure", "won", "games"],
           wins)
     apart = all(intervals[a].low > intervals[b].high  # type: ignore[operator]
-                for a, b in zip(LEVELS, LEVELS[1:], strict=False))
+                for a, b in pairwise(LEVELS))
     shares = ", ".join(f"{level} {intervals[level].rate:.2f}" for level in LEVELS)
     return apart, shares, all(w[2] == w[3] for w in wins)
 

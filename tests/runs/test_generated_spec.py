@@ -44,8 +44,8 @@ models: scripted
     ("{generated: {players: 11}}", "scripts.0.generated.players"),
     ("{generated: {seed: 1, colour: red}}", "scripts.0.generated.colour"),
     ("{generated: {count: 1}, format: wellplay}", "remove format"),
-    ("{generated: {count: 1}, path: lighthouse-keeper}", "give one of path, dataset or "
-     "generated"),
+    ("{generated: {count: 1}, path: lighthouse-keeper}",
+     "give one of path, dataset or generated"),
 ])
 def test_a_wrong_generated_entry_is_named(tmp_path: Path, entry: str, problem: str) -> None:
     with pytest.raises(SpecError) as caught:

@@ -27,7 +27,7 @@ from jubensha.scripts.model import Script
 from jubensha.scripts.proof.check import source_text
 from jubensha.scripts.proof.notebook import Notebook
 from jubensha.scripts.proof.phrases import Reader
-from jubensha.scripts.proof.solver import Answer, answers
+from jubensha.scripts.proof.solver import Answer
 from jubensha.scripts.validation import validate
 
 runner = CliRunner()

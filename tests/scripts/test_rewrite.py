@@ -37,7 +37,8 @@ def rewritten(script: Script, reply: Callable[[str], str]) -> tuple[Script, Rewr
 
 def test_a_faithful_rewrite_is_kept_in_both_languages() -> None:
     for script in generate(Mystery(seed=4, players=4, level="hard"), ("en", "zh")):
-        new, rewriter = rewritten(script, lambda story: story.strip() + FOG[script.language])
+        fog = FOG[script.language]
+        new, rewriter = rewritten(script, lambda story, fog=fog: story.strip() + fog)
         assert rewriter.tally.kept == 4 and rewriter.tally.refused == 0
         assert all(FOG[script.language] in c.story for c in new.characters)
         assert validate(new).ok

@@ -87,8 +87,8 @@ def write(found: Mystery, lang: Language) -> Script:
             source="generated", player_count=request.players,
             author="jubensha scripts generate",
             tags=[request.level, found.world.setting, f"{request.players} players"],
-            notes=[f"Generated from seed {request.seed} ({request.level}, {request.players} "
-                   f"players, {request.acts} act(s)); truth.proof proves its solution."],
+            notes=[(f"Generated from seed {request.seed} ({request.level}, {request.players} "
+                    f"players, {request.acts} act(s)); truth.proof proves its solution.")],
             extra={"generator": {"seed": request.seed, "level": request.level,
                                  "players": request.players, "acts": request.acts,
                                  "version": 1}}))

@@ -93,7 +93,7 @@ def _ranges(voice: Voice, rng: random.Random) -> tuple[str, list[str]]:
     def span(lo: int) -> str:
         return voice.fill(ask["range"], t1=world.time(lo), t2=world.time(lo + length))
 
-    starts = [lo for lo in range(0, 17 - length) if abs(lo - world.lo) >= 2]
+    starts = [lo for lo in range(17 - length) if abs(lo - world.lo) >= 2]
     rng.shuffle(starts)
     return span(world.lo), [span(lo) for lo in starts[:3]]
 

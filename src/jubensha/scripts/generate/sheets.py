@@ -81,7 +81,7 @@ def _story(voice: Voice, person: int, entries: list[TimelineEntry]) -> str:
                voice.pick("relation", years=_years(person, world.seed))]
     paragraphs = [voice.join(opening)]
     paragraphs.append(_background_of(voice, person))
-    evening = [(world.slot(entry.time), 0, entry.text) for entry in entries]
+    evening = [(world.slot(entry.time or world.time(0)), 0, entry.text) for entry in entries]
     if person in world.early:
         evening.append((world.early[person], 1, voice.pick(
             "early_story", t=world.time(world.early[person]), belonging=voice.belonging(person))))

@@ -187,5 +187,5 @@ class Voice:
                 slots["people"] = self.people(fact.people)
         elif fact.kind == MOTIVE:
             slots["who"] = self.person(fact.who)
-            slots["t"] = world.time(card.slot if card.slot >= 0 else 0)
+            slots["t"] = world.time(max(card.slot, 0))
         return slots

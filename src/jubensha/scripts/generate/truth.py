@@ -8,7 +8,7 @@ from jubensha.scripts.generate.evidence import Card, Plan
 from jubensha.scripts.generate.prove import Proven, placed
 from jubensha.scripts.generate.public import clue_id
 from jubensha.scripts.generate.text import Voice
-from jubensha.scripts.generate.world import STEP, SLOTS
+from jubensha.scripts.generate.world import SLOTS, STEP
 from jubensha.scripts.model import Kill, Truth
 from jubensha.scripts.proof.model import (
     Deciding,
@@ -20,6 +20,7 @@ from jubensha.scripts.proof.model import (
     ProofWorld,
     Verdict,
 )
+from jubensha.scripts.proof.phrases import Form
 from jubensha.scripts.proof.solver import MOTIVE, PLACE_KINDS, WEAPON_KINDS, Fact
 
 
@@ -125,7 +126,7 @@ class Writer:
     def fact(self, fact: Fact) -> ProofFact:
         voice, world = self.voice, self.voice.world
         card = self.evidence.by_id(fact.source)
-        form = "second" if card.where in ("timeline", "act_sheet") else "third"
+        form: Form = "second" if card.where in ("timeline", "act_sheet") else "third"
         end = fact.end if fact.kind in PLACE_KINDS and fact.end >= 0 else None
         return ProofFact(
             id=self.ids[id(fact)], kind=fact.kind,  # type: ignore[arg-type]

@@ -22,10 +22,10 @@ def where(source: FactSource) -> str:
 def proof_lines(proof: Proof) -> list[str]:
     knobs = proof.knobs
     facts = {fact.id: fact for fact in proof.facts}
-    lines = [f"proof: {', '.join(proof.answer)} with the {proof.weapon} is the only answer "
-             f"the {len(proof.facts)} facts leave ({knobs.level}: combine {knobs.combine}, "
-             f"suspects {knobs.suspects}, misleading {knobs.misleading}, pointers "
-             f"{knobs.pointers}, deciding source: {knobs.decider})"]
+    lines = [(f"proof: {', '.join(proof.answer)} with the {proof.weapon} is the only answer "
+              f"the {len(proof.facts)} facts leave ({knobs.level}: combine {knobs.combine}, "
+              f"suspects {knobs.suspects}, misleading {knobs.misleading}, pointers "
+              f"{knobs.pointers}, deciding source: {knobs.decider})")]
     for verdict in proof.verdicts:
         who = ", ".join(verdict.candidate)
         if verdict.consistent:
