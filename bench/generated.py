@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
+import resource
 import tempfile
 import time
 from itertools import combinations, pairwise
@@ -40,13 +42,19 @@ WORD = re.compile(r"\w+")
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
-def rate(count: int, first: int, jobs: int) -> float:
-    """Seconds to generate and write ``count`` mysteries with ``jobs`` processes."""
+def rate(count: int, first: int, jobs: int) -> tuple[float, float]:
+    """Wall and CPU seconds (this process and its workers) to generate and write ``count``
+    mysteries with ``jobs`` processes."""
     with tempfile.TemporaryDirectory() as folder:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), _cpu()
         for _ in write_all(requests(first, count, 5, 1, "medium"), "en", Path(folder), jobs):
             pass
-        return time.perf_counter() - started
+        return time.perf_counter() - started, _cpu() - cpu
+
+
+def _cpu() -> float:
+    return sum(usage.ru_utime + usage.ru_stime for usage in (
+        resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
 
 
 def texts(script: Script, rules: bool) -> str:
@@ -128,10 +136,13 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=1000)
     args = parser.parse_args()
     print(machine())
-    seconds = {jobs: rate(args.count, args.first_seed, jobs) for jobs in (1, 2)}
-    table(f"Rate: {args.count} mysteries generated, proved, validated and written",
-          ["processes", "seconds", "mysteries/s"],
-          [[jobs, f"{s:.1f}", f"{args.count / s:.0f}"] for jobs, s in seconds.items()])
+    timed = {jobs: rate(args.count, args.first_seed, jobs) for jobs in (1, 2)}
+    seconds = {jobs: wall for jobs, (wall, _) in timed.items()}
+    table(f"Rate: {args.count} mysteries generated, proved, validated and written as YAML "
+          f"(load average {os.getloadavg()[0]:.1f})",
+          ["processes", "wall s", "CPU s", "mysteries/s"],
+          [[jobs, f"{wall:.1f}", f"{cpu:.1f}", f"{args.count / wall:.0f}"]
+           for jobs, (wall, cpu) in timed.items()])
     largest = overlaps(args.first_seed)
     apart, shares, won = levels(args.first_seed, args.per_level, args.solver_games)
     figure("generated", f"{args.count} mysteries in {min(seconds.values()):.1f} s; floor "

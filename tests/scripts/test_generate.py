@@ -240,3 +240,21 @@ def _keys(node: object) -> object:
     if isinstance(node, dict):
         return {key: _keys(value) for key, value in node.items()}
     return None
+
+
+def test_a_world_whose_evidence_does_not_prove_it_is_never_written() -> None:
+    """Without the rival's alibi the facts leave two answers: the generator rejects the
+    world (and would draw another)."""
+    import random
+
+    from jubensha.scripts.generate.evidence import plan
+    from jubensha.scripts.generate.knobs import knobs
+    from jubensha.scripts.generate.prove import Rejected, prove
+    from jubensha.scripts.generate.world import draw
+
+    world = draw(2, 5, 1, knobs("hard", 1))
+    evidence = plan(world, random.Random(0))
+    deciding = prove(world, evidence).deciding
+    deciding.facts.clear()
+    with pytest.raises(Rejected, match="answers"):
+        prove(world, evidence)
