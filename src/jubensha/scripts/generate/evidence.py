@@ -39,7 +39,7 @@ class Card:
     role: str
     facts: list[Fact] = field(default_factory=list)
     character: int = -1
-    """The timeline's or act sheet's owner, or the clue's holder (-1: public)."""
+    """The timeline's or act sheet's owner (-1: nobody's words)."""
     act: int = 1
     location: int = -1
     key: bool = False
@@ -73,8 +73,7 @@ class Plan:
         return card
 
     def state(self, card: Card, kind: str, **fields: object) -> None:
-        speaker = card.character if card.where in ("timeline", "act_sheet") or (
-            card.where == "clue" and card.character >= 0) else -1
+        speaker = card.character if card.where in ("timeline", "act_sheet") else -1
         card.facts.append(Fact(kind=kind, source=card.id, speaker=speaker,
                                **fields))  # type: ignore[arg-type]
 
@@ -83,13 +82,15 @@ def plan(world: World, rng: random.Random) -> Plan:
     """Every source of the world's game, the facts each states, and where it lies."""
     evidence = Plan([])
     _background(evidence, world)
-    _autopsy(evidence, world, rng)
+    _autopsy(evidence, world)
     _weapon(evidence, world, rng)
     _motives(evidence, world, rng)
     _records(evidence, world, rng)
     for person in world.innocents:
         _timeline(evidence, world, person)
     _sightings(evidence, world, rng)
+    for person in world.innocents:
+        _saw_someone(evidence, world, person)
     _traces(evidence, world, rng)
     return evidence
 
@@ -115,7 +116,7 @@ def _background(evidence: Plan, world: World) -> None:
         evidence.state(alive, ALIVE, start=world.lo)
 
 
-def _autopsy(evidence: Plan, world: World, rng: random.Random) -> None:
+def _autopsy(evidence: Plan, world: World) -> None:
     card = evidence.add("clue", "autopsy", "weapons", key=True)
     evidence.state(card, WEAPONS, items=frozenset([world.weapon, *world.twins]))
     if world.knobs.window == "public":
@@ -130,7 +131,7 @@ def _autopsy(evidence: Plan, world: World, rng: random.Random) -> None:
 def _weapon(evidence: Plan, world: World, rng: random.Random) -> None:
     """The traces that tell the weapon from its twins, and who could reach it."""
     if world.twins:
-        if world.knobs.level == "hard":
+        if world.knobs.used_trace:
             card = evidence.add("clue", "used", "used", key=True,
                                 location=_place(world, rng), act=_later(world, rng))
             evidence.state(card, USED, item=world.weapon)
@@ -221,6 +222,18 @@ def _timeline(evidence: Plan, world: World, person: int) -> None:
             card = evidence.add("timeline", "alive", "alive", character=person,
                                 slot=world.lo, key=True)
             evidence.state(card, ALIVE, start=world.lo)
+
+
+def _saw_someone(evidence: Plan, world: World, person: int) -> None:
+    """A character whose timeline names nobody tells when it last saw the victim alive
+    (where both were, before the time of death): everyone saw something."""
+    if any(c.character == person and (c.companion >= 0 or c.subject >= 0 or c.role == "alive")
+           for c in evidence.cards):
+        return
+    seen = [s for s in range(world.lo) if world.victim_at[s] == world.schedule[person][s]]
+    if seen:
+        card = evidence.add("timeline", "alive", "alive", character=person, slot=seen[-1])
+        evidence.state(card, ALIVE, start=seen[-1])
 
 
 def _covers(world: World, start: int, end: int) -> bool:

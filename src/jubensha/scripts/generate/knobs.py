@@ -29,6 +29,9 @@ class Knobs:
     """Innocent characters with a motive but no way to reach the weapon."""
     twins: int
     """Other objects that could have made the same wound (0 or 1)."""
+    used_trace: bool
+    """Whether the weapon's own traces are a card too (hidden at a place, maybe late),
+    beside the card that clears its twin."""
     pointers: int
     """Clues that name the murderer beside the crime: a belonging at the scene, a witness
     who saw the murderer go in, the weapon hidden among the murderer's things."""
@@ -46,12 +49,15 @@ class Knobs:
 
 
 KNOBS: dict[Level, Knobs] = {
-    "easy": Knobs("easy", window="public", suspects=0.0, means_out=0, twins=0, pointers=3,
-                  misleading=0, finder=False, decider="act", located=0.0),
-    "medium": Knobs("medium", window="half", suspects=0.5, means_out=1, twins=1, pointers=1,
-                    misleading=1, finder=False, decider="investigation", located=0.4),
-    "hard": Knobs("hard", window="hidden", suspects=1.0, means_out=1, twins=1, pointers=0,
-                  misleading=3, finder=True, decider="testimony", located=0.7),
+    "easy": Knobs("easy", window="public", suspects=0.0, means_out=0, twins=0,
+                  used_trace=False, pointers=3, misleading=0, finder=False, decider="act",
+                  located=0.0),
+    "medium": Knobs("medium", window="half", suspects=0.5, means_out=1, twins=1,
+                    used_trace=False, pointers=1, misleading=1, finder=False,
+                    decider="investigation", located=0.4),
+    "hard": Knobs("hard", window="hidden", suspects=1.0, means_out=1, twins=1,
+                  used_trace=True, pointers=0, misleading=3, finder=True, decider="testimony",
+                  located=0.7),
 }
 
 

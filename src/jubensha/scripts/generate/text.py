@@ -174,7 +174,7 @@ class Voice:
                 slots["who"] = self.person(fact.who)
         elif fact.kind == ALIVE:
             slots["t"] = slots["t1"] = world.time(fact.start)
-            slots["place"] = self.place(world.alive_place)
+            slots["place"] = self.place(world.victim_at[fact.start])
         elif fact.kind == DEAD:
             slots["t"] = slots["t2"] = world.time(fact.start)
         elif fact.kind == "scene":
