@@ -206,3 +206,19 @@ def test_validate_reads_the_whole_script_and_refuses_a_text_that_opens_another_a
     proof.facts = [f for f in proof.facts if f.source != source]
     proof.deciding.source = FactSource(where="background")
     assert any("leave" in p for p in _problems(broken))
+
+
+def test_a_hostile_proof_or_text_is_an_error_not_a_crash_or_a_hang(hard: Script) -> None:
+    """A clock too short for the facts' times, and a clue of 100,000 characters in one
+    sentence: errors naming the field, in well under a second."""
+    import time
+
+    short = hard.model_copy(deep=True)
+    short.truth.proof.world.slots = 3  # type: ignore[union-attr]
+    assert any("outside the clock's 3 slots" in p for p in _problems(short))
+    long = hard.model_copy(deep=True)
+    long.clues[0].text = "Only the " + "x" * 100_000 + " or the y could have made such a wound."
+    started = time.perf_counter()
+    problems = _problems(long)
+    assert time.perf_counter() - started < 1.0
+    assert any(p.startswith("truth.proof.facts[") for p in problems)

@@ -37,12 +37,15 @@ class Notebook:
         self.sources = 0
 
     def slot(self, time: str | None) -> int:
-        """A time's slot; ValueError when it falls between slots of the clock."""
+        """A time's slot; ValueError when it falls between slots of the clock or after
+        its last slot (the end of the last slot is the clock's end)."""
         if time is None:
             return -1
         offset = (_minutes(time) - self.start) % DAY
         if offset % self.step:
             raise ValueError(f"{time} is not on the clock of {self.step}-minute slots")
+        if offset // self.step > self.slots:
+            raise ValueError(f"{time} is outside the clock's {self.slots} slots")
         return offset // self.step
 
     def read(self, text: str, owner: str | None = None) -> list[Fact]:

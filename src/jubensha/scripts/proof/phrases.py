@@ -22,6 +22,9 @@ Form = Literal["third", "second", "first"]
 SLOT = re.compile(r"\{(\w+)\}")
 TIME = r"\d{1,2}:\d{2}"
 FREE = ("record", "amount")
+MAX_SENTENCE = 400
+"""Characters a fact sentence may have: a longer one states nothing (and a reader never
+spends long on a hostile text)."""
 SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*|\s*\n\s*")
 PRODUCES: dict[str, tuple[str, ...]] = {
     "with": ("at:me", "at:who"), "self": ("at:me",), "at": ("at:who",),
@@ -175,6 +178,8 @@ class Reader:
         reads whole, with known names, states none."""
         found: list[Said] = []
         for sentence in sentences(text):
+            if len(sentence) > MAX_SENTENCE:
+                continue
             for pattern in self.patterns:
                 match = pattern.regex.fullmatch(sentence)
                 if match is None:
