@@ -24,7 +24,8 @@ class Knobs:
     victim was last seen, a clue gives the other end; hidden: a witness's words give one end
     and a clue found by investigating the other."""
     suspects: float
-    """Share of the innocent characters who had a motive and the means (at least one)."""
+    """Share of the innocent characters with a motive and the means, among those not kept
+    from the weapon (at least one)."""
     means_out: int
     """Innocent characters with a motive but no way to reach the weapon."""
     twins: int

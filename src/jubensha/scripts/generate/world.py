@@ -189,8 +189,8 @@ def _routes(rng: random.Random, world: World) -> None:
     innocents = world.innocents
     rng.shuffle(innocents)
     knobs = world.knobs
-    suspects = max(1, round(knobs.suspects * len(innocents)))
-    means = min(knobs.means_out, len(innocents) - suspects)
+    means = min(knobs.means_out, len(innocents) - 1)
+    suspects = max(1, round(knobs.suspects * (len(innocents) - means)))
     motives = list(MOTIVES)
     rng.shuffle(motives)
     for murderer in world.murderers:
