@@ -38,6 +38,7 @@ ARCHITECTURES: Registry[Factory] = Registry({
     "mirage": "jubensha.agents.mirage:MirageAgent.from_option",
     "whodunit": "jubensha.agents.whodunit:WhodunitAgent.from_option",
     "extractive": "jubensha.agents.extractive:ExtractiveAgent.from_option",
+    "solver": "jubensha.agents.solver:SolverAgent.from_option",
     "werewolf": "jubensha.agents.werewolf:WerewolfAgent.from_option",
     "ocot": "jubensha.agents.ocot:OCoTAgent.from_option",
     "thinkthrice": "jubensha.agents.thinkthrice.agent:ThinkThriceAgent.from_option",

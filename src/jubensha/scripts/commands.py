@@ -19,6 +19,7 @@ from rich.text import Text
 from jubensha.outdir import OutError, prepare_out
 from jubensha.scripts.bundled import bundled_scripts, find_script, script_location
 from jubensha.scripts.caption import caption_command
+from jubensha.scripts.generate.command import generate_command
 from jubensha.scripts.importers import IMPORTERS, copy_assets, discover, import_script
 from jubensha.scripts.io import (
     SCRIPT_FILENAMES,
@@ -28,10 +29,12 @@ from jubensha.scripts.io import (
     save_script,
 )
 from jubensha.scripts.model import PUBLIC, Derivation, Script
+from jubensha.scripts.proof.explain import proof_lines
 from jubensha.scripts.validation import Problem, validate
 from jubensha.terminal import Terminal, printable
 
-app = typer.Typer(help="List, show, validate and import mystery scripts.", no_args_is_help=True)
+app = typer.Typer(help="List, show, validate, import and generate mystery scripts.",
+                  no_args_is_help=True)
 console = Terminal()
 
 
@@ -90,6 +93,9 @@ def show(name: Annotated[str, typer.Argument(help="A bundled script id, or a scr
             say(f"note: {note}")
         for found in script.metadata.derivations:
             for line in derivation_lines(found):
+                say(line)
+        if script.truth is not None and script.truth.proof is not None:
+            for line in proof_lines(script.truth.proof):
                 say(line)
     else:
         say("(the solution is hidden; --truth shows it)")
@@ -299,3 +305,4 @@ def schema(out: Annotated[Path | None, typer.Option("--out", help="Write to this
 
 
 app.command("caption")(caption_command)
+app.command("generate")(generate_command)

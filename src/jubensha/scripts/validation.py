@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from jubensha.safeload import one_line
 from jubensha.scripts.model import MAX_TEXT_CHARS, PUBLIC, Script, name_key
+from jubensha.scripts.proof.check import check_proof
 
 Severity = Literal["error", "warning"]
 
@@ -62,6 +63,8 @@ def validate(script: Script) -> Report:
     problems += _clue_refs(script)
     problems += _truth(script)
     problems += _questions(script)
+    if not any(p.severity == "error" for p in problems):
+        problems += [_error(field, message) for field, message in check_proof(script)]
     return Report(problems=problems)
 
 
