@@ -12,7 +12,7 @@ reloading) without them. Who may see what is decided here, by token, and nowhere
   the omniscient review once it has ended.
 
 Which hosts and origins may reach the app at all, and the headers every page carries, are
-``guard.RequestGuard``'s. Tables played before a restart are opened again as the server
+``gate.RequestGate``'s. Tables played before a restart are opened again as the server
 starts (``restore``).
 """
 
@@ -40,7 +40,7 @@ from jubensha.engine.procedure import find_procedure, presets
 from jubensha.runlog.folder import RunError, read_run
 from jubensha.runs.play import PlayError, SeatPlan, seat_humans
 from jubensha.scripts.model import Script
-from jubensha.web.guard import RequestGuard, same_secret
+from jubensha.web.gate import RequestGate, same_secret
 from jubensha.web.library import ScriptLibrary
 from jubensha.web.pages import Pages, browser_language, json_response, wants_json
 from jubensha.web.restore import restore_tables
@@ -96,7 +96,7 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
     static = Path(__file__).parent / "static"
     app.mount("/static", StaticFiles(directory=static), name="static")
     app.state.tables = tables
-    app.add_middleware(RequestGuard, allowed_hosts=settings.allowed_hosts)
+    app.add_middleware(RequestGate, allowed_hosts=settings.allowed_hosts)
 
     def host_key() -> str:
         return hmac.new(secret, b"host", hashlib.sha256).hexdigest()

@@ -30,7 +30,7 @@ from jubensha.llm.registry import ModelOptions
 from jubensha.runlog.folder import RunResult
 from jubensha.runs.play import NO_MODEL, SeatPlan, default_out, play_game
 from jubensha.scripts.model import Language, Script
-from jubensha.web.guard import same_secret
+from jubensha.web.gate import same_secret
 from jubensha.web.roster import Progress, SeatChip, progress, roster
 from jubensha.web.seatio import WebIO
 from jubensha.web.tablelog import Answer, AnswerLog, TableRecord, write_record
