@@ -21,7 +21,7 @@ from jubensha.engine.procedure import find_procedure
 from jubensha.llm.calls import CallLog, CallRecord, MemorySink
 from jubensha.llm.fake import ScriptedModel
 from jubensha.prompts import render
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts import ActSheet, load_script
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
@@ -188,8 +188,8 @@ def test_guarded_games_of_every_architecture_end_and_meta_says_so(
     script = load_script(TINY)
     plans = plan_seats(script, f"{architecture}:guard", "scripted",
                        ["Bob=naive@scripted"])
-    result = asyncio.run(play_game(script, find_procedure("demo"), plans,
-                                   out=tmp_path / "run", embedder="scripted"))
+    result = asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure("demo"),
+                                              plans=plans, embedder="scripted"), tmp_path / "run"))
     assert not result.degraded
     meta = json.loads((tmp_path / "run" / "meta.json").read_text(encoding="utf-8"))
     assert meta["seats"]["Ann"]["guard"] is True and meta["seats"]["Bob"]["guard"] is False

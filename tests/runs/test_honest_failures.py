@@ -18,7 +18,7 @@ from jubensha.llm.base import ModelError, Request, Response
 from jubensha.llm.fake import ScriptedModel
 from jubensha.llm.health import Health, ModelUnreachable
 from jubensha.runlog.folder import read_run
-from jubensha.runs.play import GameHealth, plan_seats, play_game
+from jubensha.runs.play import GameHealth, PlayConfig, plan_seats, play_game
 from jubensha.scripts import load_script
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
@@ -48,8 +48,9 @@ class Mute(ScriptedModel):
 def play(model, out: Path, **health) -> object:
     script = load_script(TINY)
     plans = plan_seats(script, "naive", "scripted")
-    return asyncio.run(play_game(script, find_procedure("demo"), plans, out=out,
-                                 models={"scripted": model}, health=GameHealth(**health)))
+    return asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure("demo"),
+                                            plans=plans, health=GameHealth(**health)), out,
+                                 models={"scripted": model}))
 
 
 def test_a_dead_endpoint_stops_the_game_at_once_and_says_why(tmp_path):

@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from jubensha.agents.registry import architectures
 from jubensha.engine.procedure import find_procedure, presets
-from jubensha.runs.play import PlayError, SeatPlan, seat_humans
+from jubensha.runs.play import PlayConfig, PlayError, SeatPlan, seat_humans
 from jubensha.scripts.model import Script
 from jubensha.web.access import HOST_COOKIE, HouseDep, host_or_login, require_host
 from jubensha.web.gate import same_secret
@@ -64,11 +64,12 @@ async def start_table(request: Request, house: HouseDep) -> Response:
     language = form.get("language") or found.language
     if language not in ("en", "zh"):
         raise HTTPException(status_code=422, detail="language must be en or zh")
+    config = PlayConfig(script=found, procedure=procedure, plans=plans,
+                        seed=form_number(form.get("seed", "0")),
+                        language=language,  # type: ignore[arg-type]
+                        script_source=found.id)
     try:
-        table = house.tables.open(found, procedure, plans,
-                                  language=language,  # type: ignore[arg-type]
-                                  seed=form_number(form.get("seed", "0")),
-                                  spectators=form.get("spectators") == "on",
+        table = house.tables.open(config, spectators=form.get("spectators") == "on",
                                   script_key=form.get("script", ""))
     except TablesFull as exc:
         raise HTTPException(status_code=429, detail=str(exc)) from None
