@@ -15,6 +15,7 @@ from jubensha.lazy import lazy_names
 if TYPE_CHECKING:
     from jubensha.llm.base import (
         Embedder,
+        ErrorKind,
         GenerateConfig,
         ImagePart,
         Message,
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CallRecord",
     "Embedder",
+    "ErrorKind",
     "GenerateConfig",
     "HashingEmbedder",
     "ImagePart",

@@ -33,7 +33,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from jubensha.llm.base import Model, ModelError, Request, Response, Usage
+from jubensha.llm.base import ErrorKind, Model, ModelError, Request, Response, Usage
 from jubensha.llm.catalog import KNOWN, SMOLLM2, KnownModel, model_file
 from jubensha.llm.completion import read_completion
 from jubensha.llm.text import contains_cjk, estimate_tokens, fit_messages
@@ -75,7 +75,7 @@ def find_gguf() -> Path:
     try:
         return model_file(SMOLLM2)
     except ModelError as error:
-        raise LocalModelError(str(error), fatal=True) from None
+        raise LocalModelError(str(error), kind=ErrorKind.DEAD) from None
 
 
 def resolve(argument: str) -> tuple[Path, KnownModel | None]:
@@ -88,11 +88,11 @@ def resolve(argument: str) -> tuple[Path, KnownModel | None]:
         try:
             return model_file(known), known
         except ModelError as error:
-            raise LocalModelError(str(error), fatal=True) from None
+            raise LocalModelError(str(error), kind=ErrorKind.DEAD) from None
     path = Path(argument).expanduser()
     if path.suffix.lower() != ".gguf" and not path.is_file():
         raise LocalModelError(f"unknown local model {argument!r}: name one of "
-                              f"{', '.join(sorted(KNOWN))} or a .gguf file", fatal=True)
+                              f"{', '.join(sorted(KNOWN))} or a .gguf file", kind=ErrorKind.DEAD)
     return path, None
 
 
@@ -135,7 +135,7 @@ def _engine(settings: Engine) -> Any:
             _ENGINES[settings] = xllamacpp.Server(params)
         except RuntimeError as error:
             raise LocalModelError(f"could not load the local model {settings.path}: {error}",
-                                  fatal=True) from None
+                                  kind=ErrorKind.DEAD) from None
     return _ENGINES[settings]
 
 
@@ -157,7 +157,7 @@ class LocalModel(Model):
                  parallel: bool = True) -> None:
         self.path = Path(path) if path else find_gguf()
         if not self.path.is_file():
-            raise LocalModelError(f"local model file not found: {self.path}", fatal=True)
+            raise LocalModelError(f"local model file not found: {self.path}", kind=ErrorKind.DEAD)
         if path is None:
             known = SMOLLM2
         self.known = known

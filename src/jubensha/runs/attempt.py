@@ -32,14 +32,14 @@ from jubensha.runs.spec_schema import BatchSpec, PlannedGame
 from jubensha.safeload import MAX_BYTES
 
 ERROR_FILE = "error.json"
-ErrorKind = Literal["error", "timeout", "budget", "cancelled", "unreachable", "degraded",
+GameErrorKind = Literal["error", "timeout", "budget", "cancelled", "unreachable", "degraded",
                     "diverged"]
 
 
 class GameError(BaseModel):
     """Why an attempt at a game ended without a result (``error.json``)."""
 
-    kind: ErrorKind
+    kind: GameErrorKind
     message: str
     traceback: str = ""
     time: str = ""
@@ -60,7 +60,7 @@ def degraded_message(result: GameResult) -> str:
     return f"{reason}: the game was not really played"
 
 
-def write_error(folder: Path, kind: ErrorKind, message: str, trace: str = "") -> None:
+def write_error(folder: Path, kind: GameErrorKind, message: str, trace: str = "") -> None:
     folder.mkdir(parents=True, exist_ok=True)
     error = GameError(kind=kind, message=message, traceback=trace, time=now())
     (folder / ERROR_FILE).write_text(error.model_dump_json(indent=2) + "\n", encoding="utf-8")
@@ -84,7 +84,7 @@ class GameAborted(BaseException):
     fallback so that a game always finishes; a spent budget must end the game instead, so
     this derives from ``BaseException``, which the engine does not catch."""
 
-    def __init__(self, kind: ErrorKind, message: str):
+    def __init__(self, kind: GameErrorKind, message: str):
         super().__init__(message)
         self.kind = kind
         self.message = message
