@@ -12,7 +12,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from jubensha.engine.decisions import Decision
+from jubensha.engine.decisions import BaseDecision
 from jubensha.engine.events import Event, Failure, StageStarted
 from jubensha.engine.game import DEGRADED_SHARE, share_was_the_rule
 from jubensha.engine.narration import labels, outcome_text, purpose_label
@@ -74,7 +74,7 @@ class Progress:
             self.bar.note(message(self.lang, "stage_note", stage=self.stage,
                                   stages=self.stages, title=self.title))
 
-    def on_ask(self, seat: str, decision: Decision) -> None:
+    def on_ask(self, seat: str, decision: BaseDecision) -> None:
         self.bar.note(message(self.lang, "turn_note", stage=self.stage, stages=self.stages,
                               title=self.title, seat=seat, purpose=purpose_label(
                                   purpose_of(decision), labels(self.lang))))

@@ -22,7 +22,7 @@ from typing import Literal, Protocol
 
 from jubensha.agents.human import HumanAgent, SeatView
 from jubensha.engine.agent import Agent
-from jubensha.engine.decisions import Decision
+from jubensha.engine.decisions import BaseDecision
 from jubensha.engine.events import Event
 from jubensha.engine.procedure import Procedure
 from jubensha.engine.table import AskHook, EventSink
@@ -132,7 +132,7 @@ class LiveTable:
         self.events.append(event)
         self.touch()
 
-    def on_ask(self, seat: str, decision: Decision) -> Callable[[], None]:
+    def on_ask(self, seat: str, decision: BaseDecision) -> Callable[[], None]:
         """Ask hook: the seat is being asked until the returned function is called."""
         self.asked[seat] += 1
         self.touch()
