@@ -60,3 +60,12 @@ def test_report_tables_are_whole_when_not_on_a_terminal(tmp_path: Path) -> None:
                    "mean s"):
         assert column in report, column
     assert "…" not in report
+
+
+def test_the_speech_guard_keeps_a_model_free_seat_model_free() -> None:
+    """A batch crosses a model-free architecture with one model only; the guard around it
+    must say so too."""
+    from jubensha.agents.registry import model_free
+
+    assert model_free("extractive") and model_free("extractive:guard")
+    assert not model_free("naive") and not model_free("naive:guard")

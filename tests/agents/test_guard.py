@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jubensha.agents.disclosure import SeatText, check_speech
+from jubensha.agents.disclosure import SeatText, screen_speech
 from jubensha.agents.guard import GuardedAgent
 from jubensha.agents.person import first_person
 from jubensha.agents.registry import AgentSpecError, architectures, make_agent
@@ -206,7 +206,7 @@ def test_the_murderers_rewrite_prompt_read_aloud_confesses_nothing(lang: str) ->
                    problems=["…"]).splitlines()[-1]
     ann = SeatText.of(load_script(TINY).character("Ann"), [], 6, murderer=True,
                       victims=["Lord Vale"])
-    assert check_speech(first_person(asked, lang), ann).confession is None
+    assert screen_speech(first_person(asked, lang), ann).confession is None
 
 
 async def test_a_later_acts_own_sheet_is_private_to_the_guard_as_it_arrives() -> None:
