@@ -16,6 +16,8 @@ import typer
 from rich.markup import escape
 from typer.core import TyperCommand, TyperGroup
 
+from jubensha.extras import missing_extra
+
 if TYPE_CHECKING:  # typer keeps its own copy of click; these are its types
     from typer._click.core import Command, Context
     from typer._click.formatting import HelpFormatter
@@ -111,6 +113,22 @@ class LazyGroup(TyperGroup):
         if cmd_name not in self.loaded:
             self.loaded[cmd_name] = load(cmd_name)
         return self.loaded[cmd_name]
+
+    def invoke(self, ctx: Context) -> Any:
+        """Run the command; a package of an extra that is not installed, or a plug-in that
+        fails to load, is one line instead of a traceback."""
+        from jubensha.registry import PluginError
+        from jubensha.terminal import fail
+
+        try:
+            return super().invoke(ctx)
+        except ModuleNotFoundError as exc:
+            line = missing_extra(exc)
+            if line is None:
+                raise
+            raise fail(line) from None
+        except PluginError as exc:
+            raise fail(str(exc)) from None
 
     def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:
         self.listing = True  # the list shows each command's summary: nothing is imported

@@ -33,6 +33,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from jubensha.extras import missing_extra
 from jubensha.llm.base import ErrorKind, Model, ModelError, Request, Response, Usage
 from jubensha.llm.catalog import KNOWN, SMOLLM2, KnownModel, model_file
 from jubensha.llm.completion import read_completion
@@ -115,7 +116,11 @@ def _engine(settings: Engine) -> Any:
     seats; a slot that no longer fits loses its cached prompt, never its answer. Idle slots
     keep their tokens (``cache_idle_slots`` off), so each seat finds its prefix again."""
     if settings not in _ENGINES:
-        import xllamacpp
+        try:
+            import xllamacpp
+        except ImportError as error:  # every later call would miss it too
+            raise LocalModelError(missing_extra(error) or str(error),
+                                  kind=ErrorKind.DEAD) from None
 
         params = xllamacpp.CommonParams()
         params.model.path = settings.path
