@@ -85,3 +85,11 @@ def test_a_command_list_shows_each_first_paragraph_on_one_line() -> None:
             first = written(sub.short_help or sub.help).split("\n\n")[0]
             row = next(line for line in lines if line.startswith(f"{name} "))
             assert row[len(name):].strip() == first, f"{name}: {row!r}"
+
+
+def test_only_the_root_offers_shell_completion() -> None:
+    """A command imported when it runs is built alone, but is still a sub-command: its help
+    lists its own options, not the root's."""
+    for path, command in COMMANDS:
+        names = {param.name for param in command.params}
+        assert ("install_completion" in names) == (path == []), " ".join(path)

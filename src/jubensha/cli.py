@@ -82,11 +82,12 @@ def load(name: str) -> Command:
     """The command ``name`` of ``COMMANDS``, its module imported now."""
     module, _, attribute = COMMANDS[name].path.partition(":")
     target = getattr(import_module(module), attribute)
-    if not isinstance(target, typer.Typer):
-        single = typer.Typer()
+    if isinstance(target, typer.Typer):
+        command: Command = typer.main.get_group(target)
+    else:  # a command function: a typer of one command is that command
+        single = typer.Typer(add_completion=False)
         single.command(name)(target)
-        target = single
-    command = typer.main.get_command(target)
+        command = typer.main.get_command(single)
     command.name = name
     plain_help(command)
     return command

@@ -1,4 +1,4 @@
-"""`jubensha play` is a thin layer around two steps: ``prepare`` turns the options into one
+"""`jubensha play` is a thin layer around two steps: ``prepare_game`` turns the options into one
 ``PlayConfig`` (writing nothing, building no model, printing nothing) and ``play_game``
 plays a ``PlayConfig``, as the web table and batch jobs do."""
 
@@ -15,7 +15,7 @@ from jubensha.cli import app
 from jubensha.engine.game import DEGRADED_SHARE, GameResult, no_result, share_was_the_rule
 from jubensha.engine.table import TableState
 from jubensha.runs.play import PlayConfig, PlayError, play_game
-from jubensha.runs.prepare import PlayOptions, prepare
+from jubensha.runs.prepare import PlayOptions, prepare_game
 from tests.runs.test_resume import killed
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
@@ -31,7 +31,7 @@ def timeless(path: Path) -> list[dict[str, object]]:
 def test_prepare_writes_nothing_and_gives_the_whole_game(tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    game = prepare(PlayOptions(script=TINY, model="scripted", procedure="player", rounds=2,
+    game = prepare_game(PlayOptions(script=TINY, model="scripted", procedure="player", rounds=2,
                                seed=4, lang="zh", seats=["Bob=extractive@"], guard=True,
                                max_failures=2, degraded_share=0.4, embedder="none"))
     assert list(tmp_path.iterdir()) == []
@@ -58,12 +58,12 @@ def test_prepare_writes_nothing_and_gives_the_whole_game(tmp_path: Path,
 ])
 def test_every_bad_option_is_one_play_error(options: dict[str, object], says: str) -> None:
     with pytest.raises(PlayError, match=says.replace("(", r"\(").replace("[", r"\[")):
-        prepare(PlayOptions(**{"script": TINY, "model": "scripted", **options}))
+        prepare_game(PlayOptions(**{"script": TINY, "model": "scripted", **options}))
 
 
 def test_the_command_plays_exactly_the_prepared_config(tmp_path: Path) -> None:
     options = PlayOptions(script=TINY, model="scripted", seed=5, embedder="none")
-    config = prepare(options).config
+    config = prepare_game(options).config
     asyncio.run(play_game(config, tmp_path / "direct"))
     done = CliRunner().invoke(app, ["play", TINY, "--model", "scripted", "--seed", "5",
                                     "--embedder", "none", "--out", str(tmp_path / "cli")])
@@ -74,7 +74,7 @@ def test_the_command_plays_exactly_the_prepared_config(tmp_path: Path) -> None:
 
 def test_a_resumed_game_is_the_runs_own_in_its_own_folder(tmp_path: Path) -> None:
     out = killed(tmp_path / "run", 5)
-    game = prepare(PlayOptions(resume=out, lang="zh", seed=99, out=tmp_path / "elsewhere",
+    game = prepare_game(PlayOptions(resume=out, lang="zh", seed=99, out=tmp_path / "elsewhere",
                                retries=0))
     meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
     assert game.out == out and game.resumed
@@ -84,7 +84,7 @@ def test_a_resumed_game_is_the_runs_own_in_its_own_folder(tmp_path: Path) -> Non
 
 
 def test_a_config_with_a_bad_field_is_refused() -> None:
-    config = prepare(PlayOptions(script=TINY, model="scripted")).config
+    config = prepare_game(PlayOptions(script=TINY, model="scripted")).config
     with pytest.raises(ValueError, match="language"):
         PlayConfig.model_validate({**dict(config), "language": "fr"})
 

@@ -39,7 +39,7 @@ from jubensha.runs.batch_commands import app as batch_app
 from jubensha.runs.estimate import count_game_calls, worth_estimating
 from jubensha.runs.importers.commands import import_app
 from jubensha.runs.play import PlayError, build_models, play_game
-from jubensha.runs.prepare import RUN_MARKERS, PlayOptions, PreparedGame, prepare
+from jubensha.runs.prepare import RUN_MARKERS, PlayOptions, PreparedGame, prepare_game
 from jubensha.runs.presets import paper_presets
 from jubensha.runs.transcript import LiveTranscript
 from jubensha.scripts.bundled import DEFAULT_SCRIPT
@@ -171,7 +171,7 @@ def play(script: ScriptArgument = None, procedure: ProcedureOption = None,
     given = {name: value for name, value in locals().items() if name != "seat"}  # the options
     options = PlayOptions(**given, seats=seat or [])
     try:
-        game = prepare(options)
+        game = prepare_game(options)
     except PlayError as exc:
         raise fail(str(exc)) from None
     clients = open_game(game, overwrite)

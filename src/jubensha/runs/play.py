@@ -89,8 +89,8 @@ class SeatPlan(BaseModel):
 
 
 class PlayConfig(BaseModel):
-    """One game, as every way of starting one gives it: the command line (``prepare``),
-    a web table and a batch job build it, and ``play_game`` plays it."""
+    """One game, as every way of starting one gives it: the command line
+    (``prepare_game``), a web table and a batch job build it, and ``play_game`` plays it."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 

@@ -1,6 +1,6 @@
-"""What `jubensha play` was asked, turned into a game: ``prepare`` reads the script and the
-procedure, seats the players and checks every option, and either returns the game to play
-or raises one ``PlayError`` saying what is wrong. It writes nothing, builds no model client
+"""What `jubensha play` was asked, turned into a game: ``prepare_game`` reads the script and
+the procedure, seats the players and checks every option, and either returns the game to
+play or raises one ``PlayError`` saying what is wrong. It writes nothing, builds no model client
 and prints nothing, so the command is a thin layer that prints around it.
 """
 
@@ -99,7 +99,7 @@ class PreparedGame:
         return self.config.resume is not None
 
 
-def prepare(options: PlayOptions) -> PreparedGame:
+def prepare_game(options: PlayOptions) -> PreparedGame:
     """The game ``options`` ask for; ``PlayError`` (its message for the terminal) when any
     input is wrong."""
     try:
