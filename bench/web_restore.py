@@ -23,7 +23,7 @@ from common import figure, machine, table
 
 from jubensha.engine.procedure import find_procedure
 from jubensha.runlog.folder import META, read_meta
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts.bundled import find_script
 from jubensha.web.library import ScriptLibrary
 from jubensha.web.restore import restore_tables
@@ -35,9 +35,9 @@ from jubensha.web.tokens import server_key
 async def one_game(root: Path) -> Path:
     script = find_script("lighthouse-keeper")
     out = root / "game"
-    await play_game(script, find_procedure("mirage"),
-                    plan_seats(script, "naive", "scripted", []), out=out,
-                    script_source=script.id)
+    await play_game(PlayConfig(script=script, procedure=find_procedure("mirage"),
+                               plans=plan_seats(script, "naive", "scripted", []),
+                               script_source=script.id), out)
     return out
 
 

@@ -17,7 +17,7 @@ from jubensha.engine.procedure import find_procedure
 from jubensha.eval.registry import load_metrics
 from jubensha.llm.calls import read_calls
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.play import SeatPlan, play_game
+from jubensha.runs.play import PlayConfig, SeatPlan, play_game
 from jubensha.scripts import find_script
 
 MINE = ("mirage", "mirage-cic", "mirage-llm-score", "mirage-rouge", "mirage-trust",
@@ -30,9 +30,10 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("all") / "run"
     plans = {c.name: SeatPlan(name=c.name, architecture="mirage", model="scripted")
              for c in script.characters}
-    asyncio.run(play_game(script, find_procedure("mirage").with_options(rounds=1), plans,
-                          out=out, seed=7, models={"scripted": ScriptedModel(seed=7)},
-                          script_source="lighthouse-keeper"))
+    asyncio.run(play_game(PlayConfig(script=script,
+                                     procedure=find_procedure("mirage").with_options(rounds=1),
+                                     plans=plans, seed=7, script_source="lighthouse-keeper"), out,
+                          models={"scripted": ScriptedModel(seed=7)}))
     return out
 
 

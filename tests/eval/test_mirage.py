@@ -27,7 +27,7 @@ from jubensha.llm.base import Request
 from jubensha.llm.calls import read_calls
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runlog.folder import RunLog, read_run
-from jubensha.runs.play import SeatPlan, play_game
+from jubensha.runs.play import PlayConfig, SeatPlan, play_game
 from jubensha.scripts import find_script
 from jubensha.scripts.model import Character, Clue, Kill, Script, Truth, Victim
 
@@ -228,9 +228,9 @@ def mirage_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     plans = {c.name: SeatPlan(name=c.name, architecture="mirage", model="scripted")
              for c in script.characters}
     procedure = find_procedure("mirage").with_options(rounds=2)
-    asyncio.run(play_game(script, procedure, plans, out=out, seed=3,
-                          models={"scripted": ScriptedModel(seed=3)},
-                          script_source="lighthouse-keeper"))
+    asyncio.run(play_game(PlayConfig(script=script, procedure=procedure, plans=plans, seed=3,
+                                     script_source="lighthouse-keeper"), out,
+                          models={"scripted": ScriptedModel(seed=3)}))
     return out
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from jubensha.llm.base import GenerateConfig, ImagePart, Message, Request, TextPart
+from jubensha.llm.base import ErrorKind, GenerateConfig, ImagePart, Message, Request, TextPart
 from jubensha.llm.completion import read_completion
 from jubensha.llm.openai_client import (
     OpenAIEmbedder,
@@ -209,5 +209,5 @@ async def test_a_refused_connection_is_not_retried_and_says_so() -> None:
     model._complete = counted  # type: ignore[method-assign]
     with pytest.raises(OpenAIError, match="refused|Connect call failed") as raised:
         await model.generate(_request())
-    assert tries == 1 and raised.value.fatal
+    assert tries == 1 and raised.value.kind is ErrorKind.DEAD
     await model.aclose()

@@ -258,3 +258,14 @@ def test_a_world_whose_evidence_does_not_prove_it_is_never_written() -> None:
     deciding.facts.clear()
     with pytest.raises(Rejected, match="answers"):
         prove(world, evidence)
+
+
+def test_the_command_s_limits_are_the_generator_s() -> None:
+    """The command keeps its own copy of the limits so that the other scripts commands
+    start without importing the generator."""
+    from jubensha.scripts.generate import batch, build, command
+    from jubensha.scripts.proof import model
+
+    assert (command.MIN_PLAYERS, command.MAX_PLAYERS, command.MAX_ACTS, command.MAX_COUNT) \
+        == (build.MIN_PLAYERS, build.MAX_PLAYERS, build.MAX_ACTS, batch.MAX_COUNT)
+    assert command.Languages == batch.Languages and command.Level == model.Level

@@ -46,8 +46,9 @@ ARCHITECTURES: Registry[Factory] = Registry({
 }, unknown=_unknown)
 
 
-def register_architecture(name: str, factory: Factory) -> None:
-    ARCHITECTURES.put(name, factory)
+def register_architecture(name: str, factory: Factory, *, replace: bool = False) -> None:
+    """Add an architecture; a name taken already is refused unless ``replace``."""
+    ARCHITECTURES.put(name, factory, replace=replace)
 
 
 def architectures() -> list[str]:

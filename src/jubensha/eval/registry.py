@@ -106,7 +106,9 @@ def metric(name: str, summary: str, source: str, needs: tuple[Need, ...] = (),
            ) -> Callable[[MetricFunction], MetricFunction]:
     """Register ``compute`` under ``name``; a second registration of a name is an error."""
     def register(compute: MetricFunction) -> MetricFunction:
-        if METRICS.registered(name) and METRICS.get(name).compute is not compute:
+        if METRICS.registered(name):
+            if METRICS.get(name).compute is compute:
+                return compute  # the same function again: its module imported once more
             raise ValueError(f"metric {name!r} is registered twice")
         METRICS.put(name, MetricSpec(name, summary, source, compute, frozenset(needs),
                                      frozenset(optional), applies, options, options_key))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from jubensha.llm.base import ModelError
+from jubensha.llm.base import ErrorKind, ModelError
 from jubensha.llm.environment import MODEL_ENV
 from jubensha.prompts import render
 from jubensha.userdirs import cache_dir
@@ -32,8 +32,7 @@ CHUNK = 8 << 20
 class ModelFileError(ModelError):
     """A local model's file is missing, incomplete or not the expected bytes."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, fatal=True)
+    kind = ErrorKind.DEAD
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,15 @@ from pydantic import BaseModel, Field, RootModel, ValidationError
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
-from jubensha.llm.base import Model, ModelError, ModelWrapper, Request, Response, Usage
+from jubensha.llm.base import (
+    ErrorKind,
+    Model,
+    ModelError,
+    ModelWrapper,
+    Request,
+    Response,
+    Usage,
+)
 from jubensha.safeload import DocumentError, read_document, shown_key
 
 if TYPE_CHECKING:
@@ -35,12 +43,14 @@ if TYPE_CHECKING:
 # --- retry ---------------------------------------------------------------------------------
 
 def is_retryable(error: BaseException) -> bool:
-    """Model errors are worth another try unless their class says ``retryable = False``."""
-    return isinstance(error, ModelError) and getattr(error, "retryable", True)
+    """Only a model error of kind ``RETRY`` is worth another try (``ErrorKind``)."""
+    return isinstance(error, ModelError) and error.kind is ErrorKind.RETRY
 
 
 class RetryModel(ModelWrapper):
-    """Retries failed calls up to ``attempts`` in all, with jittered exponential backoff."""
+    """Retries failed calls up to ``attempts`` in all, with jittered exponential backoff;
+    an error of any other kind than ``RETRY`` (a dead endpoint, a spent quota or budget, a
+    reply that fits no schema) goes up at once."""
 
     def __init__(self, inner: Model, attempts: int = 3, backoff_s: float = 0.5,
                  backoff_max_s: float = 10.0) -> None:
@@ -279,9 +289,9 @@ class Budget(BaseModel):
 
 
 class BudgetExceeded(ModelError):
-    """The run spent its budget; further calls fail at once (and are never retried)."""
+    """The run spent its budget: every further call fails at once, and none is retried."""
 
-    retryable = False
+    kind = ErrorKind.DEAD
 
 
 class BudgetModel(ModelWrapper):

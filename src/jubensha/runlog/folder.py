@@ -42,7 +42,14 @@ from jubensha.llm.base import Usage
 from jubensha.llm.calls import NOT_A_CALL, CallRecord
 from jubensha.outdir import write_whole
 from jubensha.runlog.counts import CallCounts
-from jubensha.safeload import MAX_LOG_BYTES, DocumentError, read_bounded
+from jubensha.safeload import (
+    MAX_LOG_BYTES,
+    DocumentError,
+    LineError,
+    first_line,
+    parse_jsonl,
+    read_bounded,
+)
 from jubensha.scripts.io import dump_script
 from jubensha.scripts.model import Script
 from jubensha.terminal import plain_text
@@ -237,7 +244,7 @@ def read_meta(path: Path) -> RunMeta | None:
     try:
         return RunMeta.model_validate_json(data)
     except ValidationError as exc:
-        raise RunError(f"{path}: {_first_line(exc)}") from None
+        raise RunError(f"{path}: {first_line(exc)}") from None
 
 
 def present(path: Path) -> bool:
@@ -257,40 +264,15 @@ def read_own(path: Path, max_bytes: int = MAX_LOG_BYTES) -> bytes:
 def _read_jsonl(path: Path, parse: Any, truncated: list[str]) -> list[Any]:
     if not present(path):
         return []
-    lines = read_own(path).split(b"\n")
-    while lines and not lines[-1].strip():
-        lines.pop()
-    items = []
-    for number, raw in enumerate(lines, 1):
-        last = number == len(lines)
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            if last:  # cut inside a multi-byte character while being written
-                truncated.append(path.name)
-                break
-            raise RunError(f"{path}:{number}: not UTF-8 text") from None
-        if not line.strip():
-            continue
-        try:
-            items.append(parse(line))
-        except (ValidationError, ValueError) as exc:
-            if last and _cut_off(line):
-                truncated.append(path.name)
-                break
-            raise RunError(f"{path}:{number}: not a valid record: {_first_line(exc)}") from None
-    return items
-
-
-def _cut_off(line: str) -> bool:
-    """A last line that is not complete JSON was being written when the run stopped."""
     try:
-        json.loads(line)
-    except json.JSONDecodeError:
-        return True
-    except (RecursionError, ValueError):  # whole, but too deep or a number too long
-        return False
-    return False
+        items, torn = parse_jsonl(read_own(path), parse)
+    except LineError as exc:
+        what = exc.problem if exc.problem == "not UTF-8 text" else \
+            f"not a valid record: {exc.problem}"
+        raise RunError(f"{path}:{exc.number}: {what}") from None
+    if torn:
+        truncated.append(path.name)
+    return items
 
 
 def _read_json(path: Path, model: type[M]) -> M | None:
@@ -299,8 +281,6 @@ def _read_json(path: Path, model: type[M]) -> M | None:
     try:
         return model.model_validate_json(read_own(path))
     except ValidationError as exc:
-        raise RunError(f"{path}: {_first_line(exc)}") from None
+        raise RunError(f"{path}: {first_line(exc)}") from None
 
 
-def _first_line(exc: Exception) -> str:
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

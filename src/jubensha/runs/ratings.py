@@ -22,7 +22,6 @@ import io
 from collections import Counter
 from typing import Any, Literal
 
-from openskill.models import PlackettLuce
 from pydantic import BaseModel, Field, computed_field
 
 from jubensha.eval.report import ResultTable, markdown_table, number
@@ -120,7 +119,8 @@ def _skip_reason(row: GameRow) -> str | None:
 class _Pool:
     """Ratings of named players in one openskill model, with games and wins counted."""
 
-    def __init__(self, model: PlackettLuce) -> None:
+    def __init__(self, model: Any) -> None:
+        """``model``: an openskill model (``PlackettLuce``)."""
         self.model = model
         self.ratings: dict[str, Any] = {}
         self.games: Counter[str] = Counter()
@@ -144,6 +144,8 @@ class _Pool:
 
 def rate(rows: list[GameRow], batch: str = "") -> Leaderboard:
     """The leaderboard of a batch's index rows (see the module docstring)."""
+    from openskill.models import PlackettLuce  # the ratings extra, only when rating
+
     roles, combined = _Pool(PlackettLuce()), _Pool(PlackettLuce())
     skipped: Counter[str] = Counter()
     entrants: list[str] = []

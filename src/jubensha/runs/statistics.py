@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 from pydantic import BaseModel
-from scipy import stats
 
 RESAMPLES = 4000
 LEVEL = 0.95
@@ -99,6 +98,8 @@ def paired(metric: str, a: Sequence[float], b: Sequence[float],
     differences = [x - y for x, y in zip(a, b, strict=True)]
     p_value = None
     if len(a) > 1 and any(differences):
+        from scipy import stats  # the stats extra, only for a paired comparison
+
         test = stats.permutation_test(
             (np.asarray(a, dtype=float), np.asarray(b, dtype=float)),
             lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
@@ -115,5 +116,7 @@ def games_needed(difference: float, spread: float, power: float = 0.8) -> int:
     """Pairs of games a paired comparison needs to find a mean difference ``difference``
     (two-sided, 5% level, ``power``) when the paired differences have standard deviation
     ``spread``: the normal approximation ``((z_0.975 + z_power) spread / difference)^2``."""
+    from scipy import stats
+
     z = stats.norm.ppf(1 - (1 - LEVEL) / 2) + stats.norm.ppf(power)
     return int(np.ceil((z * spread / difference) ** 2))

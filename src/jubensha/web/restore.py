@@ -155,14 +155,12 @@ async def resume_table(folder: Path, *, agents: Mapping[str, Agent],
     ``ResumeFailed`` (a diverged log is a ``BaseException`` the table would not catch)."""
     try:
         again = continuation(folder, people=set(agents))
+        assert again.resume is not None
         kept = set_aside(folder)
         if again.resume.source == folder:
             again.resume.source = kept
-        return await play_game(again.script, again.procedure, again.plans, out=folder,
-                               seed=again.seed, language=again.language,
-                               embedder=again.embedder, model_options=model_options,
-                               script_source=again.script_source, sinks=sinks,
-                               on_ask=on_ask, agents=agents, resume=again.resume)
+        config = again.model_copy(update={"model_options": model_options})
+        return await play_game(config, folder, sinks=sinks, on_ask=on_ask, agents=agents)
     except (PlayError, ResumeError, ResumeDiverged) as exc:
         raise ResumeFailed(str(exc)) from None
 

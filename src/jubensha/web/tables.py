@@ -22,15 +22,15 @@ from typing import Literal, Protocol
 
 from jubensha.agents.human import HumanAgent, SeatView
 from jubensha.engine.agent import Agent
-from jubensha.engine.decisions import Decision
+from jubensha.engine.decisions import BaseDecision
 from jubensha.engine.events import Event
 from jubensha.engine.procedure import Procedure
 from jubensha.engine.table import AskHook, EventSink
 from jubensha.llm.registry import ModelOptions
 from jubensha.runlog.folder import META, RunResult, read_meta
-from jubensha.runs.play import NO_MODEL, SeatPlan, default_out, play_game
+from jubensha.runs.play import NO_MODEL, PlayConfig, SeatPlan, default_out, play_game
 from jubensha.scripts.model import Language, Script
-from jubensha.web.guard import same_secret
+from jubensha.web.gate import same_secret
 from jubensha.web.roster import Progress, SeatChip, progress, roster
 from jubensha.web.seatio import WebIO
 from jubensha.web.tablelog import Answer, AnswerLog, TableRecord, write_record
@@ -135,7 +135,7 @@ class LiveTable:
         self.events.append(event)
         self.touch()
 
-    def on_ask(self, seat: str, decision: Decision) -> Callable[[], None]:
+    def on_ask(self, seat: str, decision: BaseDecision) -> Callable[[], None]:
         """Ask hook: the seat is being asked until the returned function is called."""
         self.asked[seat] += 1
         self.touch()
@@ -189,26 +189,27 @@ class TableHost:
                              f"started for (--max-tables {self.max_tables}); try again when "
                              f"one has ended")
 
-    def open(self, script: Script, procedure: Procedure, plans: dict[str, SeatPlan], *,
-             language: Language | None = None, seed: int = 0, spectators: bool = False,
+    def open(self, config: PlayConfig, *, spectators: bool = False,
              script_key: str = "") -> LiveTable:
-        """Seat the table and start the game in the background; ``TablesFull`` when
-        ``max_tables`` are playing already."""
+        """Seat the table and start the game of ``config`` (as the lobby chose it, played
+        with this server's model options and embedder) in the background; ``TablesFull``
+        when ``max_tables`` are playing already."""
         self.check_room()
         self._forget_ended()
-        humans = [name for name, plan in plans.items() if plan.model == NO_MODEL]
+        config = config.model_copy(update={"model_options": self.model_options,
+                                           "embedder": self.embedder})
+        script = config.script
+        humans = [name for name, plan in config.plans.items() if plan.model == NO_MODEL]
         record = TableRecord(id=secrets.token_hex(8), script=script_key or script.id,
                              spectators=spectators or not humans, people=humans)
-        table = self.seat(record, script, procedure, plans, language or script.language,
-                          default_out(script, self.runs))
+        table = self.seat(record, script, config.procedure, config.plans,
+                          config.game_language, default_out(script, self.runs))
         agents = self.agents(table)
 
         async def game(agents: Mapping[str, Agent], sinks: Sequence[EventSink],
                        on_ask: AskHook) -> RunResult:
-            return await play_game(
-                script, procedure, plans, out=table.out, seed=seed, language=table.language,
-                embedder=self.embedder, model_options=self.model_options,
-                script_source=script.id, sinks=sinks, agents=agents, on_ask=on_ask)
+            return await play_game(config, table.out, sinks=sinks, agents=agents,
+                                   on_ask=on_ask)
 
         self.start(table, agents, game)
         return table

@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
-from rich.table import Table
-
-from jubensha.llm.registry import ModelSpecError, parse_model_spec
-from jubensha.outdir import OutError, prepare_out
-from jubensha.scripts.generate.batch import MANIFEST, MAX_COUNT, Languages, requests, write_all
-from jubensha.scripts.generate.build import MAX_ACTS, MAX_PLAYERS, MIN_PLAYERS, GenerationError
-from jubensha.scripts.generate.rewrite import Rewriter
-from jubensha.scripts.proof.model import Level
-from jubensha.terminal import Terminal
 
 SHOWN = 20
 """Scripts listed one per row; a larger batch prints only its summary."""
+MIN_PLAYERS, MAX_PLAYERS, MAX_ACTS, MAX_COUNT = 3, 10, 3, 100_000
+"""The limits of ``generate.build`` and ``generate.batch``, here so that ``scripts --help``
+and the other scripts commands need not import the generator (a test holds them equal)."""
+Languages = Literal["en", "zh", "both"]
+Level = Literal["easy", "medium", "hard"]
 
 
 def generate_command(
@@ -47,6 +43,15 @@ def generate_command(
 ) -> None:
     """Generate murder mysteries whose unique solution is proved: native scripts that play
     in every procedure, in English, Chinese or both (the same mystery for one seed)."""
+    from rich.table import Table
+
+    from jubensha.llm.registry import ModelSpecError, parse_model_spec
+    from jubensha.outdir import OutError, prepare_out
+    from jubensha.scripts.generate.batch import MANIFEST, requests, write_all
+    from jubensha.scripts.generate.build import GenerationError
+    from jubensha.scripts.generate.rewrite import Rewriter
+    from jubensha.terminal import Terminal
+
     console = Terminal()
     try:
         rewriter = Rewriter(parse_model_spec(model)) if model else None
