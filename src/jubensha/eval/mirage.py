@@ -24,7 +24,8 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
-from jubensha.engine.events import ActStarted, Event, Investigated, Rated
+from jubensha.engine.events import ActStarted, Event, Failure, Investigated, Rated
+from jubensha.eval.failure import note
 from jubensha.eval.mirage_judged import LLMScore, Reconstruction, llm_scores, reconstructions
 from jubensha.eval.mirage_reading import (
     MAX_ABILITY,
@@ -40,7 +41,7 @@ from jubensha.eval.mirage_reading import (
 )
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
-from jubensha.eval.vote_metrics import final_ballots, has_solution
+from jubensha.eval.vote_metrics import has_solution, noted_ballots
 from jubensha.eval.votes import Vote, culprit_rank, votes_received
 from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import Script
@@ -120,6 +121,7 @@ def doubt_belief(run: RunLog, script: Script, seats: Sequence[str],
     sides = {"culprits": TrustCount(), "civilians": TrustCount()}
     options = options or MirageOptions()
     murderers = guilty_of(script, None, options)
+    note_ratings(run.events, options.reading)
     for event in counted_ratings(run.events, options.reading):
         received.setdefault(event.speaker, TrustCount()).add(event)
         given.setdefault(event.rater, TrustCount()).add(event)
@@ -140,6 +142,19 @@ def counted_ratings(events: Iterable[Event], reading: Reading) -> list[Rated]:
         elif reading == "release" and isinstance(event, ActStarted) and event.act > act:
             kept, act = [], event.act
     return kept
+
+
+def note_ratings(events: Sequence[Event], reading: Reading) -> None:
+    """Note the ratings the reading counts for the metric's tally (``eval.failure``): each
+    rating given, and each that failed (the game leaves a failed rating out)."""
+    counted = counted_ratings(events, reading)
+    start = 0
+    if reading == "release":  # not the failures of the stages whose ratings it drops
+        start = max([e.index for e in events if isinstance(e, ActStarted)], default=0)
+    failed = sum(isinstance(e, Failure) and e.purpose == "rate" and e.index >= start
+                 for e in events)
+    note("rating", failed=True, count=failed)
+    note("rating", failed=False, count=len(counted))
 
 
 def has_ratings(script: Script, run: RunLog) -> str | None:
@@ -268,7 +283,7 @@ def victory(run: RunLog, script: Script, seats: Sequence[str], options: MirageOp
     scores: dict[str, dict[str, float]] = {}
     ranks: dict[str, int | None] = {}
     chance: dict[str, float] = {}
-    for victim, ballots in final_ballots(run).items():
+    for victim, ballots in noted_ballots(run).items():
         votes = votes_received(Vote(voter=b.voter, target=b.target) for b in ballots)
         guilty = guilty_of(script, victim, options)  # {"nobody here"}: an offstage death
         pool = [*seats, *sorted(guilty - set(seats))]

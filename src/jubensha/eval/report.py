@@ -21,6 +21,21 @@ class ResultTable(BaseModel):
     notes: list[str] = Field(default_factory=list)
 
 
+class Scoring(BaseModel):
+    """How a result was scored, named in every row that shows it: the judge model ("none"
+    when no model judged; "lexical" for a metric whose judge was the lexical rule), the
+    grading rule and the reading, each "" where the metric has none."""
+
+    judge: str = "none"
+    grading: str = ""
+    reading: str = ""
+
+    def label(self) -> str:
+        """``judge openai:gpt-4o · grading authors``: every part the metric has."""
+        parts = [("judge", self.judge), ("grading", self.grading), ("reading", self.reading)]
+        return " · ".join(f"{name} {value}" for name, value in parts if value)
+
+
 class MetricResult(BaseModel):
     """Base of every metric's result; subclasses add fields and say how to tabulate them."""
 
@@ -33,6 +48,9 @@ class MetricResult(BaseModel):
     """The run folder (or log) the result is about."""
     group: str = ""
     """What the run is an instance of (language and architecture), for averages."""
+    scoring: Scoring = Field(default_factory=Scoring)
+    """How it was scored (set by ``eval.scoring``): results scored otherwise are never
+    pooled."""
 
     def tables(self) -> list[ResultTable]:
         raise NotImplementedError(f"{type(self).__name__} does not define its tables")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from jubensha.engine.events import VoteCast
+from jubensha.engine.events import Failure, VoteCast
 from jubensha.engine.table import VoteRecord
 from jubensha.engine.voting import (
     VotingRules,
@@ -21,6 +21,7 @@ from jubensha.engine.voting import (
     killers_of,
     records_solution,
 )
+from jubensha.eval.failure import note
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.votes import Vote, culprit_rank, identification, votes_received
@@ -35,6 +36,29 @@ def final_ballots(run: RunLog) -> dict[str | None, list[VoteCast]]:
         if isinstance(event, VoteCast):
             rounds[event.victim][event.round or 1].append(event)
     return {victim: by_round[max(by_round)] for victim, by_round in rounds.items()}
+
+
+def fallback_voters(run: RunLog, ballots: Sequence[VoteCast]) -> set[str]:
+    """The voters of one round whose ballot is the table's fallback: their vote failed
+    (a ``Failure`` of purpose ``vote`` after the previous round's ballots, before these)."""
+    if not ballots:
+        return set()
+    first = min(b.index for b in ballots)
+    start = max((e.index for e in run.events if isinstance(e, VoteCast) and e.index < first),
+                default=-1)
+    return {e.seat for e in run.events if isinstance(e, Failure) and e.purpose == "vote"
+            and start < e.index < first}
+
+
+def noted_ballots(run: RunLog) -> dict[str | None, list[VoteCast]]:
+    """``final_ballots``, each ballot noted for the metric's tally (``eval.failure``): a
+    ballot that fell back was no answer."""
+    found = final_ballots(run)
+    for ballots in found.values():
+        failed = len(fallback_voters(run, ballots) & {b.voter for b in ballots})
+        note("ballot", failed=True, count=failed)
+        note("ballot", failed=False, count=len(ballots) - failed)
+    return found
 
 
 def culprits(script: Script, victim: str | None) -> set[str]:
@@ -84,7 +108,7 @@ def has_votes(script: Script, run: RunLog) -> str | None:
         "ThinkThrice, section 6.4", applies=has_votes)
 async def identification_metric(context: MetricContext) -> VictimVotes:
     victims = {}
-    for victim, ballots in final_ballots(context.run).items():
+    for victim, ballots in noted_ballots(context.run).items():
         found = identification([Vote(voter=b.voter, target=b.target) for b in ballots],
                                culprits(context.script, victim))
         victims[victim or "-"] = (found.on_murderer, found.counted)
@@ -114,7 +138,7 @@ class CulpritRanks(MetricResult):
 async def culprit_rank_metric(context: MetricContext) -> CulpritRanks:
     candidates = context.script.names
     ranks = {}
-    for victim, ballots in final_ballots(context.run).items():
+    for victim, ballots in noted_ballots(context.run).items():
         votes = votes_received([Vote(voter=b.voter, target=b.target) for b in ballots])
         guilty = culprits(context.script, victim)
         pool = [*candidates, *sorted(guilty - set(candidates))]

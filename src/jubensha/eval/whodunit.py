@@ -22,8 +22,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from jubensha.agents.answerers import Access, answer_choice, build_context, seat_context
+from jubensha.agents.answerers import Access, build_context, seat_context
 from jubensha.engine.events import Spoke
+from jubensha.eval.failure import note
 from jubensha.eval.judge import JudgeFailure, ask, clip, judge_of, judge_request
 from jubensha.eval.mirage_reading import (
     failure_notes,
@@ -34,7 +35,7 @@ from jubensha.eval.mirage_reading import (
     seats_of,
     truth_text,
 )
-from jubensha.eval.postgame import answering_model, whole_scripts
+from jubensha.eval.postgame import answering_model, choice_answer, whole_scripts
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import rouge_l
@@ -324,11 +325,14 @@ async def seat_answer(context: MetricContext, seat: str, failures: list[JudgeFai
     if not options_of(context).ask_missing:
         return None
     try:
-        return SeatAnswer(answer=await ask_reasoning(context, seat), source="asked")
+        text = await ask_reasoning(context, seat)
     except ModelError as error:
+        note("seat", failed=True)
         failures.append(JudgeFailure(purpose=f"{PREFIX}answer.reasoning", seat=seat,
                                      item="reasoning", error=str(error)))
         return None
+    note("seat", failed=not text)
+    return SeatAnswer(answer=text, source="asked") if text else None
 
 
 def has_truth(script: Script, run: RunLog) -> str | None:
@@ -452,7 +456,7 @@ async def step_accuracy_metric(context: MetricContext) -> StepAccuracy:
             if question.asked_of not in (None, seat):
                 continue
             for sample in range(context.samples):
-                answer = await answer_choice(question, answer_context, model, sample=sample)
+                answer = await choice_answer(question, answer_context, model, sample)
                 right = bool(answer.letters) and is_correct(
                     answer.answer, question.answer, question.multiple, options.rule,
                     letters=question.options.keys() or DEFAULT_LETTERS)
