@@ -33,6 +33,7 @@ from jubensha.eval.scoring import (
     group_of,
     score_metrics,
     score_one,
+    unjudged,
     write_result,
     write_summary,
 )
@@ -178,6 +179,20 @@ def _script_for(run: RunLog, given: str | None) -> Script:
     return load_reference_script(given) if given else played_script(run)
 
 
+def check_judged(specs: list[MetricSpec], runs: list[Path], script: str | None,
+                 judge: Model | None) -> None:
+    """``EvalError`` when a run played with a paper's preset would be scored without a
+    judge model by a metric that applies to it and that paper judged with one
+    (``scoring.unjudged``)."""
+    for path in runs:
+        run = read_run(path)
+        played = _script_for(run, script)
+        applying = [spec for spec in specs if spec.applies is None
+                    or spec.applies(played, run) is None]
+        if refused := unjudged(applying, run, judge):
+            raise EvalError(refused)
+
+
 async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
                  judge: Model | None, embedder: Embedder | None, samples: int,
                  options: dict[str, Any] | None = None, answerer: Model | None = None,
@@ -253,6 +268,7 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
             answerer = parse_model_spec(seat_model) if seat_model else None
             embed = (build_metric_embedder(embedder)
                      if "embedder" in spec.needs | spec.optional else None)
+            check_judged([spec], runs, script, judge_model)
             expected, models = estimate([spec], runs, script, judge, seat_model,
                                         embed is not None, samples, settings)
             results = model_job(lambda on_call: _score(spec, runs, script, judge_model, embed,
@@ -360,6 +376,7 @@ def evaluate_all(
         answerer = parse_model_spec(seat_model) if seat_model else None
         embed = build_metric_embedder(embedder)
         scored: dict[Path, list[MetricResult]] = {}
+        check_judged(specs, runs, script, judge_model)
         for path in runs:
             expected, models = estimate(specs, [path], script, judge, seat_model,
                                         embed is not None, samples, settings)
@@ -377,7 +394,7 @@ def evaluate_all(
                                       ensure_ascii=False, indent=2))
                 continue
             for result in results:
-                show(result.tables(), fmt)
+                show(result.shown_tables(), fmt)
             show(summary.tables(), fmt)
     except (RunError, ScriptError, ModelSpecError, EmbedderSpecError, EvalError) as exc:
         raise fail(str(exc)) from None

@@ -415,7 +415,8 @@ async def judged_batch(script: Script, reads: AnswerContext, model: Model, judge
 @metric("factual", "Every seat answers factual questions about every character after the "
         "game; Own Q and Other's Q (CQ civilians', MQ the murderer's) judged Correct or "
         "Incorrect", "ThinkThrice, sections 5 and 6.2 (table 6), appendix H",
-        optional=("judge",), options=FactualOptions)
+        optional=("judge",), options=FactualOptions,
+        paper_judge="ThinkThrice appendix B: GPT-3.5 judged the factual answers")
 async def factual_metric(context: MetricContext) -> FactualResult:
     options = FactualOptions.model_validate(context.options.get("factual", {}))
     return await factual(context, options)

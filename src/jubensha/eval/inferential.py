@@ -228,7 +228,8 @@ def inferential_applies(script: Script, run: RunLog) -> str | None:
         "the game with its reasoning; overall accuracy, and informed accuracy (right and "
         "reasoning rated >= 4 of 5 by a judge)", "ThinkThrice, section 6.5 (figure 4), "
         "table 10, appendix H", optional=("judge",), applies=inferential_applies,
-        options=InferentialOptions)
+        options=InferentialOptions,
+        paper_judge="ThinkThrice appendix B: GPT-4 judged the inferential answers")
 async def inferential_metric(context: MetricContext) -> InferentialResult:
     options = InferentialOptions.model_validate(context.options.get("inferential", {}))
     return await inferential(context, options)

@@ -46,6 +46,8 @@ from jubensha.eval.votes import Vote, culprit_rank, votes_received
 from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import Script
 
+MIRAGE_JUDGE = "MPIRD-LLMA section 3: all evaluations were scored by GPT-4-turbo"
+
 
 # -- doubt and belief ------------------------------------------------------------------------
 class TrustCount(BaseModel):
@@ -229,7 +231,8 @@ async def clue_investigation_metric(context: MetricContext) -> ClueInvestigation
 @metric("mirage-llm-score", "A judge rates each seat's role-play, reasoning, communication "
         "and cooperation, observation and thinking (0-20 each; LLM-Score = their sum)",
         "MPIRD-LLMA section 2.3, table 20; MIRAGE public release (llms_eval)",
-        needs=("judge",), applies=has_speech, options=MirageOptions, options_key="mirage")
+        needs=("judge",), applies=has_speech, options=MirageOptions, options_key="mirage",
+        paper_judge=MIRAGE_JUDGE)
 async def llm_score_metric(context: MetricContext) -> LLMScore:
     return await llm_scores(context)
 
@@ -237,7 +240,8 @@ async def llm_score_metric(context: MetricContext) -> LLMScore:
 @metric("mirage-rouge", "ROUGE-L F between each character's script and its reconstruction "
         "by a judge from the history and the seat's actions (extractive without a judge)",
         "MPIRD-LLMA section 2.3, table 21; MIRAGE public release (rouge_eval)",
-        optional=("judge",), applies=has_speech, options=MirageOptions, options_key="mirage")
+        optional=("judge",), applies=has_speech, options=MirageOptions, options_key="mirage",
+        paper_judge=MIRAGE_JUDGE)
 async def reconstruction_metric(context: MetricContext) -> Reconstruction:
     return await reconstructions(context)
 
@@ -341,7 +345,8 @@ class MirageIndices(MetricResult):
 
 @metric("mirage", "The MIRAGE indices: Victory (MRR of the culprit), TII, CIC, ICI and SCI "
         "(ICI and SCI with a judge)", "MIRAGE public release (save_result, end_stage)",
-        optional=("judge",), options=MirageOptions, options_key="mirage")
+        optional=("judge",), options=MirageOptions, options_key="mirage",
+        paper_judge=MIRAGE_JUDGE)
 async def mirage_metric(context: MetricContext) -> MirageIndices:
     options = options_of(context)
     seats = seats_of(context)

@@ -55,10 +55,23 @@ class MetricResult(BaseModel):
     def tables(self) -> list[ResultTable]:
         raise NotImplementedError(f"{type(self).__name__} does not define its tables")
 
+    def shown_tables(self) -> list[ResultTable]:
+        """``tables()``, the first one saying how the result was scored."""
+        return with_scoring(self.tables(), self.scoring)
+
     @classmethod
     def across(cls, results: Sequence[MetricResult]) -> list[ResultTable]:
         """Tables over several results beyond the column means (e.g. weighted); none."""
         return []
+
+
+def with_scoring(tables: list[ResultTable], scoring: Scoring) -> list[ResultTable]:
+    """``tables``, the first one noting ``scored with: judge ... · grading ...``."""
+    if not tables:
+        return tables
+    first = tables[0]
+    note = f"scored with: {scoring.label()}"
+    return [first.model_copy(update={"notes": [*first.notes, note]}), *tables[1:]]
 
 
 def rich_table(table: ResultTable) -> Table:

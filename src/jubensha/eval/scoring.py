@@ -83,6 +83,27 @@ def skip_reason(spec: MetricSpec, script: Script, run: RunLog, judge: Model | No
     return spec.applies(script, run) if spec.applies else None
 
 
+def preset_of(run: RunLog) -> str | None:
+    """The paper preset the game was played with (meta.json's ``options.preset``)."""
+    preset = run.meta.options.get("preset") if run.meta else None
+    name = preset.get("name") if isinstance(preset, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
+def unjudged(specs: Iterable[MetricSpec], run: RunLog, judge: Model | None) -> str | None:
+    """Why ``specs`` may not score this run without a judge model: it was played with a
+    paper's preset, and that paper scored one of them with a model judge (no silent
+    substitution of a lexical judge under the paper's metric name); None otherwise."""
+    preset = preset_of(run)
+    judged = [spec for spec in specs if spec.paper_judge]
+    if judge is not None or preset is None or not judged:
+        return None
+    names = ", ".join(spec.name for spec in judged)
+    return (f"{run.path}: played with preset {preset}, whose paper scored {names} with a model "
+            f"judge ({judged[0].paper_judge}): pass --judge MODEL, or choose other metrics "
+            "(--metric)")
+
+
 def write_result(folder: Path, name: str, result: MetricResult) -> None:
     """Write ``<name>.json`` whole or not at all (a resumed batch takes a result file as
     done)."""

@@ -55,6 +55,8 @@ JUDGE_RP = declare("judge.whodunit.rp", "truth")
 JUDGE_SPC = declare("judge.whodunit.spc", "truth")
 JUDGE_CMD = declare("judge.whodunit.cmd", "truth")
 REASONING = declare("answer.reasoning", "seat")  # the seat states method and motive
+WHODUNIT_JUDGE = ("WhodunitBench supplementary, figure 10: an evaluator model scores RP, SPC "
+                  "and CMD")
 
 
 class WhodunitOptions(BaseModel):
@@ -126,7 +128,8 @@ class RolePlay(MetricResult):
 
 @metric("whodunit-rp", "A judge rates how naturally each seat played its role (0-10)",
         "WhodunitBench supplementary, section 4, figure 10 (RP)", needs=("judge",),
-        applies=has_speech, options=WhodunitOptions, options_key="whodunit")
+        applies=has_speech, options=WhodunitOptions, options_key="whodunit",
+        paper_judge=WHODUNIT_JUDGE)
 async def role_play_metric(context: MetricContext) -> RolePlay:
     options = options_of(context)
     judge = judge_of(context, "whodunit-rp")
@@ -250,7 +253,8 @@ def has_key_points(script: Script, run: RunLog) -> str | None:
 @metric("whodunit-spc", "Share of each seat's key points (its key clues) that its statements "
         "conveyed; also every key point against the whole discussion (judge or lexical)",
         "WhodunitBench supplementary, section 4, figure 10 (SPC)", optional=("judge",),
-        applies=has_key_points, options=WhodunitOptions, options_key="whodunit")
+        applies=has_key_points, options=WhodunitOptions, options_key="whodunit",
+        paper_judge=WHODUNIT_JUDGE)
 async def key_points_metric(context: MetricContext) -> KeyPoints:
     method = chosen(options_of(context).spc, context)
     result = KeyPoints(run=str(context.run.path), method=method, seats={})
@@ -342,7 +346,8 @@ def has_truth(script: Script, run: RunLog) -> str | None:
 @metric("whodunit-cmd", "Each seat's final method and motive scored against the truth "
         "(0-100; judge, or ROUGE-L without one)",
         "WhodunitBench supplementary, section 4, figures 9-10 (CMD)", optional=("judge",),
-        applies=has_truth, options=WhodunitOptions, options_key="whodunit")
+        applies=has_truth, options=WhodunitOptions, options_key="whodunit",
+        paper_judge=WHODUNIT_JUDGE)
 async def motive_method_metric(context: MetricContext) -> MotiveMethod:
     options = options_of(context)
     method = chosen(options.cmd, context)

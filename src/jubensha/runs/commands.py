@@ -136,8 +136,9 @@ def play(
         "--preset", help="A paper's settings: procedure and the agents' budgets "
         f"({', '.join(paper_presets())}; docs/presets.md). Options given by hand win.")
     ] = None,
-    agents: Annotated[str, typer.Option(
-        "--agents", "-a", help="Default architecture of every seat, e.g. naive.")] = "naive",
+    agents: Annotated[str | None, typer.Option(
+        "--agents", "-a", help="Default architecture of every seat, e.g. naive (default: "
+        "naive, or the --preset paper's agent).")] = None,
     model: Annotated[str | None, typer.Option(
         "--model", "-m", envvar=MODEL_ENV,
         help="Default model: local, local:qwen2.5-coder-1.5b, local:<file.gguf>, "
@@ -221,7 +222,8 @@ def play(
             named = procedure or (paper.procedure.value if paper else "demo")
             chosen = find_procedure(named).with_options(rounds=rounds, questions=questions)
             chosen.check_acts(loaded)
-            plans = plan_seats(loaded, agents, model or default_play_model(), seat or [],
+            agent = agents or (paper.agent.value if paper else "naive")
+            plans = plan_seats(loaded, agent, model or default_play_model(), seat or [],
                                murderer_architecture=murderer_agents,
                                murderer_model=murderer_model, hot_seat=hot_seat)
             if paper is not None:
