@@ -104,6 +104,7 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
     row.usage = spend_of(run.calls) if run else Spend()
     row.sides = side_usage(run.calls, game.script.murderers) if run else {}
     row.started = run.meta.started if run and run.meta else None
+    row.provenance = run.meta.provenance if run and run.meta else None
     if run is None or run.result is None or run.result.degraded:
         error = read_error(folder)
         row.status = "failed"

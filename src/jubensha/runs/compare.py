@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 from jubensha.eval.report import ResultTable, markdown_table, number
 from jubensha.runs.arena import label
 from jubensha.runs.index import GameRow
+from jubensha.runs.provenance import check_pooled
 from jubensha.runs.report import fake_warning
 from jubensha.runs.statistics import Paired, paired
 
@@ -41,6 +42,8 @@ class Comparison(BaseModel):
     pairs: int = Field(description="Games paired (same script, procedure and seed).")
     results: list[Paired]
     warning: str | None = None
+    provenance: list[str] = Field(default_factory=list, description=(
+        "What differs between the games compared, when compared on request."))
 
 
 def entrant(row: GameRow) -> str:
@@ -71,10 +74,11 @@ def _games(rows: list[GameRow], who: str) -> dict[tuple[str, str, int, int], Gam
     return found
 
 
-def compare(rows: list[GameRow], a: str, b: str,
-            metrics: list[str] | None = None) -> Comparison:
+def compare(rows: list[GameRow], a: str, b: str, metrics: list[str] | None = None,
+            allow_mixed: bool = False) -> Comparison:
     """A against B on their paired games; ``metrics`` keeps the metrics whose name starts
-    with one of them."""
+    with one of them. Games of different provenance are compared only when
+    ``allow_mixed`` (else ``MixedProvenance``)."""
     known = list(dict.fromkeys(entrant(r) for r in rows))
     for name in (a, b):
         if name not in known:
@@ -87,6 +91,7 @@ def compare(rows: list[GameRow], a: str, b: str,
     if not keys:
         raise CompareError(f"{a} and {b} played no game with the same script, procedure "
                            "and seed")
+    mixed = check_pooled([mine[k] for k in keys] + [theirs[k] for k in keys], allow_mixed)
     values: dict[str, list[tuple[float, float, str]]] = {}
     for key in keys:
         left, right = scores(mine[key]), scores(theirs[key])
@@ -99,7 +104,8 @@ def compare(rows: list[GameRow], a: str, b: str,
     results = [paired(name, [x for x, _, _ in values[name]], [y for _, y, _ in values[name]],
                       [s for _, _, s in values[name]]) for name in chosen]
     return Comparison(a=a, b=b, pairs=len(keys), results=results,
-                      warning=fake_warning([mine[k] for k in keys] + [theirs[k] for k in keys]))
+                      warning=fake_warning([mine[k] for k in keys] + [theirs[k] for k in keys]),
+                      provenance=mixed)
 
 
 def _ordered(values: dict[str, list[tuple[float, float, str]]]) -> list[str]:

@@ -156,9 +156,10 @@ def _environment() -> jinja2.Environment:
 def render_html(batch_dir: Path, rows: list[GameRow], page: Path,
                 against: list[Comparison] | None = None) -> str:
     """The page for the batch in ``batch_dir`` (links are made relative to ``page``);
-    ``against``: the methods compared with a baseline on paired games."""
+    ``against``: the methods compared with a baseline on paired games. Whether games of
+    mixed provenance may be pooled was decided by the caller (the report's notes say it)."""
     title = batch_title(batch_dir)
-    report = build_report(rows, batch=title)
+    report = build_report(rows, batch=title, allow_mixed=True)
     board = rate(rows, batch=title)
     axis, points = cost_axis(report)
     front = set(pareto_front([(c, s) for _, c, s in points]))

@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from jubensha.eval.report import ResultTable, markdown_table, number
 from jubensha.runs.arena import label
 from jubensha.runs.index import GameRow
+from jubensha.runs.provenance import check_pooled, summary
 from jubensha.runs.statistics import Estimate, estimate
 
 ReportFormat = Literal["table", "md", "csv", "json"]
@@ -160,6 +161,9 @@ class BatchReport(BaseModel):
         "Wins of each murderers' entrant against each civilians' entrant (arenas)."))
     presets: list[str] = Field(default_factory=list, description=(
         "The paper presets the games played, each with what was overridden."))
+    provenance: list[str] = Field(default_factory=list, description=(
+        "What the games were played with (code, prompts, models), and what differs when "
+        "games of different provenance were pooled on request (runs.provenance)."))
 
     @property
     def against(self) -> bool:
@@ -184,7 +188,7 @@ class BatchReport(BaseModel):
                    number(g.failures_per_game, 2), number(g.calls_per_game, 1),
                    number(g.tokens_per_game, 0), number(g.cost_usd, 4),
                    number(g.mean_duration_s, 2)] for g in self.groups],
-            notes=[RATE_NOTE, *self.presets])
+            notes=[RATE_NOTE, *self.presets, *self.provenance])
         tables = [main]
         metric_rows = [[*self._keys(g), metric, name, mean.render(), str(mean.n)]
                        for g in self.groups for metric, numbers in g.metrics.items()
@@ -359,8 +363,10 @@ def group_stats(rows: list[GameRow], architecture: str, model: str,
 
 
 def build_report(rows: list[GameRow], *, by_script: bool = False,
-                 batch: str = "") -> BatchReport:
-    """Group ``rows`` (in the batch's order) and compute each group's numbers."""
+                 batch: str = "", allow_mixed: bool = False) -> BatchReport:
+    """Group ``rows`` (in the batch's order) and compute each group's numbers; games of
+    different provenance are pooled only when ``allow_mixed`` (else ``MixedProvenance``)."""
+    mixed = check_pooled(rows, allow_mixed)
     groups: dict[tuple[str, str, str | None, str | None], list[GameRow]] = {}
     for row in sorted(rows, key=lambda r: r.position):
         key = (row.architecture, row.model, row.script if by_script else None,
@@ -371,7 +377,7 @@ def build_report(rows: list[GameRow], *, by_script: bool = False,
     cells = matrix(rows) if any(g.murderers for g in stats) else []
     return BatchReport(batch=batch, games=len(rows), by_script=by_script,
                        warning=fake_warning(rows), groups=stats, matrix=cells,
-                       presets=presets_of(rows),
+                       presets=presets_of(rows), provenance=[*summary(rows), *mixed],
                        failed=[FailedGame(name=r.name, attempts=r.attempts, error=r.error or "")
                                for r in rows if r.status == "failed"])
 
