@@ -29,6 +29,8 @@ class Scoring(BaseModel):
     judge: str = "none"
     grading: str = ""
     reading: str = ""
+    answers: int = Field(0, description="The answers the value rests on (eval.failure).")
+    failed_answers: int = Field(0, description="Of those, the ones that failed.")
 
     def label(self) -> str:
         """``judge openai:gpt-4o · grading authors``: every part the metric has."""

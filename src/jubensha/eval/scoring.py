@@ -125,7 +125,7 @@ def scoring_of(result: MetricResult, tally: AnswerTally) -> Scoring:
     judge = ", ".join(sorted(tally.judges)) or (own if isinstance(own, str) and own else "none")
     found = {key: value for key in ("grading", "reading")
              if isinstance(value := getattr(result, key, None), str)}
-    return Scoring(judge=judge, **found)
+    return Scoring(judge=judge, answers=tally.asked, failed_answers=tally.failed, **found)
 
 
 async def score_one(spec: MetricSpec, context: MetricContext, max_failed: float = MAX_FAILED

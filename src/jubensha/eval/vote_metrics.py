@@ -61,6 +61,12 @@ def noted_ballots(run: RunLog) -> dict[str | None, list[VoteCast]]:
     return found
 
 
+def victim_label(script: Script, victim: str | None) -> str:
+    """Whom a round of ballots was about: its victim, or for a single vote on the murderer
+    the script's victims (``-`` when it names none)."""
+    return victim or ", ".join(v.name for v in script.victims) or "-"
+
+
 def culprits(script: Script, victim: str | None) -> set[str]:
     """Who killed ``victim`` by the truth (``NOBODY`` for an offstage death, so a "nobody
     here" ballot on it is on target); all murderers when the truth does not say."""
@@ -70,7 +76,7 @@ def culprits(script: Script, victim: str | None) -> set[str]:
 class VictimVotes(MetricResult):
     metric: str = "identification"
     victims: dict[str, tuple[int, int]]
-    """Victim (``-`` for a single vote) -> (ballots on a culprit, ballots counted)."""
+    """Victim (``victim_label``) -> (ballots on a culprit, ballots counted)."""
 
     @property
     def accuracy(self) -> float:
@@ -111,14 +117,15 @@ async def identification_metric(context: MetricContext) -> VictimVotes:
     for victim, ballots in noted_ballots(context.run).items():
         found = identification([Vote(voter=b.voter, target=b.target) for b in ballots],
                                culprits(context.script, victim))
-        victims[victim or "-"] = (found.on_murderer, found.counted)
+        victims[victim_label(context.script, victim)] = (found.on_murderer, found.counted)
     return VictimVotes(run=str(context.run.path), victims=victims)
 
 
 class CulpritRanks(MetricResult):
     metric: str = "culprit-rank"
     ranks: dict[str, int | None]
-    """Victim -> rank of the best-placed culprit in the final tally (None: no vote on one)."""
+    """Victim (``victim_label``) -> rank of the best-placed culprit in the final tally
+    (None: no vote on one)."""
 
     @property
     def reciprocal_rank(self) -> float:
@@ -142,7 +149,7 @@ async def culprit_rank_metric(context: MetricContext) -> CulpritRanks:
         votes = votes_received([Vote(voter=b.voter, target=b.target) for b in ballots])
         guilty = culprits(context.script, victim)
         pool = [*candidates, *sorted(guilty - set(candidates))]
-        ranks[victim or "-"] = culprit_rank(votes, guilty, pool)
+        ranks[victim_label(context.script, victim)] = culprit_rank(votes, guilty, pool)
     return CulpritRanks(run=str(context.run.path), ranks=ranks)
 
 

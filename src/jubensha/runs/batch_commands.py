@@ -41,6 +41,7 @@ from jubensha.runs.compare import (
     CompareError,
     CompareFormat,
     Comparison,
+    adjusted_together,
     comparison_table,
     entrant,
     render_comparison,
@@ -368,8 +369,9 @@ def against_baseline(rows: list[GameRow], baseline: str, allow_mixed: bool = Fal
     """Every other method against ``baseline`` on their paired games (one line on error)."""
     methods = [m for m in dict.fromkeys(entrant(r) for r in rows) if m != baseline]
     try:
-        return [compare_entrants(rows, method, baseline, allow_mixed=allow_mixed)
-                for method in methods]
+        return adjusted_together([compare_entrants(rows, method, baseline,
+                                                   allow_mixed=allow_mixed)
+                                  for method in methods])
     except (CompareError, MixedProvenance) as exc:
         raise fail(f"--baseline: {exc}") from None
 
