@@ -143,8 +143,8 @@ def statuses_of(folder: Path, names: Iterable[str] = ()) -> dict[str, MetricStat
         found = {}
     for name in names:
         if name not in found and (folder / f"{name}.json").is_file():
-            found[name] = MetricStatus(metric=name, status="scored",
-                                       **_answers(folder / f"{name}.json"))
+            found[name] = MetricStatus.model_validate(
+                {"metric": name, "status": "scored", **_answers(folder / f"{name}.json")})
     return found
 
 
