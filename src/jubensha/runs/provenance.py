@@ -87,10 +87,11 @@ def summary(rows: Iterable[GameRow]) -> list[str]:
     if not known:
         return []
     codes = ", ".join(sorted({p.code.label() for p in known}))
-    prompts = ", ".join(sorted({p.prompts.sha256[:12] for p in known if p.prompts.sha256}))
+    templates = len({path for p in known for path in p.prompts.templates})
     models = ", ".join(sorted({f"{spec} = {_model(identity)}" for p in known
                                for spec, identity in p.models.items()}))
-    return [f"Provenance: {codes}; prompts {prompts or '–'}; models: {models or '–'}"]
+    return [f"Provenance: {codes}; {templates} prompt templates rendered; models: "
+            f"{models or '–'}"]
 
 
 def check_pooled(rows: Iterable[GameRow], allow_mixed: bool) -> list[str]:
