@@ -90,8 +90,8 @@ def summary(rows: Iterable[GameRow]) -> list[str]:
     templates = len({path for p in known for path in p.prompts.templates})
     models = ", ".join(sorted({f"{spec} = {_model(identity)}" for p in known
                                for spec, identity in p.models.items()}))
-    return [f"Provenance: {codes}; {templates} prompt templates rendered; models: "
-            f"{models or '–'}"]
+    return [(f"Provenance: {codes}; {templates} prompt templates rendered; models: "
+            f"{models or '–'}")]
 
 
 def check_pooled(rows: Iterable[GameRow], allow_mixed: bool) -> list[str]:
