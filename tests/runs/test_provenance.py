@@ -4,7 +4,6 @@ told ``--allow-mixed``, saying what differs."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import os
@@ -27,10 +26,9 @@ from jubensha.runlog.provenance import (
     head_commit,
     is_dirty,
 )
-from jubensha.runs.batch import Batch
 from jubensha.runs.index import BatchIndex, GameRow
 from jubensha.runs.provenance import MixedProvenance, check_pooled, differences
-from jubensha.runs.spec import load_spec
+from tests.runs.accuser import accuser_batch
 
 runner = CliRunner()
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
@@ -181,19 +179,7 @@ def test_the_index_keeps_each_games_provenance(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.runs.accuser import accuser_registered
-
-    root = tmp_path_factory.mktemp("provenance")
-    spec = root / "spec.yaml"
-    spec.write_text(f"scripts: [{TINY}]\narchitectures: ['accuser:Ann', 'accuser:Bob']\n"
-                    "models: scripted\nseeds: [0, 1]\nembedder: none\n", encoding="utf-8")
-    with accuser_registered():
-        opened = Batch.open(load_spec(spec), root / "batch")
-        try:
-            asyncio.run(opened.run())
-        finally:
-            opened.close()
-    return root / "batch"
+    return accuser_batch(tmp_path_factory.mktemp("provenance"))
 
 
 def test_a_batch_with_a_game_of_other_prompts_is_not_pooled_unless_asked(

@@ -3,7 +3,6 @@ what every report built on the scripted fake says first."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -15,13 +14,11 @@ from typer.testing import CliRunner
 from jubensha.cli import app
 from jubensha.eval.report import headline
 from jubensha.eval.similarity import Similarity
-from jubensha.runs.batch import Batch
 from jubensha.runs.compare import CompareError, compare
 from jubensha.runs.index import GameRow
 from jubensha.runs.report import build_report, fake_warning, render
-from jubensha.runs.spec import load_spec
 from jubensha.runs.statistics import MIN_CLUSTERS, MIN_GAMES, estimate, games_needed, holm, paired
-from tests.runs.accuser import accuser_registered
+from tests.runs.accuser import accuser_batch
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
 
@@ -199,15 +196,7 @@ def test_the_fake_model_is_named_first_in_every_form() -> None:
 def test_runs_compare_on_a_batch_with_a_known_outcome(tmp_path: Path) -> None:
     """``accuser:Ann`` tables always catch Ann, ``accuser:Bob`` tables never do: on two
     seeds the identification differs by 1, and with two pairs the exact p is 2/4."""
-    spec = tmp_path / "spec.yaml"
-    spec.write_text(f"scripts: [{TINY}]\narchitectures: ['accuser:Ann', 'accuser:Bob']\n"
-                    "models: scripted\nseeds: [0, 1]\nembedder: none\n", encoding="utf-8")
-    with accuser_registered():
-        batch = Batch.open(load_spec(spec), tmp_path / "batch")
-        try:
-            asyncio.run(batch.run())
-        finally:
-            batch.close()
+    accuser_batch(tmp_path)
     runner = CliRunner()
     done = runner.invoke(app, ["runs", "compare", str(tmp_path / "batch"), "accuser:Ann@scripted",
                                "accuser:Bob@scripted", "--format", "json"])

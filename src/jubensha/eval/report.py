@@ -132,7 +132,7 @@ def headline(result: BaseModel, prefix: str = "", depth: int = 3) -> dict[str, f
     and lists (per seat, per question) are left to the result file. A result's
     ``settings`` (how it was measured, e.g. similarity's ``n``) are not results."""
     numbers: dict[str, float] = {}
-    settings = getattr(type(result), "settings", ())
+    settings = (*getattr(type(result), "settings", ()), "scoring")  # how, not what
     for name in type(result).model_fields:
         if name in settings:
             continue
