@@ -129,7 +129,10 @@ def test_eval_all_marks_the_failed_metric_and_the_share_of_failed_answers(
     assert statuses["wellplay"]["status"] == "scored"
     assert statuses["wellplay"]["answers"] > 10
     written = json.loads((run_dir / "eval" / "wellplay.json").read_text(encoding="utf-8"))
-    assert written["scoring"] == {"judge": "none", "grading": "authors", "reading": ""}
+    scoring = written["scoring"]
+    assert (scoring["judge"], scoring["grading"], scoring["reading"]) == ("none", "authors", "")
+    assert scoring["answers"] == statuses["wellplay"]["answers"]
+    assert scoring["failed_answers"] == statuses["wellplay"]["failed_answers"]
 
 
 def ballots_fail(request: Request) -> str | None:

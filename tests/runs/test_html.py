@@ -128,6 +128,8 @@ def test_paper_tables_give_mean_and_sample_std_per_script_and_method() -> None:
     assert tables["Murderer identification"].cell("a", "naive@m") == (
         "0.50 ± 0.50 (n=3; too few for an interval)")  # shares of 3 games: no method holds
     assert tables["Civilian win rate"].cell("b", "naive@m") == "1.00 (n=1 [0.03, 1.00])"
+    assert tables["Murderer identification"].cell("b", "naive@m") == (
+        "0.50 (n=1; too few for an interval)")
     assert tables["culprit-rank: reciprocal_rank"].cell("a", "naive@m") == (
         "0.25 ± 0.25 (n=3; too few for an interval)")
     assert tables["Civilian win rate"].cell("c", "naive@m") == "–"

@@ -14,7 +14,8 @@ from jubensha.runs.statistics import estimate
 
 def group(name: str, wins: int, tokens: float) -> GroupStats:
     return GroupStats(architecture=name, model="scripted", games=4, finished=4, failed=0,
-                      unfinished=0, civilian_wins=estimate([1] * wins + [0] * (4 - wins)),
+                      unfinished=0,
+                      civilian_wins=estimate([1] * wins + [0] * (4 - wins), trials=True),
                       identification=estimate([1] * wins + [0] * (4 - wins)),
                       tokens_per_game=tokens)
 

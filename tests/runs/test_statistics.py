@@ -60,12 +60,16 @@ def test_with_enough_scripts_the_cluster_bootstrap_widens_for_scripts_that_diffe
 
 
 def test_wins_on_few_scripts_get_the_exact_binomial_interval() -> None:
-    found = estimate([1, 1, 0, 1], ["a", "a", "b", "b"])
+    found = estimate([1, 1, 0, 1], ["a", "a", "b", "b"], trials=True)
     exact = stats.binomtest(3, 4).proportion_ci(method="exact")
     assert found.method == "exact binomial"
     assert (found.ci_low, found.ci_high) == (pytest.approx(exact.low), pytest.approx(exact.high))
     assert (found.ci_low, found.ci_high) == (pytest.approx(0.1941, abs=1e-4),
                                              pytest.approx(0.9937, abs=1e-4))
+    # a metric whose few values happen to be 0 or 1 is no trial: no interval
+    assert estimate([1.0, 1.0, 0.0, 1.0], ["a", "a", "b", "b"]).method == "too few"
+    with pytest.raises(ValueError, match="trials are 0 or 1"):
+        estimate([0.5], trials=True)
 
 
 def test_too_few_values_have_no_interval_and_none_is_refused() -> None:

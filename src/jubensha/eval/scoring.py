@@ -123,9 +123,12 @@ def scoring_of(result: MetricResult, tally: AnswerTally) -> Scoring:
     e.g. factual's "lexical"), its grading rule and its reading."""
     own = getattr(result, "judge", None)
     judge = ", ".join(sorted(tally.judges)) or (own if isinstance(own, str) and own else "none")
-    found = {key: value for key in ("grading", "reading")
-             if isinstance(value := getattr(result, key, None), str)}
-    return Scoring(judge=judge, answers=tally.asked, failed_answers=tally.failed, **found)
+    grading = next((value for key in ("grading", "rule")  # whodunit-mcq calls it its rule
+                    if isinstance(value := getattr(result, key, None), str)), "")
+    reading = getattr(result, "reading", "")
+    return Scoring(judge=judge, grading=grading,
+                   reading=reading if isinstance(reading, str) else "",
+                   answers=tally.asked, failed_answers=tally.failed)
 
 
 async def score_one(spec: MetricSpec, context: MetricContext, max_failed: float = MAX_FAILED

@@ -71,9 +71,9 @@ def method(row: GameRow) -> str:
     return label(row.architecture, row.model)
 
 
-def _cell(values: list[float]) -> Cell:
+def _cell(values: list[float], trials: bool) -> Cell:
     std = statistics.stdev(values) if len(values) > 1 else None
-    found = estimate(values)
+    found = estimate(values, trials=trials)
     return Cell(mean=found.mean, std=std, n=len(values), ci_low=found.ci_low,
                 ci_high=found.ci_high)
 
@@ -94,7 +94,8 @@ def paper_tables(rows: list[GameRow]) -> list[PaperTable]:
         for name, value in game_values(row).items():
             add(titles.get(name, name.replace(".", ": ", 1)), row, value)
     return [PaperTable(title=title, scripts=scripts, methods=methods,
-                       cells={key: _cell(values) for key, values in cells.items()})
+                       cells={key: _cell(values, title == titles[WIN])
+                              for key, values in cells.items()})
             for title, cells in scores.items()]
 
 

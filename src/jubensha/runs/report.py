@@ -32,10 +32,10 @@ ReportFormat = Literal["table", "md", "csv", "json"]
 MATRIX_NOTE = ("k/n: the civilians won k of the n finished games in which these murderers "
                "met these civilians.")
 CI_NOTE = ("mean [ci_low, ci_high]: the 95% interval of the mean over finished games, by "
-           "the method named (cluster bootstrap from 10 scripts; else exact binomial for "
-           "0/1 values, bootstrap within scripts from 10 games; else too few: no interval; "
-           "docs/experiments.md). failed: games on which the metric failed (most of its "
-           "answers failed): no value, never averaged in.")
+           "the method named (cluster bootstrap from 10 scripts; else a bootstrap within "
+           "scripts from 10 games; else too few: no interval; docs/experiments.md). "
+           "failed: games on which the metric failed (most of its answers failed): no "
+           "value, never averaged in.")
 RATE_NOTE = ("Win rate: finished games with a winner (a script that records no solution "
              "has none), value (k/n); identification: the mean over finished games of each "
              "game's share of counted ballots on a culprit. Intervals: 95%, by the method "
@@ -343,8 +343,9 @@ def metric_summaries(done: list[GameRow]) -> dict[str, MetricSummary]:
     return dict(sorted(found.items()))
 
 
-def _estimate(values: list[tuple[float, str]]) -> Estimate | None:
-    return estimate([x for x, _ in values], [c for _, c in values]) if values else None
+def _estimate(values: list[tuple[float, str]], trials: bool = False) -> Estimate | None:
+    return (estimate([x for x, _ in values], [c for _, c in values], trials) if values
+            else None)
 
 
 def group_stats(rows: list[GameRow], architecture: str, model: str,
@@ -360,7 +361,7 @@ def group_stats(rows: list[GameRow], architecture: str, model: str,
         games=len(rows), sides=sides,
         finished=len(done), failed=sum(r.status == "failed" for r in rows),
         unfinished=sum(r.status in ("pending", "running") for r in rows),
-        civilian_wins=_estimate(wins), identification=_estimate(shares),
+        civilian_wins=_estimate(wins, trials=True), identification=_estimate(shares),
         failures_per_game=_mean([r.failures or 0 for r in done]),
         calls_per_game=_mean([r.usage.calls for r in done]),
         tokens_per_game=_mean([r.usage.tokens for r in done]),

@@ -7,10 +7,10 @@ an interval only where its method holds, chosen in this order:
 1. ``cluster bootstrap``: with at least ``MIN_CLUSTERS`` scripts, the two-level
    percentile bootstrap (scripts with replacement, then each drawn script's games);
    it speaks for scripts like these, not only these;
-2. ``exact binomial``: a mean of 0/1 values (the civilian win) on fewer scripts: the
-   Clopper-Pearson interval over games, conditional on the scripts played (games of one
-   script share a rate; a sum of such trials spreads no wider than a binomial, so the
-   interval is conservative);
+2. ``exact binomial``: a mean of trials, each 0 or 1 by definition (the civilian win), on
+   fewer scripts: the Clopper-Pearson interval over games, conditional on the scripts
+   played (games of one script share a rate; a sum of such trials spreads no wider than a
+   binomial, so the interval is conservative);
 3. ``bootstrap within scripts``: any other mean of at least ``MIN_GAMES`` games on fewer
    scripts: the percentile bootstrap resampling games within each script (each script
    keeps its number of games), conditional on the scripts played;
@@ -110,9 +110,11 @@ def _percentile(means: np.ndarray) -> tuple[float, float]:
     return float(low), float(high)
 
 
-def estimate(values: Sequence[float], clusters: Sequence[Any] | None = None) -> Estimate:
+def estimate(values: Sequence[float], clusters: Sequence[Any] | None = None,
+             trials: bool = False) -> Estimate:
     """The mean of ``values`` and its 95% interval by the first method that holds (see the
-    module docstring); ``clusters`` names each value's script."""
+    module docstring); ``clusters`` names each value's script; ``trials``: each value is a
+    0/1 outcome by definition (a metric whose values merely happen to be 0 or 1 is not)."""
     if not values:
         raise ValueError("no values to estimate a mean from")
     keys = list(clusters) if clusters is not None else [0] * len(values)
@@ -121,7 +123,9 @@ def estimate(values: Sequence[float], clusters: Sequence[Any] | None = None) -> 
     if scripts >= MIN_CLUSTERS:
         low, high = _percentile(bootstrap_means(values, keys))
         method: Method = "cluster bootstrap"
-    elif all(v in (0, 1) for v in values):
+    elif trials:
+        if any(v not in (0, 1) for v in values):
+            raise ValueError("trials are 0 or 1")
         interval = stats.binomtest(int(sum(values)), len(values)).proportion_ci(
             confidence_level=LEVEL, method="exact")
         low, high, method = float(interval.low), float(interval.high), "exact binomial"
