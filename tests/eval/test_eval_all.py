@@ -101,7 +101,8 @@ def test_a_metric_that_does_not_apply_is_skipped_with_its_reason(run_dir: Path) 
     assert data["results"] == {}
     assert data["summary"]["statuses"] == [{
         "metric": "mirage-trust", "status": "skipped",
-        "note": "no trust/doubt ratings in the run (MIRAGE procedure only)"}]
+        "note": "no trust/doubt ratings in the run (MIRAGE procedure only)",
+        "answers": 0, "failed_answers": 0}]
 
 
 def test_unknown_metrics_and_bad_options_are_one_line_errors(run_dir: Path,
@@ -190,7 +191,7 @@ def test_a_judge_whose_every_answer_is_unusable_fails_its_metrics_with_the_count
         note = statuses[name]["note"]
         assert statuses[name]["status"] == "failed", statuses[name]
         asked = int(note.split(" of ")[1].split()[0])
-        assert note == f"{asked} of {asked} model answers were unusable: no score"
+        assert note == f"{asked} of {asked} judge answers failed: no score"
         assert not (run_dir / "eval" / f"{name}.json").exists()
     assert statuses["identification"]["status"] == "scored"
     assert statuses["mirage-trust"]["status"] == "scored"
@@ -207,8 +208,7 @@ def test_one_metric_whose_judge_answers_are_unusable_says_so_in_one_line(
                                           "openai:fake"])
     assert result.exit_code == 4
     last = result.output.strip().splitlines()[-1]  # after the line counting the calls
-    assert last == f"{run_dir}: whodunit-rp: failed, no score: 4 of 4 model answers were " \
-                   "unusable"
+    assert last == f"{run_dir}: whodunit-rp: failed: 4 of 4 judge answers failed: no score"
     assert not (run_dir / "eval" / "whodunit-rp.json").exists()
 
 

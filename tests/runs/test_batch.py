@@ -355,7 +355,8 @@ def test_a_failing_metric_is_recorded_and_the_game_stays_finished(
     assert summary.finished == 8
     with BatchIndex.of(tmp_path / "batch") as index:
         row = index.rows()[0]
-    assert row.metrics["similarity"] == {"error": "ValueError: no chat to compare"}
+    assert row.metrics["similarity"] == {"error": "ValueError: no chat to compare",
+                                         "answers": 0, "failed_answers": 0}
     assert "reciprocal_rank" in row.metrics["culprit-rank"]
 
 

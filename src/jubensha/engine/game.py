@@ -163,7 +163,8 @@ class Game:
         reason = no_result(state, self.degraded_share)
         return GameResult(script_id=self.script.id, procedure=self.procedure.name,
                           seed=self.seed, language=self.language, order=table.seats,
-                          winner=won, outcomes=state.outcomes, votes=state.votes,
+                          winner="none" if reason else won,  # no result, so no winner
+                          outcomes=state.outcomes, votes=state.votes,
                           failures=table.failures, decisions=state.decisions,
                           fallbacks=state.fallbacks, degraded=bool(reason), no_result=reason,
                           solution=records_solution(self.script),

@@ -118,6 +118,9 @@ class Response(BaseModel):
         default_factory=list,
         description="What a client changed on the way, e.g. a prompt truncated to fit.",
     )
+    served_model: str | None = Field(
+        None, description="The model the server said answered (an endpoint's own name for "
+        "it, e.g. a dated version); None: not said.")
 
 
 class ErrorKind(StrEnum):

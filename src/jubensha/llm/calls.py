@@ -105,6 +105,7 @@ class CallRecord(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     origin: Literal["live", "cache", "replay", "resumed"] = "live"
     finish_reason: str | None = None
+    served_model: str | None = Field(None, description="The model the server said answered.")
     notes: list[str] = Field(default_factory=list)
     error: str | None = None
 
@@ -285,6 +286,7 @@ class SeatModel(ModelWrapper):
         record.usage = response.usage
         record.origin = response.origin
         record.finish_reason = response.finish_reason
+        record.served_model = response.served_model
         record.notes = list(response.notes)
         self._parse(record, request, response.text)
         self.log.append(record)

@@ -237,7 +237,8 @@ class OpenAIModel(Model):
                         completion_tokens=completion.completion_tokens,
                         cached_tokens=completion.cached_tokens,
                         latency_s=time.perf_counter() - start),
-            finish_reason=completion.finish_reason, notes=notes)
+            finish_reason=completion.finish_reason, notes=notes,
+            served_model=completion.model)
 
     async def _complete(self, body: dict[str, Any]) -> Completion | None:
         """POST ``body`` as it is and read the reply's JSON here: the SDK's typed ``create``

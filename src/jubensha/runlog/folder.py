@@ -42,6 +42,7 @@ from jubensha.llm.base import Usage
 from jubensha.llm.calls import NOT_A_CALL, CallRecord
 from jubensha.outdir import write_whole
 from jubensha.runlog.counts import CallCounts
+from jubensha.runlog.provenance import Provenance
 from jubensha.safeload import (
     MAX_LOG_BYTES,
     DocumentError,
@@ -95,6 +96,9 @@ class RunMeta(BaseModel):
     order: list[str] = Field(default_factory=list)
     options: dict[str, Any] = Field(default_factory=dict)
     versions: dict[str, str] = Field(default_factory=dict)
+    provenance: Provenance | None = Field(None, description=(
+        "The code, prompts and models the game played with (runlog.provenance); None in "
+        "folders written before it was recorded."))
     started: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
@@ -156,6 +160,8 @@ class RunFolder:
             meta = meta.model_copy(update={"script_sha256": hashlib.sha256(data).hexdigest()})
         self.meta = meta
         self.write_meta(meta)
+        self.served: dict[str, set[str]] = {}
+        """Per client name, the models its server said answered (``CallRecord.served_model``)."""
         self._events: IO[str] = (self.path / EVENTS).open("a", encoding="utf-8")
         self._calls: IO[str] = (self.path / CALLS).open("a", encoding="utf-8")
 
@@ -172,6 +178,8 @@ class RunFolder:
     def write(self, record: CallRecord) -> None:
         """``CallSink``: append one call record."""
         self.usage.add(record)
+        if record.served_model:
+            self.served.setdefault(record.model, set()).add(record.served_model)
         self._calls.write(record.model_dump_json() + "\n")
         self._calls.flush()
 

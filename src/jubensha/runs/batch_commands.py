@@ -41,6 +41,7 @@ from jubensha.runs.compare import (
     CompareError,
     CompareFormat,
     Comparison,
+    adjusted_together,
     comparison_table,
     entrant,
     render_comparison,
@@ -49,6 +50,7 @@ from jubensha.runs.compare import compare as compare_entrants
 from jubensha.runs.estimate import batch_calls, worth_estimating
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow
 from jubensha.runs.loose import find_run_folders, rows_from_runs
+from jubensha.runs.provenance import MixedProvenance
 from jubensha.runs.ratings import LeaderboardFormat, leaderboard_table, rate, render_leaderboard
 from jubensha.runs.report import ReportFormat, batch_title, build_report, render
 from jubensha.runs.spec import dump_spec, load_spec
@@ -67,6 +69,9 @@ ExecutorOption = Annotated[Literal["local", "processes", "ray"] | None, typer.Op
     help="Where games play: this process, this machine's processes, or a Ray cluster "
          "(processes and ray: pip install 'jubensha[ray]') (default: the spec's "
          "executor.kind).")]
+AllowMixedOption = Annotated[bool, typer.Option(
+    "--allow-mixed", help="Pool games of different code, prompts or models (by default "
+    "refused, saying what differs; docs/experiments.md).")]
 AddressOption = Annotated[str | None, typer.Option(
     help="Ray cluster: auto, ray://HOST:10001 (default: the spec's executor.address, else "
          "a local cluster).")]
@@ -185,7 +190,7 @@ def play(opened: Batch, concurrency: int | None) -> None:
         rows = opened.index.rows()
         opened.close()
     _summarise(summary, opened)
-    result = build_report(rows, batch=batch_title(opened.root))
+    result = build_report(rows, batch=batch_title(opened.root), allow_mixed=True)
     warn(result.warning)
     for table in result.tables():
         print_table(console, table, "--format md")
@@ -327,12 +332,17 @@ def report(
     baseline: Annotated[str | None, typer.Option(
         help="Also compare every other method with this one (ARCH@MODEL) on paired games "
              "(table, md and HTML; `runs compare` gives CSV and JSON).")] = None,
+    allow_mixed: AllowMixedOption = False,
 ) -> None:
     """Tables of a batch: win rate and identification with 95% intervals, failures, calls,
     tokens, cost, duration, and the post-game metrics with 95% bootstrap intervals."""
     rows = index_rows(batch_dir, loose=True)
-    result = build_report(rows, by_script=by_script, batch=batch_title(batch_dir))
-    against = against_baseline(rows, baseline) if baseline else []
+    try:
+        result = build_report(rows, by_script=by_script, batch=batch_title(batch_dir),
+                              allow_mixed=allow_mixed)
+    except MixedProvenance as exc:
+        raise fail(f"{batch_dir}: {exc}") from None
+    against = against_baseline(rows, baseline, allow_mixed) if baseline else []
     tables = [*result.tables(), *(comparison_table(c) for c in against)]
     if fmt == "table":
         warn(result.warning)
@@ -356,12 +366,15 @@ def report(
         console.print(f"wrote {write_html(batch_dir, rows, html, against)}")
 
 
-def against_baseline(rows: list[GameRow], baseline: str) -> list[Comparison]:
+def against_baseline(rows: list[GameRow], baseline: str, allow_mixed: bool = False
+                     ) -> list[Comparison]:
     """Every other method against ``baseline`` on their paired games (one line on error)."""
     methods = [m for m in dict.fromkeys(entrant(r) for r in rows) if m != baseline]
     try:
-        return [compare_entrants(rows, method, baseline) for method in methods]
-    except CompareError as exc:
+        return adjusted_together([compare_entrants(rows, method, baseline,
+                                                   allow_mixed=allow_mixed)
+                                  for method in methods])
+    except (CompareError, MixedProvenance) as exc:
         raise fail(f"--baseline: {exc}") from None
 
 
@@ -390,13 +403,15 @@ def compare(
         "'civilian win', identification, similarity.tfidf.")] = None,
     fmt: Annotated[CompareFormat, typer.Option(
         "--format", help="table (terminal), md, csv or json.")] = "table",
+    allow_mixed: AllowMixedOption = False,
 ) -> None:
     """A against B on the games both played with the same script, procedure and seed:
     the mean paired difference of the civilian win, identification and every post-game
     metric, its 95% bootstrap interval, and a paired permutation test's p-value."""
     try:
-        result = compare_entrants(index_rows(batch_dir, loose=True), a, b, metric)
-    except CompareError as exc:
+        result = compare_entrants(index_rows(batch_dir, loose=True), a, b, metric,
+                                  allow_mixed=allow_mixed)
+    except (CompareError, MixedProvenance) as exc:
         raise fail(str(exc)) from None
     if fmt == "table":
         warn(result.warning)

@@ -88,8 +88,9 @@ ProcedureOption = Annotated[str | None, typer.Option(
 PresetOption = Annotated[str | None, typer.Option(
     "--preset", help="A paper's settings: procedure and the agents' budgets "
     f"({', '.join(paper_presets())}; docs/presets.md). Options given by hand win.")]
-AgentsOption = Annotated[str, typer.Option(
-    "--agents", "-a", help="Default architecture of every seat, e.g. naive.")]
+AgentsOption = Annotated[str | None, typer.Option(
+    "--agents", "-a", help="Default architecture of every seat, e.g. naive (default: "
+    "naive, or the --preset paper's agent).")]
 ModelOption = Annotated[str | None, typer.Option(
     "--model", "-m", envvar=MODEL_ENV,
     help="Default model: local, local:qwen2.5-coder-1.5b, local:<file.gguf>, "
@@ -152,7 +153,7 @@ ResumeOption = Annotated[Path | None, typer.Option(
 
 
 def play(script: ScriptArgument = None, procedure: ProcedureOption = None,
-         preset: PresetOption = None, agents: AgentsOption = "naive",
+         preset: PresetOption = None, agents: AgentsOption = None,
          model: ModelOption = None, seat: SeatOption = None,
          murderer_agents: MurdererAgentsOption = None,
          murderer_model: MurdererModelOption = None, guard: GuardOption = None,

@@ -41,6 +41,7 @@ from jubensha.llm.registry import (
     validate_model_spec,
 )
 from jubensha.llm.replay import RecordingModel
+from jubensha.prompts import tracking
 from jubensha.runlog.attempts import earlier_attempts
 from jubensha.runlog.folder import (
     META,
@@ -53,6 +54,7 @@ from jubensha.runlog.folder import (
     read_run,
     versions,
 )
+from jubensha.runlog.provenance import completed, provenance
 from jubensha.runlog.resume import Resume, ResumingModel
 from jubensha.runlog.script import played_script
 from jubensha.runs.transcript import render_markdown
@@ -306,7 +308,9 @@ async def play_game(config: PlayConfig, out: Path, *, sinks: Sequence[EventSink]
                 on_ask=on_ask, degraded_share=config.health.degraded_share)
     folder.write_meta(folder.meta.model_copy(update={"order": game.table.seats}))
     try:
-        result = await game.run()
+        with tracking() as used:
+            result = await game.run()
+        write_provenance(folder, used, {spec: c.name for spec, c in clients.items()})
         return folder.finish(result, render_markdown(game.table.events, folder.meta))
     finally:
         if not (out / RESULT).exists():
@@ -329,7 +333,19 @@ def run_meta(config: PlayConfig) -> RunMeta:
                    seed=config.seed, versions=versions(),
                    options={"embedder": config.embedder,
                             "record": str(record) if record else None,
-                            **({"preset": dict(preset)} if preset else {})})
+                            **({"preset": dict(preset)} if preset else {})},
+                   provenance=provenance(
+                       versions().get("jubensha", ""),
+                       sorted({p.model for p in config.plans.values() if p.model != NO_MODEL}),
+                       config.model_options or ModelOptions(),
+                       str(preset["name"]) if preset else None))
+
+
+def write_provenance(folder: RunFolder, used: dict[str, str], names: dict[str, str]) -> None:
+    """meta.json with the templates the game rendered and what the servers said ran."""
+    if folder.meta.provenance is not None:
+        folder.write_meta(folder.meta.model_copy(update={"provenance": completed(
+            folder.meta.provenance, used, folder.served, names)}))
 
 
 def _bound(config: PlayConfig, clients: Mapping[str, Model]) -> dict[str, Model]:

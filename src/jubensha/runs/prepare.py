@@ -55,7 +55,8 @@ class PlayOptions(BaseModel):
     script: str | None = None
     procedure: str | None = None
     preset: str | None = None
-    agents: str = "naive"
+    agents: str | None = None
+    """None: naive, or the preset paper's agent."""
     model: str | None = None
     seats: list[str] = Field(default_factory=list)
     murderer_agents: str | None = None
@@ -125,7 +126,8 @@ def _new_game(options: PlayOptions) -> PlayConfig:
     procedure = find_procedure(named).with_options(rounds=options.rounds,
                                                    questions=options.questions)
     procedure.check_acts(script)
-    plans = plan_seats(script, options.agents, options.model or default_play_model(),
+    agent = options.agents or (paper.agent.value if paper else "naive")
+    plans = plan_seats(script, agent, options.model or default_play_model(),
                        options.seats, murderer_architecture=options.murderer_agents,
                        murderer_model=options.murderer_model, hot_seat=options.hot_seat)
     applied = None

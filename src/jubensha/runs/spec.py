@@ -68,7 +68,8 @@ def load_spec(path: str | Path, confine: Confine | None = None) -> BatchSpec:
 
 
 def with_preset(spec: BatchSpec) -> BatchSpec:
-    """The spec with its preset's procedure and metrics where it names none."""
+    """The spec with its preset's procedure, metrics and agent where it names none (an
+    arena names its entrants itself)."""
     assert spec.preset is not None
     paper = find_preset(spec.preset)
     given = spec.model_fields_set
@@ -77,6 +78,8 @@ def with_preset(spec: BatchSpec) -> BatchSpec:
         update["procedures"] = [paper.procedure.value]
     if "metrics" not in given:
         update["metrics"] = list(paper.metrics.value)
+    if "architectures" not in given and spec.arena is None:
+        update["architectures"] = [paper.agent.value]
     return spec.model_copy(update=update)
 
 
@@ -201,6 +204,11 @@ def check_names(spec: BatchSpec, skip: set[str] | frozenset[str] = frozenset()
         if "judge" in needs and spec.judge is None:
             needed = f"metric {name!r} needs a judge model (set `judge`)"
             problems.append((f"metrics.{i}", needed))
+        elif spec.preset and get_metric(name).paper_judge and spec.judge is None:
+            problems.append((f"metrics.{i}", (
+                f"metric {name!r}: the paper of preset {spec.preset} scored it with a model "
+                f"judge ({get_metric(name).paper_judge}); set `judge`, or leave {name!r} out "
+                "of `metrics`")))
     problems += wrapper_problems(spec)
     if "metric_options" not in skip:
         problems += [(f"metric_options.{field}", problem)

@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from jubensha.engine.procedure import Procedure
+from jubensha.eval.failure import MAX_FAILED
 from jubensha.llm.keys import ENV_NAME, settings_path
 from jubensha.llm.registry import ModelOptions
 from jubensha.llm.wrappers import Budget
@@ -223,6 +224,9 @@ class BatchSpec(_Strict):
     judge: str | None = Field(None, description="Model spec for metrics that need a judge.")
     metric_embedder: str = Field("none", description="none, local, scripted or openai:<model>.")
     metric_samples: int = Field(3, ge=1, description="Samples per post-game question.")
+    metric_max_failed: float = Field(
+        MAX_FAILED, ge=0, lt=1, description="A metric whose answers failed in more than this "
+        "share has no value on that game (eval.failure).")
     metric_options: dict[str, Any] = Field(
         default_factory=dict, description="Metric name → its options (docs/evaluation.md).")
     executor: Executor = Field(default_factory=Executor)
