@@ -91,7 +91,7 @@ async def bench_fake(calls: int) -> float:
     bare = ScriptedModel()
     text = await _per_call(bare, calls, structured=False)
     schema = await _per_call(bare, calls, structured=True)
-    built = stack(ScriptedModel(), retries=2, cache=MemoryCache(), budget=Budget())
+    built = stack(ScriptedModel(), attempts=2, cache=MemoryCache(), budget=Budget())
     seated = CallLog().seat(built.model, "Dr. Ling")
     wrapped = await _per_call(seated, calls, structured=False)
     print(f"fake: text call {text:.0f} µs, schema call {schema:.0f} µs")

@@ -89,6 +89,14 @@ def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
     return server, server.stdout.readline().strip()
 
 
+def trust(url: str, folder: Path) -> None:
+    """Settings of this run's own (``$JUBENSHA_CONFIG``) that list the loopback server as
+    one needing no key: a batch sends calls only to servers the user's settings list, and
+    the bench must neither need nor change the user's own settings."""
+    (folder / "settings.yaml").write_text(f'endpoints:\n  "{url}": {{}}\n', encoding="utf-8")
+    os.environ["JUBENSHA_CONFIG"] = str(folder)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", default="1,8,32,64")
@@ -102,7 +110,6 @@ def main() -> None:
                         choices=["in-process", "loopback HTTP"])
     args = parser.parse_args()
     levels = [int(n) for n in args.levels.split(",")]
-    os.environ.setdefault("OPENAI_API_KEY", "bench")
     server, url = start_server(args.latency)
     http = f"base_url: \"{url}\", max_retries: 0"
     processes = args.processes or os.cpu_count() or 1
@@ -117,6 +124,7 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as folder:
             root = Path(folder)
+            trust(url, root)
             for number, (mode, (model, options, executor)) in enumerate(modes.items()):
                 warm = write_spec(root, f"warm{number}", args.script, 2, model, options,
                                   executor)

@@ -31,7 +31,7 @@ from common import TimedModel, figure, machine, table
 from jubensha.engine.procedure import find_procedure
 from jubensha.llm.fake import ScriptedModel
 from jubensha.memory.text import tokenize
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts.bundled import bundled_scripts, find_script
 
 PROCEDURES = {
@@ -60,9 +60,9 @@ async def play(architecture: str, script_id: str, seed: int, embedder: str, root
     model = TimedModel(ScriptedModel(seed=seed))
     out = root / f"{architecture.replace(':', '-')}-{script_id}"
     started = time.perf_counter()
-    await play_game(script, find_procedure(PROCEDURES[architecture]),
-                    plan_seats(script, architecture, "scripted"), out=out, seed=seed,
-                    models={"scripted": model}, embedder=embedder)
+    await play_game(PlayConfig(script=script, procedure=find_procedure(PROCEDURES[architecture]),
+                               plans=plan_seats(script, architecture, "scripted"), seed=seed,
+                               embedder=embedder), out, models={"scripted": model})
     return Game(time.perf_counter() - started, model.seconds, model.calls)
 
 

@@ -43,7 +43,7 @@ from jubensha.llm.base import Model
 from jubensha.llm.local import LocalModel
 from jubensha.llm.registry import ModelOptions, parse_model_spec
 from jubensha.runlog.folder import read_run
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts.bundled import find_script
 
 SCRIPTS = {"en": "lighthouse-keeper", "zh": "tingsong-tea-estate"}
@@ -136,8 +136,9 @@ async def play(model: Model, spec: str, architecture: str, language: str, seed: 
     script = find_script(SCRIPTS[language])
     plans = plan_seats(script, f"{architecture}:guard" if guard else architecture, spec)
     before, started, cpu = load_average(), time.perf_counter(), cpu_seconds()
-    await play_game(script, find_procedure("demo"), plans, out=folder, seed=seed,
-                    models={spec: model}, embedder="local", script_source=SCRIPTS[language])
+    await play_game(PlayConfig(script=script, procedure=find_procedure("demo"), plans=plans,
+                               seed=seed, embedder="local", script_source=SCRIPTS[language]),
+                    folder, models={spec: model})
     seconds, cpu = time.perf_counter() - started, cpu_seconds() - cpu
     game = score(folder, seconds if timed else None, cpu if timed else None,
                  f"{before} → {load_average()}")

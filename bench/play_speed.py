@@ -35,7 +35,7 @@ from common import figure, machine, table
 from jubensha.engine.procedure import find_procedure
 from jubensha.llm.local import LocalModel, unload_all
 from jubensha.llm.registry import ModelOptions, parse_model_spec
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts.bundled import find_script
 
 SCRIPTS = {"en": "lighthouse-keeper", "zh": "tingsong-tea-estate"}
@@ -62,8 +62,9 @@ async def game(spec: str, language: str, seed: int, parallel: bool, agents: str,
     plans = plan_seats(script, agents, spec)
     before, started, used = load(), time.perf_counter(), cpu()
     try:
-        result = await play_game(script, find_procedure("demo"), plans, out=folder,
-                                 seed=seed, models={spec: model}, embedder="local")
+        result = await play_game(PlayConfig(script=script, procedure=find_procedure("demo"),
+                                            plans=plans, seed=seed, embedder="local"), folder,
+                                 models={spec: model})
     finally:
         await model.aclose()
     return (time.perf_counter() - started, cpu() - used, f"{before} → {load()}",

@@ -31,6 +31,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from common import figure
+
 from jubensha.agents.registry import make_agent
 from jubensha.engine.game import Game, Seat
 from jubensha.engine.procedure import Procedure, find_procedure
@@ -118,6 +120,7 @@ async def shares(architectures: list[str], script_id: str, seeds: int,
           "first call of each seat excluded)")
     print(f"{'architecture':<13}{'procedure':<13}{'calls':>6}{'tokens/call':>12}"
           f"{'prev':>7}{'slot':>7}{'any':>7}")
+    slots: dict[str, float] = {}
     for architecture in architectures:
         for procedure_name in PLAYS.get(architecture, ["demo"]):
             share = Share()
@@ -126,12 +129,16 @@ async def shares(architectures: list[str], script_id: str, seeds: int,
                                         architecture, ScriptedModel(seed=seed), seed)
                 measure(records, share)
             total = share.total or 1
+            slots[f"{architecture} {procedure_name}"] = share.slot / total
             print(f"{architecture:<13}{procedure_name:<13}{share.calls:>6}"
                   f"{share.total / max(share.calls, 1):>12.0f}{share.prev / total:>7.2f}"
                   f"{share.slot / total:>7.2f}{share.any / total:>7.2f}")
             if by_purpose:
                 for purpose, (reused, count) in sorted(share.by_purpose.items()):
                     print(f"{'':<26}{purpose:<24}{count:>8}{reused / (count or 1):>7.2f}")
+    least = min(slots, key=slots.__getitem__)
+    figure("prefix", f"a seat's KV slot reuses at least {slots[least]:.2f} of a prompt "
+           f"({least})")
 
 
 SETTINGS = {"off": (False, False), "slots": (True, False), "off-exact": (False, True),

@@ -1,7 +1,7 @@
 """Resume: model calls a batch killed mid-game spends, against the same batch played
 straight, measured in one run.
 
-The batch (three bundled mysteries x ``--seeds`` seeds, ``naive`` and ``thinkthrice``, the
+The batch (the bundled mysteries of ``--scripts`` x ``--seeds`` seeds, ``naive`` and ``thinkthrice``, the
 scripted fake answering after ``--latency``) is played once uninterrupted; then again,
 killed with SIGKILL ``--kills`` times (each time after a further share of the calls the
 straight batch made had been written) and resumed with ``jubensha runs resume`` until it
@@ -10,7 +10,7 @@ every attempt, calls answered from an earlier attempt's log not counted again). 
 line is ``resume: SPENT of NEEDED calls spent after K kills``; before mid-game resume a
 killed game was played again from its start.
 
-    python bench/resume.py [--seeds 3] [--kills 2] [--latency 0.02]
+    python bench/resume.py [--seeds 3] [--kills 2] [--latency 0.02] [--scripts A,B,C]
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from pathlib import Path
 
 from common import figure, machine, table
 
-SPEC = """scripts: [lighthouse-keeper, tingsong-tea-estate, halvard-observatory]
+SCRIPTS = "lighthouse-keeper,tingsong-tea-estate,halvard-observatory"
+SPEC = """scripts: [{scripts}]
 architectures: [naive, thinkthrice]
 models: scripted
 seeds: {{start: 0, count: {seeds}}}
@@ -78,12 +79,15 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--kills", type=int, default=2)
     parser.add_argument("--latency", type=float, default=0.02)
+    parser.add_argument("--scripts", default=SCRIPTS, help="Bundled mysteries, comma-separated.")
     args = parser.parse_args()
-    print(f"{machine()} · 3 mysteries × {args.seeds} seeds × naive, thinkthrice · fake "
-          f"latency {1000 * args.latency:.0f} ms")
+    scripts = args.scripts.split(",")
+    print(f"{machine()} · {len(scripts)} mysteries × {args.seeds} seeds × naive, thinkthrice "
+          f"· fake latency {1000 * args.latency:.0f} ms")
     with tempfile.TemporaryDirectory() as folder:
         spec = Path(folder) / "spec.yaml"
-        spec.write_text(SPEC.format(seeds=args.seeds, latency=args.latency), encoding="utf-8")
+        spec.write_text(SPEC.format(scripts=", ".join(scripts), seeds=args.seeds,
+                                    latency=args.latency), encoding="utf-8")
         straight = Path(folder) / "straight"
         started = time.perf_counter()
         assert jubensha("runs", "batch", str(spec), "--out", str(straight)).wait() == 0

@@ -27,7 +27,7 @@ from common import TimedModel, figure, machine, table
 
 from jubensha.engine.procedure import Procedure, find_procedure
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts.bundled import find_script
 from jubensha.scripts.model import Script
 
@@ -55,8 +55,9 @@ async def play(script: Script, procedure: Procedure, architecture: str, seed: in
     """(calls, tokens, framework seconds) of one game."""
     model = TimedModel(ScriptedModel(seed=seed))
     started = time.perf_counter()
-    result = await play_game(script, procedure, plan_seats(script, architecture, "scripted"),
-                             out=out, seed=seed, models={"scripted": model})
+    result = await play_game(PlayConfig(script=script, procedure=procedure,
+                                        plans=plan_seats(script, architecture, "scripted"),
+                                        seed=seed), out, models={"scripted": model})
     framework = time.perf_counter() - started - model.seconds
     return result.usage.calls, result.usage.total.total_tokens, framework
 

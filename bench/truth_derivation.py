@@ -4,6 +4,8 @@ is prose, on the fit part and the held-out part of the shared scripts (the fixed
 
 For each release: murderers right / scripts and victims right / scripts, a script's
 answer right when the derived set is exactly the expected one (an empty set included).
+Conan narratives (victims only: they name no murderer) are counted right, wrong, or left
+undecided for a truth.yaml (the importer derived none).
 WhodunitBench and WellPlay state the murderer (and WellPlay the victims) in fields; they
 are measured twice, as imported and with those fields withheld ("text only", a copy in a
 temporary folder), which is what a script without them gets.
@@ -11,7 +13,8 @@ temporary folder), which is what a script without them gets.
     PYTHONPATH=src python bench/truth_derivation.py [--datasets ../shared/datasets]
         [--split bench/truth_derivation.yaml] [--part fit|held_out] [-v]
 
-Ends with ``truth_derivation: fit M/N, held-out M/N`` (every answer of every release).
+Ends with ``truth_derivation: fit M/N, held-out M/N`` (every answer of every release but
+Conan's) and ``conan_victims: fit right R wrong W undecided U, held-out ...``.
 """
 
 from __future__ import annotations
@@ -101,6 +104,36 @@ def _withheld_wellplay(folder: Path, tmp: Path) -> Path:
     return copy
 
 
+def _conan(root: Path, entries: list[dict]) -> Iterator[tuple[str, Script, list]]:
+    for entry in entries:
+        for i, (lang, language) in enumerate((k, v) for k, v in (("en", "english"),
+                                                                  ("zh", "chinese"))
+                                             if k in entry):
+            folder = root / "conan" / language / "data_final" / entry[lang]
+            yield entry[lang], import_script("conan", folder), entry["victims"][i]
+
+
+def _measure_victims(rows: Iterator[tuple[str, Script, list]], verbose: bool
+                     ) -> tuple[int, int, int]:
+    """Victims right, wrong (a set derived that is not the answer) and left undecided
+    (none derived where the answer names some: left to a truth.yaml)."""
+    right = wrong = undecided = 0
+    for title, script, want in rows:
+        found = _victims(script)
+        if _same(found, want):
+            right += 1
+            mark = "ok "
+        elif not found:
+            undecided += 1
+            mark = "und"
+        else:
+            wrong += 1
+            mark = "BAD"
+        if verbose or mark != "ok ":
+            print(f"    {mark} {title}: victims {found} (want {want})")
+    return right, wrong, undecided
+
+
 def _measure(rows: Iterator[tuple[str, Script, list, list]], verbose: bool) -> tuple[int, int, int]:
     murderers = victims = total = 0
     for title, script, want_m, want_v in rows:
@@ -142,8 +175,20 @@ def main() -> None:
                 print(f"  {label}, {part}: murderers {m}/{n}, victims {v}/{n}")
                 right[part][0] += m + v
                 right[part][1] += 2 * n
+        conan = {}
+        for part in parts:
+            entries = split.get("conan", {}).get(part, [])
+            if entries:
+                print(f"Conan victims, {part}:")
+                conan[part] = _measure_victims(_conan(args.datasets, entries), args.verbose)
+                good, bad, open_ = conan[part]
+                print(f"  Conan victims, {part}: right {good}, wrong {bad}, left to "
+                      f"truth.yaml {open_} of {good + bad + open_}")
     print("truth_derivation: " + ", ".join(f"{p.replace('_', '-')} {r[0]}/{r[1]}"
                                             for p, r in right.items()))
+    print("conan_victims: " + ", ".join(
+        f"{p.replace('_', '-')} right {c[0]} wrong {c[1]} undecided {c[2]}"
+        for p, c in conan.items()))
 
 
 if __name__ == "__main__":

@@ -22,30 +22,35 @@ from pathlib import Path
 from common import figure, machine, table
 
 from jubensha.engine.procedure import find_procedure
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runlog.folder import META, read_meta
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts.bundled import find_script
 from jubensha.web.library import ScriptLibrary
 from jubensha.web.restore import restore_tables
 from jubensha.web.tablelog import TableRecord, write_record
 from jubensha.web.tables import TableHost
+from jubensha.web.tokens import server_key
 
 
 async def one_game(root: Path) -> Path:
     script = find_script("lighthouse-keeper")
     out = root / "game"
-    await play_game(script, find_procedure("mirage"),
-                    plan_seats(script, "naive", "scripted", []), out=out,
-                    script_source=script.id)
+    await play_game(PlayConfig(script=script, procedure=find_procedure("mirage"),
+                               plans=plan_seats(script, "naive", "scripted", []),
+                               script_source=script.id), out)
     return out
 
 
-def tables(root: Path, game: Path, count: int) -> Path:
+def tables(root: Path, game: Path, count: int, key: bytes) -> Path:
+    """``count`` copies of ``game``, each noted as a table signed with the server's ``key``
+    (a server restores only the tables it signed)."""
     runs = root / "runs"
     for number in range(count):
         folder = runs / f"table-{number:04d}"
         shutil.copytree(game, folder)
         write_record(folder, TableRecord(id=f"{number:016x}", script="lighthouse-keeper",
-                                         spectators=True, people=[]))
+                                         spectators=True, people=[]),
+                     key, read_meta(folder / META))
     return runs
 
 
@@ -57,11 +62,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         game = asyncio.run(one_game(root))
-        runs = tables(root, game, args.tables)
+        key = server_key(root / "state")
+        runs = tables(root, game, args.tables, key)
         size = sum(path.stat().st_size for path in game.rglob("*") if path.is_file())
         host = TableHost(runs, state=root / "state")
         began = time.perf_counter()
-        opened = asyncio.run(restore_tables(host, ScriptLibrary([])))
+        opened = asyncio.run(restore_tables(host, ScriptLibrary([]), ["scripted"]))
         took = time.perf_counter() - began
     table(f"{args.tables} ended tables opened again", ["measure", "value"], [
         ["run folder of one table", f"{size / 1024:.0f} KiB"],

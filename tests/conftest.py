@@ -5,12 +5,15 @@ run more iterations."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ROOT.parent / "shared" / "datasets"
+SESSION_CONFIG = pytest.StashKey[str]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -22,6 +25,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--long"):
         os.environ["JUBENSHA_LONG_TESTS"] = "1"
+    # module- and session-scoped fixtures run before the per-test settings folder below:
+    # they get one of the session's, so no test reads or writes the user's (batch.key)
+    config.stash[SESSION_CONFIG] = os.environ["JUBENSHA_CONFIG"] = tempfile.mkdtemp(
+        prefix="jubensha-config-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if SESSION_CONFIG in config.stash:
+        shutil.rmtree(config.stash[SESSION_CONFIG], ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

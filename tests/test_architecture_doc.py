@@ -17,6 +17,7 @@ import asyncio
 from pathlib import Path
 from jubensha.agents import make_agent
 from jubensha.engine import CastVote, CharacterSheet, SeatContext, Speak, Speech, Spoke, Vote
+from jubensha.engine.decisions import decision_kind
 from jubensha.engine.registry import stage_kind
 from jubensha.eval import get_metric, MetricContext
 from jubensha.llm import Message, Request, ScriptedModel
@@ -38,6 +39,7 @@ async def main() -> None:
     assert reply.text == "HI"
 
     assert stage_kind("last_words").spec is LastWordsSpec
+    assert decision_kind("wager").decision is Wager and decision_kind("wager").actions == (Stake,)
 
     run = RunLog(path=Path("."), meta=None, calls=[], result=None, events=[
         Spoke(speaker="Ann", kind="statement", text="a"),
@@ -61,7 +63,8 @@ def examples() -> str:
 
 def test_the_page_has_an_example_of_each_contract() -> None:
     code = examples()
-    for contract in ("class Echo(Agent)", "@register_stage(", "@metric(", "class Shout(Model)"):
+    for contract in ("class Echo(Agent)", "@register_stage(", "@metric(", "class Shout(Model)",
+                     "register_decision("):
         assert contract in code
 
 

@@ -18,11 +18,19 @@ runner = CliRunner()
 WIDE = {"COLUMNS": "400"}
 
 
+def subcommands(command: typer.core.TyperCommand) -> dict[str, typer.core.TyperCommand]:
+    """A group's sub-commands by name, loaded (the root imports each one on demand)."""
+    if not isinstance(command, typer.core.TyperGroup):
+        return {}
+    return {name: command.get_command(None, name)  # type: ignore[arg-type,misc]
+            for name in command.list_commands(None)}  # type: ignore[arg-type]
+
+
 def commands() -> Iterator[tuple[list[str], typer.core.TyperCommand]]:
     def walk(command: typer.core.TyperCommand, path: list[str]
              ) -> Iterator[tuple[list[str], typer.core.TyperCommand]]:
         yield path, command
-        for name, sub in getattr(command, "commands", {}).items():
+        for name, sub in subcommands(command).items():
             yield from walk(sub, [*path, name])
 
     yield from walk(typer.main.get_command(app), [])
@@ -68,12 +76,20 @@ def test_every_option_says_what_it_does_without_double_backticks(path: list[str]
 
 def test_a_command_list_shows_each_first_paragraph_on_one_line() -> None:
     for path, command in COMMANDS:
-        subcommands = getattr(command, "commands", {})
-        if not subcommands:
+        listed = subcommands(command)
+        if not listed:
             continue
         shown = runner.invoke(app, [*path, "--help"], env=WIDE).output
         lines = [line.strip("│ ") for line in shown.splitlines()]
-        for name, sub in subcommands.items():
+        for name, sub in listed.items():
             first = written(sub.short_help or sub.help).split("\n\n")[0]
             row = next(line for line in lines if line.startswith(f"{name} "))
             assert row[len(name):].strip() == first, f"{name}: {row!r}"
+
+
+def test_only_the_root_offers_shell_completion() -> None:
+    """A command imported when it runs is built alone, but is still a sub-command: its help
+    lists its own options, not the root's."""
+    for path, command in COMMANDS:
+        names = {param.name for param in command.params}
+        assert ("install_completion" in names) == (path == []), " ".join(path)

@@ -1,5 +1,5 @@
-"""Every import points down the layers of DESIGN.md: no module imports one above it, and
-the modules of each package import each other top-down, without a circle.
+"""Every import points down the layers of docs/architecture.md: no module imports one above
+it, and the modules of each package import each other top-down, without a circle.
 
 The layers, lowest first. A package may import its own layer and those below; the run log
 stands below its three readers (eval, runs, web), and the agent interface with the engine
@@ -17,6 +17,7 @@ PACKAGE = Path(__file__).parents[1] / "src" / "jubensha"
 
 LAYER = {
     "prompts": 0, "safeload": 0, "outdir": 0, "userdirs": 0, "terminal": 0, "registry": 0,
+    "signing": 0, "lazy": 0, "extras": 0,
     "llm": 1, "jobs": 1,
     "scripts": 2,
     "engine": 3, "memory": 3,

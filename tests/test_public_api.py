@@ -16,11 +16,18 @@ PUBLIC_PACKAGES = ["engine", "llm", "eval", "agents", "runlog"]
 MARK = "Internal."
 
 
+def public_imports(package: Path) -> list[ast.ImportFrom]:
+    """The imports of the package's public names in its ``__init__`` (a package that loads
+    them on first use imports them under ``if TYPE_CHECKING:``, see ``jubensha.lazy``)."""
+    tree = ast.parse((package / "__init__.py").read_text(encoding="utf-8"))
+    return [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+            and node.module and node.module.startswith("jubensha.")
+            and node.module != "jubensha.lazy"]
+
+
 def public_modules(package: Path) -> set[str]:
     """The modules the package's ``__init__`` imports its public names from."""
-    tree = ast.parse((package / "__init__.py").read_text(encoding="utf-8"))
-    return {node.module for node in ast.walk(tree)
-            if isinstance(node, ast.ImportFrom) and node.module}
+    return {node.module for node in public_imports(package) if node.module}
 
 
 def modules(package: Path) -> dict[str, Path]:
@@ -42,9 +49,7 @@ def first_line(path: Path) -> str:
 @pytest.mark.parametrize("name", PUBLIC_PACKAGES)
 def test_the_package_exports_what_it_imports_and_nothing_else(name: str) -> None:
     package = importlib.import_module(f"jubensha.{name}")
-    tree = ast.parse((PACKAGE / name / "__init__.py").read_text(encoding="utf-8"))
-    imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-                for alias in node.names]
+    imported = [alias.name for node in public_imports(PACKAGE / name) for alias in node.names]
     assert sorted(package.__all__) == sorted(imported)
     assert len(set(package.__all__)) == len(package.__all__)
     for public in package.__all__:

@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from jubensha.registry import Registry, entry_points, imported, importing, load_entry_points
+from jubensha.registry import (
+    NameTaken,
+    PluginError,
+    Registry,
+    entry_points,
+    imported,
+    importing,
+    load_entry_points,
+)
 
 
 class Unknown(LookupError):
@@ -36,12 +44,15 @@ def test_a_factory_runs_on_first_lookup_only() -> None:
     assert made == ["a"]
 
 
-def test_names_keep_the_order_they_were_added_and_a_name_can_be_replaced() -> None:
+def test_names_keep_the_order_they_were_added_and_a_name_is_replaced_only_when_asked() -> None:
     table: Registry[int] = Registry()
     for name, value in (("b", 1), ("a", 2), ("c", 3)):
         table.put(name, value)
-    table.put("a", 20)
-    table.put("b", 10, replace=False)
+    table.put("a", 20, replace=True)
+    with pytest.raises(NameTaken, match="'b' is registered already.*'mypackage.b'"):
+        table.put("b", 10)
+    with pytest.raises(NameTaken):
+        table.add("c", lambda: 30)
     assert list(table) == ["b", "a", "c"] and len(table) == 3
     assert table.items() == [("b", 1), ("a", 20), ("c", 3)]
     table.remove("a")
@@ -132,5 +143,29 @@ def test_plug_ins_load_from_their_entry_point_group(tmp_path: Path,
     load_entry_points.cache_clear()
     try:
         assert table.items() == [("module", 1), ("function", 2)]
+    finally:
+        load_entry_points.cache_clear()
+
+
+def test_a_plug_in_that_takes_a_registered_name_is_refused_by_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "greedy_plugin.py").write_text(
+        "from shared_table import TABLE\nTABLE.put('built-in', 2)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    group = "jubensha.test-registry-greedy"
+    greedy = [metadata.EntryPoint("greedy", "greedy_plugin", group)]
+    monkeypatch.setattr(metadata, "entry_points",
+                        lambda group="": greedy if group == greedy[0].group else [])
+    table: Registry[int] = Registry(sources=[lambda: table.put("built-in", 1),
+                                             entry_points(group)])
+    _shared(monkeypatch, table)
+    load_entry_points.cache_clear()
+    try:
+        for _ in range(2):  # and again at the next look-up, the built-in names kept
+            with pytest.raises(PluginError, match="plug-in greedy = greedy_plugin .*NameTaken: "
+                                                  "'built-in' is registered already"):
+                list(table)
+            load_entry_points.cache_clear()
+        assert table.registered("built-in") and table.get("built-in") == 1
     finally:
         load_entry_points.cache_clear()

@@ -8,6 +8,9 @@ A table may also be filled on demand by ``sources`` (functions run once, the fir
 names are listed or a name is missing: importing the modules whose decorators register
 into it, reading a folder of presets, loading the plug-ins of an entry-point group). An
 unknown name raises the error the table's owner chooses, so each command keeps its message.
+A name registered twice is refused (``NameTaken``) unless the second registration asks to
+replace it: a plug-in that means to add a name never silently changes a built-in one, and
+names its own things with its own prefix (``mypackage.last_words``).
 """
 
 from __future__ import annotations
@@ -44,19 +47,33 @@ def importing(*modules: str) -> Callable[[], None]:
     return load
 
 
+class PluginError(RuntimeError):
+    """A plug-in that failed to load or to register (a name taken already, a bug); the
+    message names the plug-in's entry point and what went wrong."""
+
+
 @cache
 def load_entry_points(group: str) -> None:
     """Load every entry point of ``group`` once per process: a module registers on import,
-    a function entry point registers when called."""
+    a function entry point registers when called. A plug-in that fails is a
+    ``PluginError`` naming it."""
     for entry in metadata.entry_points(group=group):
-        loaded = entry.load()
-        if callable(loaded):
-            loaded()
+        try:
+            loaded = entry.load()
+            if callable(loaded):
+                loaded()
+        except Exception as exc:  # whatever a plug-in raises: say which plug-in it was
+            raise PluginError(f"plug-in {entry.name} = {entry.value} ({group}): "
+                              f"{type(exc).__name__}: {exc}") from exc
 
 
 def entry_points(group: str) -> Callable[[], None]:
     """A source that loads the plug-ins declared in the entry-point group ``group``."""
     return lambda: load_entry_points(group)
+
+
+class NameTaken(ValueError):
+    """A name registered already, registered again without ``replace=True``."""
 
 
 class UnknownName(KeyError):
@@ -83,17 +100,21 @@ class Registry(Generic[T]):
         self._made: dict[str, T] = {}
         self._unknown = unknown
         self._sources = list(sources)
+        self._ran = 0
+        """Sources that have run to the end (each runs once: its names are in)."""
         self._filled = not self._sources
 
-    def add(self, name: str, factory: Callable[[], T], *, replace: bool = True) -> None:
-        """Make ``name`` stand for what ``factory()`` returns when first looked up; with
-        ``replace=False`` a name already registered keeps its first meaning."""
+    def add(self, name: str, factory: Callable[[], T], *, replace: bool = False) -> None:
+        """Make ``name`` stand for what ``factory()`` returns when first looked up; a name
+        registered already is ``NameTaken`` unless ``replace``."""
         if name in self._factories and not replace:
-            return
+            raise NameTaken(f"{name!r} is registered already: give yours another name (a "
+                            f"plug-in prefixes its own, e.g. 'mypackage.{name}'), or register "
+                            "it with replace=True to change what the name means")
         self._factories[name] = factory
         self._made.pop(name, None)
 
-    def put(self, name: str, thing: T, *, replace: bool = True) -> None:
+    def put(self, name: str, thing: T, *, replace: bool = False) -> None:
         """Register a thing already made."""
         self.add(name, lambda: thing, replace=replace)
 
@@ -105,13 +126,15 @@ class Registry(Generic[T]):
     def fill(self) -> None:
         """Run the sources once (they add names). A source that fails (a broken plug-in)
         raises here, and again at the next look-up, rather than leaving the table half
-        filled; a look-up made while the sources run sees the table as it is."""
+        filled (the sources before it, which ran, are not run again); a look-up made while
+        the sources run sees the table as it is."""
         if self._filled:
             return
         self._filled = True
         try:
-            for source in self._sources:
-                source()
+            while self._ran < len(self._sources):
+                self._sources[self._ran]()
+                self._ran += 1
         except BaseException:
             self._filled = False
             raise

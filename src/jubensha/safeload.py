@@ -16,8 +16,9 @@ import json
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 
@@ -34,6 +35,7 @@ MAX_SHOWN = 80
 """Characters of an offending value an error message may quote."""
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+T = TypeVar("T")
 
 
 class DocumentError(ValueError):
@@ -214,8 +216,69 @@ def one_line(text: str, limit: int = 300) -> str:
     return shorten(_UNPRINTABLE.sub(lambda m: repr(m.group())[1:-1], text), limit)
 
 
+_FIELD_NAME = re.compile(r"[^\W\d][\w .:/@+-]{0,59}")
+
+
+def shown_key(key: str) -> str:
+    """A key as an error may quote it: a name (``murderes``, ``人物``, ``openai:gpt-4o``)
+    as it is, anything else (a line of ``/etc/shadow`` read as a YAML key, say) not at
+    all: an error never shows text of a file that is not a name."""
+    return key if _FIELD_NAME.fullmatch(key) else "(a key that is no field name, not shown)"
+
+
 def shorten(text: str, limit: int = MAX_SHOWN) -> str:
     """``text`` cut to ``limit`` characters, saying how much was left out."""
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text):,} characters)"
+
+
+class LineError(ValueError):
+    """A line of a JSON Lines log that is not a record; ``number`` counts from 1."""
+
+    def __init__(self, number: int, problem: str) -> None:
+        super().__init__(f"line {number}: {problem}")
+        self.number, self.problem = number, problem
+
+
+def parse_jsonl(data: bytes, parse: Callable[[str], T]) -> tuple[list[T], bool]:
+    """The records of a JSON Lines log (each line given to ``parse``) and whether its last
+    line was cut off while it was being written (even inside a character), which is
+    skipped: what a killed process leaves. Any other bad line is a ``LineError``."""
+    lines = data.split(b"\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    records: list[T] = []
+    for number, raw in enumerate(lines, 1):
+        last = number == len(lines)
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            if last:
+                return records, True
+            raise LineError(number, "not UTF-8 text") from None
+        if not line.strip():
+            continue
+        try:
+            records.append(parse(line))
+        except ValueError as exc:  # pydantic's ValidationError is one too
+            if last and _cut_off(line):
+                return records, True
+            raise LineError(number, first_line(exc)) from None
+    return records, False
+
+
+def _cut_off(line: str) -> bool:
+    """Whether a line that failed to parse is not even whole JSON (it was being written)."""
+    try:
+        json.loads(line)
+    except json.JSONDecodeError:
+        return True
+    except (RecursionError, ValueError):  # whole, but too deep or a number too long
+        return False
+    return False
+
+
+def first_line(exc: Exception) -> str:
+    """An error's first line (pydantic's messages run to many), or its type's name."""
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

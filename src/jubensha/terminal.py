@@ -9,6 +9,11 @@ every piece of text it renders, while its own styling and cursor control, which 
 emits apart from the text, still work. A leaf module: every layer's commands print
 through it and stop with ``fail``'s one error line; it also styles the transcript lines
 the engine narrates (``print_line``).
+
+What is written into files for people (``transcript.md``, Markdown, CSV and HTML reports)
+goes through ``plain_text``: ``cat transcript.md`` must not set the window title, clear
+the screen or plant a hyperlink either, so whole escape sequences (CSI, OSC, DCS and the
+like, 7- and 8-bit) are removed, not only their control characters.
 """
 
 from __future__ import annotations
@@ -25,9 +30,22 @@ from rich.text import Text
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+_SEQUENCE = re.compile(
+    "(?:\x1b[]P^_X]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\\\|\x9c)?"  # OSC, DCS...
+    "|(?:\x1b\\[|\x9b)[0-?]*[ -/]*[@-~]?"  # CSI
+    "|\x1b[ -/]*[0-~]?")  # any other escape
+
+
 def printable(text: str) -> str:
     """``text`` without the control characters a terminal would act on."""
     return _CONTROL.sub("", text)
+
+
+def plain_text(text: str) -> str:
+    """``text`` fit for a file people read in a terminal: without escape sequences (their
+    parameters and strings too: a title set by OSC leaves no trace) or control characters
+    but tab and newline."""
+    return printable(_SEQUENCE.sub("", text))
 
 
 class Terminal(Console):

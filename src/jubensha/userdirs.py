@@ -5,7 +5,8 @@ model speeds): ``$JUBENSHA_CACHE``, else ``$XDG_CACHE_HOME/jubensha``, else
 ``~/.cache/jubensha``.
 
 The settings folder, holding what only the user decides (which server gets which key,
-``llm.keys``): ``$JUBENSHA_CONFIG``, else ``$XDG_CONFIG_HOME/jubensha``, else
+``llm.keys``) and the key that signs the user's own batch specs (``batch.key``,
+``runs.spec_trust``): ``$JUBENSHA_CONFIG``, else ``$XDG_CONFIG_HOME/jubensha``, else
 ``~/.config/jubensha``. Nothing a command is given to read (a spec, a run or batch folder)
 is ever taken from here or written here.
 """

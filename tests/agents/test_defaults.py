@@ -13,6 +13,8 @@ from jubensha.engine.decisions import (
     Accuse,
     Action,
     AskQuestions,
+    BaseAction,
+    BaseDecision,
     CastVote,
     Decision,
     Questions,
@@ -22,8 +24,8 @@ from jubensha.engine.decisions import (
     Speech,
     TakeTurn,
     Vote,
+    decision_kind,
 )
-from jubensha.engine.defaults import default_action
 from jubensha.engine.events import Failure, Rated, Spoke
 from jubensha.engine.game import Game, Seat
 from jubensha.engine.procedure import parse_procedure
@@ -31,6 +33,13 @@ from jubensha.llm.fake import ScriptedModel
 from jubensha.scripts import load_script
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
+
+
+async def default_action(agent: Agent, decision: BaseDecision, seen: list = ()) -> BaseAction:
+    """The answer the table gives for ``agent`` when its architecture has no method."""
+    default = decision_kind(decision.type).default
+    assert default is not None
+    return await default(agent, decision, seen)
 
 
 class OldSchool(Agent):

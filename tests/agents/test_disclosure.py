@@ -9,7 +9,7 @@ from jubensha.agents.disclosure import (
     DisclosureSettings,
     Instructions,
     SeatText,
-    check_speech,
+    screen_speech,
     units,
 )
 from jubensha.agents.person import first_person
@@ -49,7 +49,7 @@ def test_the_second_and_first_person_are_one_unit() -> None:
 
 
 def test_a_second_person_paraphrase_of_the_sheet_is_disclosure() -> None:
-    check = check_speech("Will's name was shamed, the owners paid you nothing, and you "
+    check = screen_speech("Will's name was shamed, the owners paid you nothing, and you "
                          "raised your boy on scraps. A year later Elias offered you this "
                          "post, and you thought it was kindness.", seat(), names=NAMES)
     assert check.share > 0.9 and check.recites(SETTINGS)
@@ -57,22 +57,22 @@ def test_a_second_person_paraphrase_of_the_sheet_is_disclosure() -> None:
 
 
 def test_the_same_sheet_told_in_the_first_person_is_disclosure_too() -> None:
-    check = check_speech("The owners paid me nothing and I raised my boy on scraps.",
+    check = screen_speech("The owners paid me nothing and I raised my boy on scraps.",
                          seat(), names=NAMES)
     assert check.share == 1.0
     assert not check.recites(SETTINGS)  # one sentence of it: 12 words, a recital is 30
 
 
 def test_a_listed_secret_said_in_the_sheets_words_is_told() -> None:
-    check = check_speech("I was out of the kitchen from 22:27 to 22:36, fetching coal.",
+    check = screen_speech("I was out of the kitchen from 22:27 to 22:36, fetching coal.",
                          seat(), names=NAMES)
     assert check.secret is not None and check.confession is None
     assert not check.recites(SETTINGS)
-    assert check_speech("I was in the kitchen all evening.", seat(), names=NAMES).secret is None
+    assert screen_speech("I was in the kitchen all evening.", seat(), names=NAMES).secret is None
 
 
 def test_public_facts_and_own_words_disclose_nothing() -> None:
-    check = check_speech("I am Agnes Pike, housekeeper and cook at Gull Rock. I made the "
+    check = screen_speech("I am Agnes Pike, housekeeper and cook at Gull Rock. I made the "
                          "tea and went to bed early.", seat(), names=NAMES)
     assert (check.disclosed, check.confession, check.degenerate) == (0, None, [])
 
@@ -80,12 +80,12 @@ def test_public_facts_and_own_words_disclose_nothing() -> None:
 def test_text_the_seat_heard_before_is_no_longer_its_secret() -> None:
     agnes = seat()
     agnes.learn("Tom said the owners paid you nothing and you raised your boy on scraps.")
-    assert check_speech("The owners paid me nothing and I raised my boy on scraps.", agnes,
+    assert screen_speech("The owners paid me nothing and I raised my boy on scraps.", agnes,
                         names=NAMES).disclosed == 0
 
 
 def test_a_short_fact_of_the_sheet_is_not_a_recital() -> None:
-    check = check_speech("I know I am fifty-two, housekeeper at Gull Rock. Ask me anything "
+    check = screen_speech("I know I am fifty-two, housekeeper at Gull Rock. Ask me anything "
                          "about the evening, the storm, the tide and the light.", seat(),
                          names=NAMES)
     assert 0 < check.disclosed < SETTINGS.recite_units and not check.recites(SETTINGS)
@@ -103,7 +103,7 @@ def test_a_short_fact_of_the_sheet_is_not_a_recital() -> None:
     "I took the pin and struck Elias.",
 ])
 def test_a_murderer_telling_what_it_did_confesses(speech: str) -> None:
-    assert check_speech(speech, seat(), names=NAMES).confession is not None
+    assert screen_speech(speech, seat(), names=NAMES).confession is not None
 
 
 @pytest.mark.parametrize("speech", [
@@ -124,11 +124,11 @@ def test_a_murderer_telling_what_it_did_confesses(speech: str) -> None:
     "我差点被人害死。",
 ])
 def test_denials_questions_and_the_weapon_alone_are_no_confession(speech: str) -> None:
-    assert check_speech(speech, seat(), names=NAMES).confession is None
+    assert screen_speech(speech, seat(), names=NAMES).confession is None
 
 
 def test_only_murderers_can_confess() -> None:
-    assert check_speech("I killed an hour in the boathouse.", seat(TOM),
+    assert screen_speech("I killed an hour in the boathouse.", seat(TOM),
                         names=NAMES).confession is None
 
 
@@ -141,19 +141,19 @@ def test_only_murderers_can_confess() -> None:
     ("I am a man, and I am a man, and I am a man, and I am a man.", "loop"),
 ])
 def test_degenerate_speech_is_named(speech: str, kind: str) -> None:
-    assert kind in check_speech(speech, seat(), names=[*NAMES, "周妈", "顾远之"]).degenerate
+    assert kind in screen_speech(speech, seat(), names=[*NAMES, "周妈", "顾远之"]).degenerate
 
 
 def test_a_speech_is_cut_off_only_when_its_reply_ran_out_of_tokens() -> None:
     speech = "At supper my uncle made a strange little speech about"
-    assert "cut off" in check_speech(speech, seat(), names=NAMES, cut=True).degenerate
-    assert check_speech(speech, seat(), names=NAMES).degenerate == []
-    assert check_speech("I slept.", seat(), names=NAMES, cut=True).degenerate == []
+    assert "cut off" in screen_speech(speech, seat(), names=NAMES, cut=True).degenerate
+    assert screen_speech(speech, seat(), names=NAMES).degenerate == []
+    assert screen_speech("I slept.", seat(), names=NAMES, cut=True).degenerate == []
 
 
 def test_a_copy_of_another_seats_speech_names_the_speaker() -> None:
     said = "I walked across the causeway at five with my small suitcase before the tide."
-    check = check_speech("I walked across the causeway at five with my small suitcase.",
+    check = screen_speech("I walked across the causeway at five with my small suitcase.",
                          seat(), names=NAMES, others=[("Nora Vance", said)])
     assert check.degenerate == ["copy"]
     assert check.evidence["copy"].startswith("Nora Vance:")
@@ -164,10 +164,10 @@ def test_instructions_are_prompt_windows_no_earlier_reply_held() -> None:
     found.add(["You are Agnes Pike. Reply with JSON: {\"thought\": ..., \"speech\": ...}"],
               "I made the tea for the whole household at ten.")
     found.add(["Earlier you said: I made the tea for the whole household at ten."], None)
-    echo = check_speech("Reply with JSON: thought, speech.", seat(), names=NAMES,
+    echo = screen_speech("Reply with JSON: thought, speech.", seat(), names=NAMES,
                         instructions=found.found)
     assert echo.degenerate == ["prompt echo"]
-    again = check_speech("I made the tea for the whole household at ten.", seat(),
+    again = screen_speech("I made the tea for the whole household at ten.", seat(),
                          names=NAMES, instructions=found.found)
     assert again.degenerate == []
 
@@ -178,11 +178,11 @@ def test_chinese_speech_is_cut_into_jieba_words() -> None:
                             "又把库房的钥匙扔进了后山的那口老井里。"
                             "那天夜里你还烧掉了老爷写给县里的那封长信，把灰倒进了灶膛。"))
     ma = SeatText.of(zhou, ["周妈 管家兼厨娘。"], SETTINGS.zh_words, murderer=False)
-    check = check_speech("我偷偷把老爷的账本藏在了灶台下面的砖缝里，又把库房的钥匙扔进了后山的"
+    check = screen_speech("我偷偷把老爷的账本藏在了灶台下面的砖缝里，又把库房的钥匙扔进了后山的"
                          "那口老井里。那天夜里我还烧掉了老爷写给县里的那封长信，把灰倒进了灶膛。",
                          ma, names=["周妈"])
     assert check.recites(SETTINGS) and check.parts == ["story", "story"]
-    assert check_speech("我是周妈，庄里的管家兼厨娘。", ma, names=["周妈"]).disclosed == 0
+    assert screen_speech("我是周妈，庄里的管家兼厨娘。", ma, names=["周妈"]).disclosed == 0
 
 
 @pytest.mark.parametrize(("sheet", "mine"), [
@@ -203,7 +203,7 @@ def test_a_chinese_sheet_reads_in_the_first_person_outside_quotes() -> None:
 
 def test_a_long_copy_is_a_copy_and_a_short_echo_is_not() -> None:
     said = [("Tom Hale", "Did you read the letter Elias kept in his desk?")]
-    assert check_speech("No, never the letter.", seat(), names=NAMES,
+    assert screen_speech("No, never the letter.", seat(), names=NAMES,
                         others=said).degenerate == []
-    assert check_speech("Did you read the letter Elias kept in his desk?", seat(),
+    assert screen_speech("Did you read the letter Elias kept in his desk?", seat(),
                         names=NAMES, others=said).degenerate == ["copy"]

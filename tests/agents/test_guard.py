@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from jubensha.agents.disclosure import SeatText, check_speech
+from jubensha.agents.disclosure import SeatText, screen_speech
 from jubensha.agents.guard import GuardedAgent
 from jubensha.agents.person import first_person
 from jubensha.agents.registry import AgentSpecError, architectures, make_agent
@@ -21,7 +21,7 @@ from jubensha.engine.procedure import find_procedure
 from jubensha.llm.calls import CallLog, CallRecord, MemorySink
 from jubensha.llm.fake import ScriptedModel
 from jubensha.prompts import render
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts import ActSheet, load_script
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
@@ -188,8 +188,8 @@ def test_guarded_games_of_every_architecture_end_and_meta_says_so(
     script = load_script(TINY)
     plans = plan_seats(script, f"{architecture}:guard", "scripted",
                        ["Bob=naive@scripted"])
-    result = asyncio.run(play_game(script, find_procedure("demo"), plans,
-                                   out=tmp_path / "run", embedder="scripted"))
+    result = asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure("demo"),
+                                              plans=plans, embedder="scripted"), tmp_path / "run"))
     assert not result.degraded
     meta = json.loads((tmp_path / "run" / "meta.json").read_text(encoding="utf-8"))
     assert meta["seats"]["Ann"]["guard"] is True and meta["seats"]["Bob"]["guard"] is False
@@ -206,7 +206,7 @@ def test_the_murderers_rewrite_prompt_read_aloud_confesses_nothing(lang: str) ->
                    problems=["…"]).splitlines()[-1]
     ann = SeatText.of(load_script(TINY).character("Ann"), [], 6, murderer=True,
                       victims=["Lord Vale"])
-    assert check_speech(first_person(asked, lang), ann).confession is None
+    assert screen_speech(first_person(asked, lang), ann).confession is None
 
 
 async def test_a_later_acts_own_sheet_is_private_to_the_guard_as_it_arrives() -> None:

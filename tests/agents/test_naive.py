@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from jubensha.agents.disclosure import SeatText, check_speech
+from jubensha.agents.disclosure import SeatText, screen_speech
 from jubensha.agents.naive import NaiveAgent, clean_speech, window
 from jubensha.agents.person import first_person
 from jubensha.agents.registry import AgentSpecError, architectures, make_agent
@@ -266,7 +266,7 @@ async def test_the_murderer_is_reminded_last_in_words_that_confess_nothing(lang:
     # small models read instructions aloud: read aloud, the reminder confesses nothing
     murderer = SeatText.of(script.character("Ann"), [], 6, murderer=True,
                            victims=["Lord Vale"])
-    assert check_speech(first_person(reminder, lang), murderer).confession is None
+    assert screen_speech(first_person(reminder, lang), murderer).confession is None
     await (await seated("Bob", model, script)).decide(INTRO)
     assert prompt(model)[1].splitlines()[-1] != reminder
 

@@ -17,7 +17,7 @@ from jubensha.engine.procedure import find_procedure
 from jubensha.eval.audit import passages_of, public_texts, units
 from jubensha.prompts import render
 from jubensha.runlog.folder import read_run
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts import Character, Script, find_script
 
 PASSAGE = {"en": 8, "zh": 12}
@@ -70,9 +70,9 @@ def test_no_public_speech_is_the_seats_own_notes_or_sheet(
     script: Script = find_script(script_id)
     n = PASSAGE[script.language]
     public = grams(public_texts(script), n)
-    asyncio.run(play_game(script, find_procedure(preset),
-                          plan_seats(script, architecture, "scripted"), out=tmp_path / "run",
-                          embedder="scripted"))
+    asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure(preset),
+                                     plans=plan_seats(script, architecture, "scripted"),
+                                     embedder="scripted"), tmp_path / "run"))
     events = read_run(tmp_path / "run").events
     labels = note_labels(script.language)
     assert any("draft" in label or "草稿" in label for label in labels)

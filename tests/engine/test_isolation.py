@@ -19,7 +19,7 @@ from jubensha.llm.base import GenerateConfig, Message
 from jubensha.llm.calls import CallRecord
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runlog.folder import RunLog, read_run
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts import PUBLIC, Character, Script, bundled_scripts, load_script
 
 SCRIPTS = {**{k: str(v) for k, v in bundled_scripts().items()}, "tiny": str(TINY)}
@@ -92,8 +92,8 @@ def play(script_path: str, preset: str, out: Path, architecture: str = "naive",
          seats: tuple[str, ...] = ()) -> tuple[Script, RunLog]:
     script = load_script(script_path)
     plans = plan_seats(script, architecture, "scripted", seats)
-    asyncio.run(play_game(script, find_procedure(preset), plans, out=out, seed=11,
-                          models={"scripted": ScriptedModel(seed=4)}))
+    asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure(preset), plans=plans,
+                                     seed=11), out, models={"scripted": ScriptedModel(seed=4)}))
     return script, read_run(out)
 
 

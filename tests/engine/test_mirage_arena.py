@@ -15,7 +15,7 @@ import pytest
 from jubensha.engine.procedure import find_procedure
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runlog.folder import RunResult, read_run
-from jubensha.runs.play import SeatPlan, play_game
+from jubensha.runs.play import PlayConfig, SeatPlan, play_game
 from jubensha.scripts import load_script
 
 TINY = Path(__file__).with_name("tiny_script.yaml")
@@ -28,8 +28,8 @@ def arena(out: Path, preset: str, models: dict[str, ScriptedModel]) -> RunResult
     plans = {name: SeatPlan(name=name, architecture=arch, model=model)
              for name, (arch, model) in ARENA.items()}
     procedure = find_procedure(preset).with_options(rounds=1)
-    return asyncio.run(play_game(script, procedure, plans, out=out, seed=2, models=models,
-                                 script_source=str(TINY)))
+    return asyncio.run(play_game(PlayConfig(script=script, procedure=procedure, plans=plans, seed=2,
+                                            script_source=str(TINY)), out, models=models))
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from jubensha.eval.vote_metrics import culprit_rank_metric, identification_metri
 from jubensha.llm.base import Request
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runlog.folder import read_run
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts import Script, load_script
 
 VICTIMS = ["Lord Vale", "Old Tom", "Miss Pike"]
@@ -109,8 +109,10 @@ def test_every_architecture_can_answer_nobody_here_and_it_is_scored(
         architecture: str, three_victims: Script, tmp_path: Path) -> None:
     model = ScriptedModel(seed=4, replies={"vote": answer_nobody, "vote.retry": answer_nobody})
     plans = plan_seats(three_victims, architecture, "scripted", ())
-    asyncio.run(play_game(three_victims, find_procedure(ARCHITECTURES[architecture]), plans,
-                          out=tmp_path / "run", seed=11, models={"scripted": model}))
+    asyncio.run(play_game(PlayConfig(script=three_victims,
+                                     procedure=find_procedure(ARCHITECTURES[architecture]),
+                                     plans=plans, seed=11), tmp_path / "run",
+                          models={"scripted": model}))
     run = read_run(tmp_path / "run")
     ballots = [e for e in run.events if isinstance(e, VoteCast)]
     assert {e.victim for e in ballots} == set(VICTIMS)
@@ -125,8 +127,9 @@ def test_every_architecture_can_answer_nobody_here_and_it_is_scored(
 def test_the_extractive_agent_answers_nobody_when_nothing_ties_a_seat_to_the_death(
         three_victims: Script, tmp_path: Path) -> None:
     plans = plan_seats(three_victims, "extractive", "scripted", ())
-    asyncio.run(play_game(three_victims, find_procedure("demo"), plans, out=tmp_path / "run",
-                          seed=11, models={"scripted": ScriptedModel()}))
+    asyncio.run(play_game(PlayConfig(script=three_victims, procedure=find_procedure("demo"),
+                                     plans=plans, seed=11), tmp_path / "run",
+                          models={"scripted": ScriptedModel()}))
     ballots = [e for e in read_run(tmp_path / "run").events if isinstance(e, VoteCast)]
     assert {e.victim for e in ballots} == set(VICTIMS)
     assert any(e.target == NOBODY for e in ballots)

@@ -1,6 +1,9 @@
-"""A package adds a stage kind and a preset as docs/procedures.md says: it declares its module
-(and a function) in the ``jubensha.stages`` entry-point group, and ``jubensha play`` then
-knows both by name without being told to import anything."""
+"""A package adds a stage kind, a kind of decision and a preset as docs/procedures.md says:
+it declares its module (and a function) in the ``jubensha.stages`` entry-point group, and
+``jubensha play`` then knows them by name without being told to import anything. Its new
+kind of move is asked of agents that were never written for it: each answers with the
+kind's default (built from its own vote); tests/engine/test_decision_kinds.py tries the
+rest of a kind's contract."""
 
 from __future__ import annotations
 
@@ -15,12 +18,58 @@ PLUGIN = '''
 from pathlib import Path
 from typing import Literal
 
-from jubensha.engine.decisions import Speak, Speech
-from jubensha.engine.events import Spoke
+from pydantic import Field
+
+from jubensha.engine import (
+    BaseAction,
+    BaseDecision,
+    CastVote,
+    DecisionKind,
+    Speak,
+    Speech,
+    Spoke,
+    StageSpec,
+    Table,
+    check_speech,
+    register_decision,
+    register_stage,
+)
 from jubensha.engine.procedure import register_preset
-from jubensha.engine.registry import StageSpec, register_stage
-from jubensha.engine.stages import check_speech
-from jubensha.engine.table import Table
+
+
+class Wager(BaseDecision):
+    """Name the seat you suspect among ``candidates``, and how sure you are."""
+
+    type: Literal["wager"] = "wager"
+    candidates: list[str]
+
+
+class Stake(BaseAction):
+    type: Literal["stake"] = "stake"
+    target: str | None = None
+    confidence: int = Field(0, ge=0, le=100)
+
+
+async def wager_by_vote(agent, decision, seen):
+    """An agent written before wagers: its own vote, staked at 50."""
+    vote = await agent.decide(CastVote(candidates=decision.candidates, stage=decision.stage))
+    return Stake(target=vote.target, confidence=50)
+
+
+register_decision(DecisionKind("wager", Wager, (Stake,), default=wager_by_vote,
+                               fallback=lambda decision: Stake(target=None, confidence=0)))
+
+
+class WagerSpec(StageSpec):
+    kind: Literal["wagers"] = "wagers"
+
+
+@register_stage(WagerSpec)
+async def run_wagers(spec: WagerSpec, table: Table) -> None:
+    stakes = table.state.extra.setdefault("wagers", {})
+    for seat in table.seats:
+        action = await table.ask(seat, Wager(candidates=table.others(seat)))
+        stakes[seat] = action.model_dump(mode="json")
 
 
 class LastWordsSpec(StageSpec):
@@ -50,6 +99,7 @@ stages:
   - {kind: act, id: distribution, act: 1}
   - {kind: introduction}
   - {kind: last_words, only_accused: false}
+  - {kind: wagers}
   - {kind: vote}
   - {kind: reveal}
 """
@@ -91,8 +141,15 @@ def test_an_installed_plug_in_adds_a_stage_kind_and_a_preset_by_name(tmp_path: P
               (tmp_path / "run" / "events.jsonl").read_text(encoding="utf-8").splitlines()]
     last_words = [e["speaker"] for e in events
                   if e["stage"] == "last_words" and e["type"] == "spoke"]
-    assert sorted(last_words) == sorted(json.loads(
-        (tmp_path / "run" / "meta.json").read_text(encoding="utf-8"))["seats"])
+    seats = json.loads((tmp_path / "run" / "meta.json").read_text(encoding="utf-8"))["seats"]
+    assert sorted(last_words) == sorted(seats)
+    wagers = json.loads((tmp_path / "run" / "result.json").read_text(encoding="utf-8"))[
+        "extra"]["wagers"]
+    assert sorted(wagers) == sorted(seats)
+    for seat, stake in wagers.items():  # the naive agent knows no wager: its vote, at 50
+        assert stake["type"] == "stake" and stake["confidence"] == 50
+        assert stake["target"] in set(seats) - {seat}
+    assert not [e for e in events if e["type"] == "failure" and e["purpose"] == "wager"]
 
 
 def test_without_the_plug_in_the_preset_is_unknown(tmp_path: Path) -> None:

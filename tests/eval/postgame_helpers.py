@@ -18,7 +18,7 @@ from jubensha.llm.base import Model, Request
 from jubensha.llm.calls import CallRecord, read_calls
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runlog.folder import read_run
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts import Character, Script, find_script
 
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s*|\n+")
@@ -29,8 +29,9 @@ async def played(out: Path, script_id: str = "lighthouse-keeper", procedure: str
     """A whole game of naive agents on the scripted fake, written to ``out``."""
     script = find_script(script_id)
     plans = plan_seats(script, "naive", "scripted")
-    await play_game(script, find_procedure(procedure), plans, out=out, seed=seed,
-                    script_source=script_id, models={"scripted": ScriptedModel()})
+    await play_game(PlayConfig(script=script, procedure=find_procedure(procedure), plans=plans,
+                               seed=seed, script_source=script_id), out,
+                    models={"scripted": ScriptedModel()})
     return out
 
 

@@ -31,7 +31,7 @@ from jubensha.llm.calls import CallRecord
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runlog.folder import RunLog, read_run
 from jubensha.runs.index import BatchIndex
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts import Script, load_script
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
@@ -42,9 +42,9 @@ runner = CliRunner()
 def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("audit") / "run"
     script = load_script(TINY)
-    asyncio.run(play_game(script, find_procedure("thinkthrice"), plan_seats(script, "naive",
-                                                                          "scripted"),
-                          out=out, seed=2, script_source=str(TINY),
+    asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure("thinkthrice"),
+                                     plans=plan_seats(script, "naive", "scripted"), seed=2,
+                                     script_source=str(TINY)), out,
                           models={"scripted": ScriptedModel()}))
     return out
 
@@ -96,9 +96,9 @@ def test_a_planted_leak_is_flagged_with_whose_text_and_where(tiny_run: Path) -> 
 def test_a_secret_its_owner_said_aloud_before_the_call_is_not_a_leak(tmp_path: Path) -> None:
     script = load_script(TINY)
     out = tmp_path / "run"
-    asyncio.run(play_game(script, find_procedure("demo"), plan_seats(script, "naive",
-                                                                        "scripted"),
-                          out=out, seed=2, models={"scripted": ScriptedModel()}))
+    asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure("demo"),
+                                     plans=plan_seats(script, "naive", "scripted"), seed=2), out,
+                          models={"scripted": ScriptedModel()}))
     run = read_run(out)
     told = Spoke(index=len(run.events), speaker="Cara", kind="statement",
                  text=gossip(script))

@@ -24,7 +24,7 @@ from jubensha.eval.report import markdown_table
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runlog.folder import read_run
 from jubensha.runs.audit_command import audit_paths
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts import Script, find_script
 from jubensha.scripts.importers import discover, import_script
 
@@ -65,8 +65,9 @@ def scripts(datasets: Path | None) -> list[tuple[str, Script]]:
 def play(script: Script, source: str, procedure: str, out: Path,
          architecture: str = "naive", seats: tuple[str, ...] = ()) -> Path:
     plans = plan_seats(script, architecture, "scripted", seats)
-    asyncio.run(play_game(script, find_procedure(procedure), plans, out=out, seed=5,
-                          script_source=source, models={"scripted": ScriptedModel(seed=2)}))
+    asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure(procedure),
+                                     plans=plans, seed=5, script_source=source), out,
+                          models={"scripted": ScriptedModel(seed=2)}))
     return out
 
 

@@ -17,7 +17,7 @@ from jubensha.engine.procedure import find_procedure
 from jubensha.eval.registry import load_metrics
 from jubensha.llm.calls import read_calls
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.play import SeatPlan, play_game
+from jubensha.runs.play import PlayConfig, SeatPlan, play_game
 from jubensha.scripts import find_script
 
 MINE = ("mirage", "mirage-cic", "mirage-llm-score", "mirage-rouge", "mirage-trust",
@@ -30,9 +30,10 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("all") / "run"
     plans = {c.name: SeatPlan(name=c.name, architecture="mirage", model="scripted")
              for c in script.characters}
-    asyncio.run(play_game(script, find_procedure("mirage").with_options(rounds=1), plans,
-                          out=out, seed=7, models={"scripted": ScriptedModel(seed=7)},
-                          script_source="lighthouse-keeper"))
+    asyncio.run(play_game(PlayConfig(script=script,
+                                     procedure=find_procedure("mirage").with_options(rounds=1),
+                                     plans=plans, seed=7, script_source="lighthouse-keeper"), out,
+                          models={"scripted": ScriptedModel(seed=7)}))
     return out
 
 
@@ -100,7 +101,8 @@ def test_a_metric_that_does_not_apply_is_skipped_with_its_reason(run_dir: Path) 
     assert data["results"] == {}
     assert data["summary"]["statuses"] == [{
         "metric": "mirage-trust", "status": "skipped",
-        "note": "no trust/doubt ratings in the run (MIRAGE procedure only)"}]
+        "note": "no trust/doubt ratings in the run (MIRAGE procedure only)",
+        "answers": 0, "failed_answers": 0}]
 
 
 def test_unknown_metrics_and_bad_options_are_one_line_errors(run_dir: Path,
@@ -189,7 +191,7 @@ def test_a_judge_whose_every_answer_is_unusable_fails_its_metrics_with_the_count
         note = statuses[name]["note"]
         assert statuses[name]["status"] == "failed", statuses[name]
         asked = int(note.split(" of ")[1].split()[0])
-        assert note == f"{asked} of {asked} model answers were unusable: no score"
+        assert note == f"{asked} of {asked} judge answers failed: no score"
         assert not (run_dir / "eval" / f"{name}.json").exists()
     assert statuses["identification"]["status"] == "scored"
     assert statuses["mirage-trust"]["status"] == "scored"
@@ -206,8 +208,7 @@ def test_one_metric_whose_judge_answers_are_unusable_says_so_in_one_line(
                                           "openai:fake"])
     assert result.exit_code == 4
     last = result.output.strip().splitlines()[-1]  # after the line counting the calls
-    assert last == f"{run_dir}: whodunit-rp: failed, no score: 4 of 4 model answers were " \
-                   "unusable"
+    assert last == f"{run_dir}: whodunit-rp: failed: 4 of 4 judge answers failed: no score"
     assert not (run_dir / "eval" / "whodunit-rp.json").exists()
 
 

@@ -27,7 +27,7 @@ from jubensha.llm.base import Request
 from jubensha.llm.calls import read_calls
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runlog.folder import RunLog, read_run
-from jubensha.runs.play import SeatPlan, play_game
+from jubensha.runs.play import PlayConfig, SeatPlan, play_game
 from jubensha.scripts import find_script
 from jubensha.scripts.model import Character, Clue, Kill, Script, Truth, Victim
 
@@ -91,6 +91,29 @@ def test_clue_investigation_counts_distinct_located_clues_found() -> None:
     assert result.cic == 0.5
     assert result.searches == {"Tom": 2, "Nora": 1}
     assert result.found["Tom"] == ["c1"] and result.found["Sam"] == []
+    assert result.clue_count is None  # ours: the ratio only
+    release = asyncio.run(clue_investigation_metric(context(
+        events, options={"mirage": {"reading": "release"}})))
+    assert release.cic == 0.5 and release.clue_count == 3  # the release's count of searches
+    assert any("the release's value (clue_count): 3" in note
+               for note in release.tables()[0].notes)
+
+
+def test_the_release_reading_prints_its_own_tii_and_says_when_it_has_none() -> None:
+    ours = asyncio.run(doubt_belief_metric(context(RATINGS)))
+    release = asyncio.run(doubt_belief_metric(context(
+        RATINGS, options={"mirage": {"reading": "release"}})))
+    assert ours.fii is None and len(ours.tii_rows()) == 1
+    assert release.tii == ours.tii
+    # Sam was never rated: the release's mean over every candidate divides by zero there.
+    assert release.fii is None
+    assert release.tii_rows()[1][-1].startswith("– (the release divides by zero")
+    rated_all = RATINGS + [rated("Tom", "Sam", 1, 2)]
+    whole = asyncio.run(doubt_belief_metric(context(
+        rated_all, options={"mirage": {"reading": "release"}})))
+    # fii per candidate: Agnes 1/4, Tom 2/2, Nora 1/2, Sam 2/3
+    assert whole.fii == pytest.approx((0.25 + 1.0 + 0.5 + 2 / 3) / 4)
+    assert whole.tii == pytest.approx(1 - whole.fii)
 
 
 def test_victory_ranks_the_culprit_by_votes_and_suspicion() -> None:
@@ -228,9 +251,9 @@ def mirage_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     plans = {c.name: SeatPlan(name=c.name, architecture="mirage", model="scripted")
              for c in script.characters}
     procedure = find_procedure("mirage").with_options(rounds=2)
-    asyncio.run(play_game(script, procedure, plans, out=out, seed=3,
-                          models={"scripted": ScriptedModel(seed=3)},
-                          script_source="lighthouse-keeper"))
+    asyncio.run(play_game(PlayConfig(script=script, procedure=procedure, plans=plans, seed=3,
+                                     script_source="lighthouse-keeper"), out,
+                          models={"scripted": ScriptedModel(seed=3)}))
     return out
 
 

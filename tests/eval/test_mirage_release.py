@@ -21,6 +21,7 @@ from jubensha.engine.events import ActStarted, Event, Rated, Spoke, VoteCast
 from jubensha.eval.mirage import mirage_metric
 from jubensha.eval.registry import MetricContext
 from jubensha.eval.text import release_tokens, rouge_l, rouge_l_release
+from jubensha.eval.vote_metrics import victim_label
 from jubensha.eval.votes import culprit_rank
 from jubensha.llm.base import Request
 from jubensha.llm.fake import ScriptedModel
@@ -172,22 +173,32 @@ def test_the_release_counts_only_the_last_stages_ratings(two_stage: Script) -> N
     # The release: fii per candidate 0.5, 0.0, 0.75, mean 0.41666...; TII is its complement.
     assert [release.trust.received[n].tii for n in two_stage.names] == [0.5, 1.0, 0.25]
     assert release.trust.tii == pytest.approx(1 - 0.4166666666666667, abs=1e-12)
+    assert release.trust.fii == pytest.approx(0.4166666666666667, abs=1e-12)  # its own value
+    [table] = release.tables()
+    assert table.columns[3:7] == ["TII (ours)", "fii (release)", "CIC (ours)",
+                                  "clue count (release)"]
+    assert table.rows[0][3:5] == ["58.33", "41.67"]
     # Its ranking: 保罗 8, 约翰 2, 玛丽 0 (votes x 3 + doubt - trust of the last stage).
-    assert release.victory.scores["-"] == {"玛丽": 0.0, "约翰": 2.0, "保罗": 8.0}
-    assert release.victory.ranks == {"-": 2}
+    victim = victim_label(two_stage, None)  # a single vote: on the script's victim
+    assert victim != "-" and victim == ", ".join(v.name for v in two_stage.victims)
+    assert release.victory.scores[victim] == {"玛丽": 0.0, "约翰": 2.0, "保罗": 8.0}
+    assert release.victory.ranks == {victim: 2}
     ours = indices(two_stage, run)  # every stage: 保罗 7, 玛丽 0, 约翰 -1
     assert ours.trust.tii == pytest.approx((3 / 6 + 5 / 6 + 4 / 9) / 3)
-    assert ours.victory.ranks == {"-": 3}
+    assert ours.trust.fii is None and "fii (release)" not in ours.tables()[0].columns
+    assert ours.victory.ranks == {victim: 3}
 
 
 def test_the_release_breaks_a_tie_in_script_order(two_stage: Script) -> None:
     run = game(SEED_7, ["保罗", "保罗", "约翰"])
     release = indices(two_stage, run, options={"mirage": RELEASE})
     # The release's ranking: 保罗 6, then 玛丽 and 约翰 on 2 in script order.
-    assert release.victory.scores["-"] == {"玛丽": 2.0, "约翰": 2.0, "保罗": 6.0}
-    assert release.victory.ranks == {"-": 3}
+    victim = victim_label(two_stage, None)
+    assert release.victory.scores[victim] == {"玛丽": 2.0, "约翰": 2.0, "保罗": 6.0}
+    assert release.victory.ranks == {victim: 3}
     assert release.trust.tii == pytest.approx(1 - 0.6333333333333333, abs=1e-12)
-    scores = release.victory.scores["-"]
+    assert release.trust.fii == pytest.approx(0.6333333333333333, abs=1e-12)
+    scores = release.victory.scores[victim]
     assert culprit_rank(scores, {"约翰"}, two_stage.names, "optimistic") == 2
     assert culprit_rank(scores, {"约翰"}, two_stage.names, "pessimistic") == 3
     assert culprit_rank(scores, {"约翰"}, ["约翰", "玛丽", "保罗"], "order") == 2

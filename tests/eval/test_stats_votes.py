@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -75,3 +76,23 @@ def test_culprit_rank_with_ties_and_mean_reciprocal_rank() -> None:
     assert mean_reciprocal_rank([2, 1, None]) == pytest.approx(0.5)
     with pytest.raises(ValueError):
         mean_reciprocal_rank([])
+
+
+def test_the_culprit_rank_and_identification_name_the_victim_of_a_single_vote(
+        tmp_path: Path) -> None:
+    """A single vote on the murderer is about the script's victims: it is named, not "-"."""
+    import asyncio
+
+    from jubensha.eval.registry import MetricContext, get_metric
+    from jubensha.runlog.folder import read_run
+    from jubensha.scripts import find_script
+    from tests.eval.postgame_helpers import play
+
+    run = read_run(play(tmp_path / "run"))
+    script = find_script("lighthouse-keeper")
+    [victim] = [v.name for v in script.victims]
+    for name in ("culprit-rank", "identification"):
+        result = asyncio.run(get_metric(name).compute(MetricContext(script=script, run=run)))
+        keyed = getattr(result, "ranks", None) or getattr(result, "victims", {})
+        assert list(keyed) == [victim], name
+        assert result.tables()[0].rows[0][0] == victim

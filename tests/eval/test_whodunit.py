@@ -24,7 +24,7 @@ from jubensha.eval.whodunit import (
 from jubensha.llm.base import Request
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runlog.folder import RunLog, RunMeta, SeatInfo, read_run
-from jubensha.runs.play import SeatPlan, play_game
+from jubensha.runs.play import PlayConfig, SeatPlan, play_game
 from jubensha.scripts import find_script
 from jubensha.scripts.importers.whodunitbench import import_whodunitbench
 from jubensha.scripts.model import (
@@ -181,9 +181,9 @@ def whodunit_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("whodunit") / "run"
     plans = {c.name: SeatPlan(name=c.name, architecture="whodunit", model="scripted")
              for c in script.characters}
-    asyncio.run(play_game(script, find_procedure("whodunit"), plans, out=out, seed=4,
-                          models={"scripted": ScriptedModel(seed=4)},
-                          script_source="lighthouse-keeper"))
+    asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure("whodunit"),
+                                     plans=plans, seed=4, script_source="lighthouse-keeper"), out,
+                          models={"scripted": ScriptedModel(seed=4)}))
     return out
 
 

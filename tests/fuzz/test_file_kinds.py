@@ -28,13 +28,15 @@ TARGETS = {
     "conan": "english/data_final/001-Tiny/txt/Ann.txt",
     "wellplay": "Tiny/final_result/Bob.csv",
     "wellplay-info": "Tiny/json/script_info.json",
+    "wellplay-character": "Tiny/json/Ann.json",
     "mirage": "En/Tiny/script.json",
     "whodunitbench": "TINY/env_p_all.json",
     "thinkthrice": "game.json",
     "player-log": "logs/Tiny/Tiny.xlsx",
     "player-evaluation": "evaluation_0.xlsx",
 }
-"""Loader (``-info``: a second file of the same loader) → the file made a FIFO or sparse."""
+"""Loader (``-info``, ``-character``: other files of the same loader) → the file made a
+FIFO or sparse."""
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +48,7 @@ def worker() -> Iterator[Worker]:
 
 def example(folder: Path, name: str, kind: str) -> str:
     """The loader's seed in ``folder`` with its target file replaced; returns the loader."""
-    loader = name.removesuffix("-info")
+    loader = name.removesuffix("-info").removesuffix("-character")
     for relative, data in SEEDS[loader]().items():
         path = folder / relative
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -71,3 +73,11 @@ def test_a_fifo_or_a_huge_sparse_file_is_refused_before_reading(
     line = outcome.message.splitlines()[0]
     assert TARGETS[name].rsplit("/", 1)[-1] in line or str(tmp_path) in line
     assert len(outcome.message.splitlines()) <= 3
+    assert "no such file" not in outcome.message  # a FIFO named like a character file was
+
+
+def test_attack_a_fifo_named_like_a_character_file_is_no_missing_file(
+        worker: Worker, tmp_path: Path) -> None:
+    """A FIFO at WellPlay's json/<character>.json was reported as "no such file"."""
+    outcome = worker.ask(example(tmp_path, "wellplay-character", "fifo"), tmp_path)
+    assert "Ann.json: (file): not a regular file (a FIFO)" in outcome.message

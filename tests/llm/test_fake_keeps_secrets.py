@@ -14,7 +14,7 @@ import pytest
 from jubensha.engine.events import Spoke
 from jubensha.engine.procedure import find_procedure
 from jubensha.runlog.folder import read_run
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts import bundled_scripts, find_script
 from jubensha.scripts.model import Character
 
@@ -39,7 +39,8 @@ INSTRUCTIONS = ("You are the murderer", "Hide it", "你是凶手")
 def test_the_fake_never_reads_its_own_sheet_aloud(script_id: str, tmp_path: Path) -> None:
     script = find_script(script_id)
     plans = plan_seats(script, "naive", "scripted")
-    asyncio.run(play_game(script, find_procedure("demo"), plans, out=tmp_path / "run"))
+    asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure("demo"), plans=plans),
+                          tmp_path / "run"))
     events = read_run(tmp_path / "run").events
     spoken = [e for e in events if isinstance(e, Spoke)]
     assert spoken

@@ -18,7 +18,7 @@ from jubensha.llm.health import ModelUnreachable
 from jubensha.llm.openai_client import OpenAIModel
 from jubensha.llm.registry import ModelOptions
 from jubensha.runlog.folder import read_run
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts import load_script
 from tests.llm.fault_server import FAULTS, FaultServer
 
@@ -87,9 +87,9 @@ def test_a_rate_limit_longer_than_the_deadline_stops_the_job_at_once_with_the_re
         options = ModelOptions(base_url=server.base_url, api_key="sk-test", timeout_s=5,
                                max_retries=4, deadline_s=300)
         with pytest.raises(ModelUnreachable, match=r"cannot answer now: .*3,600 s"):
-            asyncio.run(play_game(script, find_procedure("demo"), plans,
-                                  out=tmp_path / "run", model_options=options,
-                                  embedder="none"))
+            asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure("demo"),
+                                             plans=plans, model_options=options, embedder="none"),
+                                  tmp_path / "run"))
     elapsed = time.perf_counter() - started
     assert elapsed < 10, f"took {elapsed:.1f} s"
     calls = read_run(tmp_path / "run").calls
@@ -109,8 +109,9 @@ def test_games_against_a_30_percent_mix_of_faults_end_honestly(tmp_path, archite
         options = ModelOptions(base_url=server.base_url, api_key="sk-test", timeout_s=0.5,
                                max_retries=1, deadline_s=3.0)
         try:
-            result = asyncio.run(play_game(script, procedure, plans, out=tmp_path / "run",
-                                           model_options=options, embedder="none"))
+            result = asyncio.run(play_game(PlayConfig(script=script, procedure=procedure,
+                                                      plans=plans, model_options=options,
+                                                      embedder="none"), tmp_path / "run"))
         except ModelUnreachable:
             result = None
     elapsed = time.perf_counter() - started

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from jubensha.llm.base import GenerateConfig, ImagePart, Message, Request, TextPart
+from jubensha.llm.base import ErrorKind, GenerateConfig, ImagePart, Message, Request, TextPart
 from jubensha.llm.completion import read_completion
 from jubensha.llm.openai_client import (
     OpenAIEmbedder,
@@ -163,7 +163,10 @@ def test_spec_without_key_or_endpoint_is_a_clear_error() -> None:
 def test_a_completion_body_is_read_and_a_foreign_one_is_a_retryable_error() -> None:
     body = {"choices": [{"message": {"content": "Mary."}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 9, "completion_tokens": 2}}
-    assert read_completion(body) == ("Mary.", "stop", 9, 2, None)
+    assert read_completion(body) == ("Mary.", "stop", 9, 2, None, None)
+    named = read_completion({**body, "model": "gpt-4o-mini-2024-07-18"})
+    assert named is not None and named.model == "gpt-4o-mini-2024-07-18"  # what it ran
+    assert read_completion({**body, "model": {"x": 1}}).model is None  # type: ignore[union-attr]
     assert read_completion({"choices": []}) is None
     with pytest.raises(ValueError, match="not a JSON object"):
         read_completion(["Mary."])
@@ -209,5 +212,5 @@ async def test_a_refused_connection_is_not_retried_and_says_so() -> None:
     model._complete = counted  # type: ignore[method-assign]
     with pytest.raises(OpenAIError, match="refused|Connect call failed") as raised:
         await model.generate(_request())
-    assert tries == 1 and raised.value.fatal
+    assert tries == 1 and raised.value.kind is ErrorKind.DEAD
     await model.aclose()

@@ -4,8 +4,10 @@ plays it, so the tests that go through every architecture never meet it."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from jubensha.agents.naive import NaiveAgent
 from jubensha.agents.registry import ARCHITECTURES, register_architecture
@@ -33,3 +35,25 @@ def accuser_registered() -> Iterator[None]:
         yield
     finally:
         ARCHITECTURES.remove("accuser")
+
+
+TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
+
+
+def accuser_batch(root: Path, more: str = "") -> Path:
+    """A batch of ``accuser:Ann`` (always right) and ``accuser:Bob`` (always wrong) tables
+    on the tiny manor, seeds 0 and 1, played into ``root/batch``; ``more``: spec lines."""
+    from jubensha.runs.batch import Batch
+    from jubensha.runs.spec import load_spec
+
+    spec = root / "spec.yaml"
+    spec.write_text(f"scripts: [{TINY}]\narchitectures: ['accuser:Ann', 'accuser:Bob']\n"
+                    f"models: scripted\nseeds: [0, 1]\nembedder: none\n{more}",
+                    encoding="utf-8")
+    with accuser_registered():
+        batch = Batch.open(load_spec(spec), root / "batch")
+        try:
+            asyncio.run(batch.run())
+        finally:
+            batch.close()
+    return root / "batch"

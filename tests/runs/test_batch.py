@@ -21,6 +21,7 @@ from jubensha.runlog.folder import read_run
 from jubensha.runs.attempt import read_error
 from jubensha.runs.batch import Batch, BatchError, Update
 from jubensha.runs.index import INDEX_FILE, BatchIndex
+from jubensha.runs.play import PlayConfig
 from jubensha.runs.spec import load_spec
 from jubensha.runs.spec_schema import BatchSpec
 
@@ -125,8 +126,8 @@ def crash_once(monkeypatch: pytest.MonkeyPatch, names: set[str], after: int = 5)
     real = attempt_module.play_game
     crashed: set[str] = set()
 
-    async def flaky(*args: Any, **kwargs: Any) -> Any:
-        name = kwargs["out"].name
+    async def flaky(config: PlayConfig, out: Path, **kwargs: Any) -> Any:
+        name = out.name
         if name in names and name not in crashed:
             crashed.add(name)
             seen = []
@@ -137,7 +138,7 @@ def crash_once(monkeypatch: pytest.MonkeyPatch, names: set[str], after: int = 5)
                     raise RuntimeError("the machine caught fire")
 
             kwargs["sinks"] = [explode]
-        return await real(*args, **kwargs)
+        return await real(config, out, **kwargs)
 
     monkeypatch.setattr(attempt_module, "play_game", flaky)
     return crashed
@@ -354,7 +355,8 @@ def test_a_failing_metric_is_recorded_and_the_game_stays_finished(
     assert summary.finished == 8
     with BatchIndex.of(tmp_path / "batch") as index:
         row = index.rows()[0]
-    assert row.metrics["similarity"] == {"error": "ValueError: no chat to compare"}
+    assert row.metrics["similarity"] == {"error": "ValueError: no chat to compare",
+                                         "answers": 0, "failed_answers": 0}
     assert "reciprocal_rank" in row.metrics["culprit-rank"]
 
 

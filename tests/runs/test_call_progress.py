@@ -13,7 +13,7 @@ from jubensha.llm.calls import NOT_A_CALL, CallLog, CallRecord
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runlog.folder import read_run
 from jubensha.runs.batch import Batch
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.runs.spec import load_spec
 from jubensha.scripts import load_script
 
@@ -23,8 +23,9 @@ TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
 def test_a_game_tells_its_callback_of_every_model_call(tmp_path: Path) -> None:
     script = load_script(TINY)
     told: list[CallRecord] = []
-    asyncio.run(play_game(script, find_procedure("demo"), plan_seats(script, "naive", "scripted"),
-                          out=tmp_path / "game", models={"scripted": ScriptedModel()},
+    asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure("demo"),
+                                     plans=plan_seats(script, "naive", "scripted")),
+                          tmp_path / "game", models={"scripted": ScriptedModel()},
                           on_call=told.append))
     logged = [r for r in read_run(tmp_path / "game").calls if r.model != NOT_A_CALL]
     assert logged and [r.index for r in told] == [r.index for r in logged]

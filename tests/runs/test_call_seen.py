@@ -16,7 +16,7 @@ from jubensha.llm.base import Message, Request
 from jubensha.llm.calls import CallLog, MemorySink
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runlog.folder import read_run
-from jubensha.runs.play import plan_seats, play_game, track_seen
+from jubensha.runs.play import PlayConfig, plan_seats, play_game, track_seen
 from jubensha.scripts import load_script
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "engine"))
@@ -63,8 +63,9 @@ def test_every_call_records_the_last_event_its_seat_had_observed() -> None:
 def test_a_played_run_folder_records_seen_for_every_call(tmp_path: Path) -> None:
     script = load_script(TINY)
     plans = plan_seats(script, "player", "scripted", ())
-    asyncio.run(play_game(script, find_procedure("player"), plans, out=tmp_path / "run",
-                          seed=5, models={"scripted": ScriptedModel()}))
+    asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure("player"), plans=plans,
+                                     seed=5), tmp_path / "run",
+                          models={"scripted": ScriptedModel()}))
     run = read_run(tmp_path / "run")
     assert [e.index for e in run.events] == list(range(len(run.events)))
     last: dict[str, int] = {}

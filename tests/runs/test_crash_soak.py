@@ -26,6 +26,7 @@ from jubensha.cli import app
 from jubensha.llm.calls import drop_torn_tail, read_calls
 from jubensha.runs.batch import Batch
 from jubensha.runs.index import BatchIndex
+from jubensha.runs.spec_trust import MARK
 
 ROOT = Path(__file__).parents[2]
 LONG = os.environ.get("JUBENSHA_LONG_TESTS") == "1"
@@ -110,7 +111,9 @@ def snapshot(root: Path) -> dict[str, Any]:
     with BatchIndex.of(root) as index:
         found["index"] = [timeless(row.model_dump(exclude={"attempts", "spent"}))
                           for row in index.rows()]
-    found["spec"] = (root / "spec.yaml").read_text(encoding="utf-8")
+    # the spec as stored, without the signature of whoever ran the batch (the baseline is
+    # made before any one test's settings folder, so with another batch.key)
+    found["spec"] = (root / "spec.yaml").read_text(encoding="utf-8").partition(MARK)[0]
     return found
 
 

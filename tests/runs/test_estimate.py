@@ -14,7 +14,7 @@ from jubensha.cli import app
 from jubensha.engine.procedure import find_procedure
 from jubensha.runs import estimate
 from jubensha.runs.estimate import batch_calls, count_game_calls, worth_estimating
-from jubensha.runs.play import plan_seats
+from jubensha.runs.play import PlayConfig, plan_seats
 from jubensha.runs.spec import load_spec
 from jubensha.runs.spec_expand import expand
 from jubensha.scripts import load_script
@@ -32,7 +32,9 @@ def test_the_count_is_about_the_calls_the_game_makes(tmp_path: Path, procedure: 
     verification retries follow the replies."""
     script = load_script(TINY)
     plans = plan_seats(script, architecture, "openai:any")
-    counted = asyncio.run(count_game_calls(script, find_procedure(procedure), plans, seed=3))
+    counted = asyncio.run(count_game_calls(PlayConfig(script=script,
+                                                      procedure=find_procedure(procedure),
+                                                      plans=plans, seed=3)))
     result = CliRunner().invoke(app, ["play", TINY, "-p", procedure, "-a", architecture,
                                       "--model", "scripted", "--seed", "3",
                                       "--out", str(tmp_path / "run")])

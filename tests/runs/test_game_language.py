@@ -24,7 +24,7 @@ from jubensha.llm.health import ModelUnreachable
 from jubensha.prompts import messages
 from jubensha.runlog.folder import read_run
 from jubensha.runs import commands
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.runs.transcript import LiveTranscript
 from jubensha.scripts import find_script
 
@@ -128,8 +128,9 @@ async def test_failures_are_named_in_the_games_language(tmp_path: Path) -> None:
     script = find_script(CHINESE)
     broken = ScriptedModel(replies={"introduction": [RuntimeError("boom")] * 99})
     out = tmp_path / "run"
-    await play_game(script, find_procedure("demo"), plan_seats(script, "naive", "scripted"),
-                    out=out, embedder="none", models={"scripted": broken})
+    await play_game(PlayConfig(script=script, procedure=find_procedure("demo"),
+                               plans=plan_seats(script, "naive", "scripted"), embedder="none"), out,
+                    models={"scripted": broken})
     what = commands.failed_what(read_run(out).events, labels("zh"))
     assert "自我介绍" in what and "introduction" not in what
     failure = next(e for e in read_run(out).events if isinstance(e, Failure))

@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 
 from jubensha.cli import app
 from jubensha.engine.procedure import find_procedure
-from jubensha.llm.base import ModelError, Request, Response
+from jubensha.llm.base import ErrorKind, ModelError, Request, Response
 from jubensha.llm.fake import ScriptedModel
 from jubensha.llm.health import Health, ModelUnreachable
 from jubensha.runlog.folder import read_run
-from jubensha.runs.play import GameHealth, plan_seats, play_game
+from jubensha.runs.play import GameHealth, PlayConfig, plan_seats, play_game
 from jubensha.scripts import load_script
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
@@ -48,8 +48,9 @@ class Mute(ScriptedModel):
 def play(model, out: Path, **health) -> object:
     script = load_script(TINY)
     plans = plan_seats(script, "naive", "scripted")
-    return asyncio.run(play_game(script, find_procedure("demo"), plans, out=out,
-                                 models={"scripted": model}, health=GameHealth(**health)))
+    return asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure("demo"),
+                                            plans=plans, health=GameHealth(**health)), out,
+                                 models={"scripted": model}))
 
 
 def test_a_dead_endpoint_stops_the_game_at_once_and_says_why(tmp_path):
@@ -113,10 +114,10 @@ def test_play_exits_4_on_a_degraded_game(tmp_path, monkeypatch):
 def test_a_fatal_error_after_the_model_answered_does_not_stop_at_once():
     health = Health(max_consecutive=3)
     health.succeeded("Ann")
-    health.failed("Ann", "m", ModelError("gone", fatal=True))
+    health.failed("Ann", "m", ModelError("gone", kind=ErrorKind.DEAD))
     with pytest.raises(ModelUnreachable):
-        health.failed("Ann", "m", ModelError("gone", fatal=True))
-        health.failed("Ann", "m", ModelError("gone", fatal=True))
+        health.failed("Ann", "m", ModelError("gone", kind=ErrorKind.DEAD))
+        health.failed("Ann", "m", ModelError("gone", kind=ErrorKind.DEAD))
 
 
 def test_a_client_bug_is_a_recorded_failed_call(tmp_path):
@@ -133,7 +134,7 @@ def test_a_batch_counts_degraded_and_unreachable_games_as_failed(tmp_path, monke
     from jubensha.runs.batch import Batch
     from jubensha.runs.spec import load_spec
 
-    models = {"scripted": Mute(), "openai:dead": Failing(ModelError("refused", fatal=True))}
+    models = {"scripted": Mute(), "openai:dead": Failing(ModelError("refused", kind=ErrorKind.DEAD))}
     monkeypatch.setattr(batch_module, "build_models",
                         lambda seats, options: {p.model: models[p.model] for p in seats.values()})
     spec = tmp_path / "spec.yaml"

@@ -116,18 +116,22 @@ def test_paper_tables_give_mean_and_sample_std_per_script_and_method() -> None:
                        procedure="demo", architecture="naive", model="m", seed=position,
                        settings={}, status="finished", winner=winner,
                        votes_on_murderer=on, votes_counted=counted,
-                       metrics={"culprit-rank": {"reciprocal_rank": position / 4}})
+                       metrics={"culprit-rank": {"reciprocal_rank": position / 4,
+                                                 "scoring": "judge none"}})
 
     rows = [row(0, "a", "civilians", 4, 4), row(1, "a", "murderers", 0, 4),
             row(2, "a", "civilians", 2, 4), row(3, "b", "civilians", 1, 2)]
     tables = {t.title: t for t in paper_tables(rows)}
-    # mean ± sample std [95% bootstrap interval of the mean over the cell's games]
-    assert tables["Civilian win rate"].cell("a", "naive@m") == "0.67 ± 0.58 [0.00, 1.00] (n=3)"
+    # mean ± sample std (n [95% interval of the mean where a method holds for the cell])
+    assert tables["Civilian win rate"].cell("a", "naive@m") == (
+        "0.67 ± 0.58 (n=3 [0.09, 0.99])")  # exact binomial: 2 wins in 3 games
     assert tables["Murderer identification"].cell("a", "naive@m") == (
-        "0.50 ± 0.50 [0.00, 1.00] (n=3)")
-    assert tables["Civilian win rate"].cell("b", "naive@m") == "1.00 (n=1)"
+        "0.50 ± 0.50 (n=3; too few for an interval)")  # shares of 3 games: no method holds
+    assert tables["Civilian win rate"].cell("b", "naive@m") == "1.00 (n=1 [0.03, 1.00])"
+    assert tables["Murderer identification"].cell("b", "naive@m") == (
+        "0.50 (n=1; too few for an interval)")
     assert tables["culprit-rank: reciprocal_rank"].cell("a", "naive@m") == (
-        "0.25 ± 0.25 [0.00, 0.50] (n=3)")
+        "0.25 ± 0.25 (n=3; too few for an interval)")
     assert tables["Civilian win rate"].cell("c", "naive@m") == "–"
 
 

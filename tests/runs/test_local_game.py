@@ -10,7 +10,7 @@ import pytest
 
 from jubensha.engine.procedure import parse_procedure
 from jubensha.runlog.folder import read_run
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts import load_script
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
@@ -25,7 +25,8 @@ def test_a_tiny_game_with_the_embedded_model(tmp_path: Path) -> None:
         {"kind": "acts", "stages": [{"kind": "questioning", "rounds": 1}]},  # both acts
         {"kind": "vote"}, {"kind": "reveal"}]}, "test")
     plans = plan_seats(script, "naive:max_tokens=40+object_tokens=80+story_chars=300+history_chars=300", "local")
-    result = asyncio.run(play_game(script, procedure, plans, out=tmp_path / "run", seed=1))
+    result = asyncio.run(play_game(PlayConfig(script=script, procedure=procedure, plans=plans,
+                                              seed=1), tmp_path / "run"))
     run = read_run(tmp_path / "run")
     assert run.finished and result.winner in ("civilians", "murderers")
     assert {call.model for call in run.calls} == {"local"}

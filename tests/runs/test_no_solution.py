@@ -76,5 +76,8 @@ def test_a_batch_leaves_such_games_out_of_the_rates(unsolved: Path, tmp_path: Pa
     assert by_script["tiny-unsolved"].votes_counted is None
     [group] = build_report(rows).groups
     assert group.finished == 2
+    assert group.civilian_wins is not None and group.identification is not None
     assert group.civilian_wins.n == 1  # the solved game only
-    assert group.identification.n == by_script["tiny-manor"].votes_counted
+    assert group.identification.n == 1  # the solved game's share of its ballots
+    manor = by_script["tiny-manor"]
+    assert group.identification.mean == (manor.votes_on_murderer or 0) / (manor.votes_counted or 1)

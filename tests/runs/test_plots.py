@@ -8,13 +8,16 @@ from matplotlib.transforms import Bbox
 
 from jubensha.runs.html import cost_axis, pareto_front
 from jubensha.runs.plots import cost_figure
-from jubensha.runs.report import BatchReport, GroupStats, wilson
+from jubensha.runs.report import BatchReport, GroupStats
+from jubensha.runs.statistics import estimate
 
 
 def group(name: str, wins: int, tokens: float) -> GroupStats:
     return GroupStats(architecture=name, model="scripted", games=4, finished=4, failed=0,
-                      unfinished=0, civilian_wins=wilson(wins, 4),
-                      identification=wilson(wins, 4), tokens_per_game=tokens)
+                      unfinished=0,
+                      civilian_wins=estimate([1] * wins + [0] * (4 - wins), trials=True),
+                      identification=estimate([1] * wins + [0] * (4 - wins)),
+                      tokens_per_game=tokens)
 
 
 def test_the_cost_plot_legend_covers_no_point_and_no_label() -> None:

@@ -87,3 +87,68 @@ def test_a_spec_preset_sets_procedure_and_metrics_unless_given(tmp_path: Path) -
     spec.write_text(f"scripts: [{TINY}]\npreset: paper:nope\n", encoding="utf-8")
     with pytest.raises(SpecError, match="preset: unknown preset 'paper:nope'"):
         load_spec(spec)
+
+
+def test_a_preset_seats_its_papers_agent_unless_told_otherwise(tmp_path: Path) -> None:
+    done = CliRunner().invoke(app, [
+        "play", TINY, "--preset", "paper:player", "--model", "scripted", "--embedder", "none",
+        "--seat", "Ann=werewolf@", "--out", str(tmp_path / "run")])
+    assert done.exit_code == 0, done.output
+    meta = json.loads((tmp_path / "run" / "meta.json").read_text(encoding="utf-8"))
+    seats = {name: seat["architecture"].split(":")[0] for name, seat in meta["seats"].items()}
+    assert seats.pop("Ann") == "werewolf"  # --seat says otherwise
+    assert set(seats.values()) == {"player"}
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"scripts: [{TINY}]\npreset: paper:player\nmodels: scripted\n"
+                    "embedder: none\n", encoding="utf-8")
+    assert load_spec(spec).architectures == ["player"]
+
+
+@pytest.mark.parametrize("name", list(paper_presets()))
+def test_a_preset_requires_a_judge_exactly_where_its_paper_judged_with_a_model(
+        name: str) -> None:
+    from jubensha.eval.registry import get_metric
+
+    preset = find_preset(name)
+    judged = [m for m in preset.metrics.value if get_metric(m).paper_judge]
+    assert preset.judge.value == ("required" if judged else "none")
+
+
+def test_a_thinkthrice_spec_without_a_judge_is_refused(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"scripts: [{TINY}]\npreset: paper:thinkthrice\nmodels: scripted\n"
+                    "embedder: none\n", encoding="utf-8")
+    with pytest.raises(SpecError) as refused:
+        load_spec(spec)
+    message = str(refused.value)
+    assert "metrics.0: metric 'factual': the paper of preset paper:thinkthrice scored it " \
+           "with a model judge" in message
+    assert "metrics.1: metric 'inferential'" in message
+    spec.write_text(f"scripts: [{TINY}]\npreset: paper:thinkthrice\nmodels: scripted\n"
+                    "embedder: none\njudge: scripted\n", encoding="utf-8")
+    assert load_spec(spec).judge == "scripted"
+    spec.write_text(f"scripts: [{TINY}]\npreset: paper:thinkthrice\nmodels: scripted\n"
+                    "embedder: none\nmetrics: [identification, similarity]\n", encoding="utf-8")
+    assert load_spec(spec).metrics == ["identification", "similarity"]
+
+
+def test_eval_refuses_a_preset_game_without_the_papers_judge(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    played = CliRunner().invoke(app, [
+        "play", "lighthouse-keeper", "--preset", "paper:thinkthrice", "--agents",
+        "thinkthrice:none", "--model", "scripted", "--embedder", "none", "--out", str(run)])
+    assert played.exit_code == 0, played.output
+    refused = CliRunner().invoke(app, ["eval", "factual", str(run), "--seat-model",
+                                       "scripted"])
+    assert refused.exit_code == 2
+    assert "played with preset paper:thinkthrice, whose paper scored factual with a model " \
+           "judge" in refused.output
+    every = CliRunner().invoke(app, ["eval", "all", str(run), "--embedder", "none"])
+    assert every.exit_code == 2 and "pass --judge MODEL" in every.output
+    judged = CliRunner().invoke(app, ["eval", "factual", str(run), "--seat-model", "scripted",
+                                      "--judge", "scripted", "--format", "json"])
+    assert judged.exit_code == 0, judged.output
+    assert json.loads(judged.output)["scoring"]["judge"] == "scripted"
+    other = CliRunner().invoke(app, ["eval", "all", str(run), "--metric", "identification",
+                                     "--embedder", "none"])
+    assert other.exit_code == 0, other.output

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from jubensha.cli import app
 from jubensha.engine.procedure import find_procedure
 from jubensha.runlog.folder import read_run
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts import bundled_scripts, load_script
 
 
@@ -24,8 +24,8 @@ def test_a_replayed_game_has_identical_events(tmp_path: Path) -> None:
 
     def play(model: str, out: Path, record: Path | None = None) -> None:
         plans = plan_seats(script, "naive", model)
-        asyncio.run(play_game(script, find_procedure("player"), plans, out=out, seed=3,
-                              record=record))
+        asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure("player"),
+                                         plans=plans, seed=3, record=record), out))
 
     play("scripted", tmp_path / "recorded", record=cassette)
     play(f"replay:{cassette}", tmp_path / "replayed")

@@ -1,5 +1,6 @@
-"""Batch reports: Wilson intervals, the numbers of a batch whose outcome is known by hand,
-the Markdown, CSV and JSON forms, and the plots."""
+"""Batch reports: the numbers of a batch whose outcome is known by hand, one definition of
+each rate, the Markdown, CSV and JSON forms with the same key names, metrics per way of
+scoring with their failure share, counts never averaged, and the plots."""
 
 from __future__ import annotations
 
@@ -15,32 +16,12 @@ from typer.testing import CliRunner
 from jubensha.cli import app
 from jubensha.runs.batch import Batch
 from jubensha.runs.index import GameRow, Spend
-from jubensha.runs.report import build_report, render, wilson
+from jubensha.runs.report import build_report, render
 from jubensha.runs.spec import load_spec
 from jubensha.runs.statistics import Estimate
 from tests.runs.accuser import accuser_registered
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
-
-
-@pytest.mark.parametrize(("k", "n", "low", "high"), [
-    (3, 4, 0.3006, 0.9544),   # Wilson's interval, computed by hand with z = 1.96
-    (0, 8, 0.0, 0.3244),
-    (8, 8, 0.6756, 1.0),
-    (2, 2, 0.3424, 1.0),
-    (5, 10, 0.2366, 0.7634),
-])
-def test_wilson_intervals(k: int, n: int, low: float, high: float) -> None:
-    interval = wilson(k, n)
-    assert interval.rate == pytest.approx(k / n)
-    assert (interval.low, interval.high) == (pytest.approx(low, abs=1e-4),
-                                            pytest.approx(high, abs=1e-4))
-
-
-def test_no_trials_have_no_rate_and_impossible_counts_are_refused() -> None:
-    assert wilson(0, 0).rate is None and wilson(0, 0).render() == "– (0/0)"
-    with pytest.raises(ValueError, match="0 <= k <= n"):
-        wilson(3, 2)
 
 
 @pytest.fixture(scope="module")
@@ -70,39 +51,51 @@ def test_the_report_of_a_batch_with_a_known_outcome(known_batch: Path) -> None:
     ann, bob = report["groups"]
     assert (ann["architecture"], ann["model"], ann["games"], ann["finished"]) == (
         "accuser:Ann", "scripted", 2, 2)
-    assert (ann["civilian_wins"]["k"], ann["civilian_wins"]["n"]) == (2, 2)
-    assert ann["civilian_wins"]["low"] == pytest.approx(0.3424, abs=1e-4)
-    assert (ann["identification"]["k"], ann["identification"]["n"]) == (6, 6)
-    assert ann["identification"]["low"] == pytest.approx(0.6097, abs=1e-4)
-    assert (bob["civilian_wins"]["k"], bob["identification"]["k"],
-            bob["identification"]["n"]) == (0, 0, 6)
-    assert bob["identification"]["high"] == pytest.approx(0.3903, abs=1e-4)
-    assert ann["metrics"]["culprit-rank"]["reciprocal_rank"] == {
-        "mean": 1.0, "n": 2, "low": 1.0, "high": 1.0}
-    assert bob["metrics"]["culprit-rank"]["reciprocal_rank"]["mean"] == pytest.approx(0.5)
+    # one script: the exact binomial (Clopper-Pearson) interval of 2 wins in 2 games
+    assert ann["civilian_wins"] == {"mean": 1.0, "n": 2, "clusters": 1,
+                                    "ci_low": pytest.approx(0.1581, abs=1e-4),
+                                    "ci_high": 1.0, "method": "exact binomial"}
+    # identification: each game's share of ballots on a culprit (3 of 3), averaged
+    assert (ann["identification"]["mean"], ann["identification"]["n"]) == (1.0, 2)
+    assert (bob["civilian_wins"]["mean"], bob["identification"]["mean"]) == (0.0, 0.0)
+    # a share per game is no trial, whatever its values: two games are too few
+    assert bob["identification"]["method"] == "too few"
+    rank = ann["metrics"]["culprit-rank"]
+    assert (rank["scoring"], rank["games"], rank["failed"]) == ("judge none", 2, 0)
+    assert rank["values"]["reciprocal_rank"] == {
+        "mean": 1.0, "n": 2, "clusters": 1, "ci_low": None, "ci_high": None,
+        "method": "too few"}
+    assert bob["metrics"]["culprit-rank"]["values"]["reciprocal_rank"]["mean"] == \
+        pytest.approx(0.5)
     assert "mirage-trust" not in ann["metrics"]  # skipped: the demo procedure rates no trust
     assert ann["calls_per_game"] > 0 and ann["cost_usd"] is None and ann["failed"] == 0
 
 
-def test_markdown_and_csv_forms(known_batch: Path, tmp_path: Path) -> None:
+def test_markdown_and_csv_forms_name_their_numbers_as_the_json_does(known_batch: Path,
+                                                                    tmp_path: Path) -> None:
     runner = CliRunner()
     md = runner.invoke(app, ["runs", "report", str(known_batch), "--format", "md",
                              "--out", str(tmp_path / "report.md")])
     assert md.exit_code == 0, md.output
-    assert "| accuser:Ann | scripted | 2 | 2 | 0 | 1.000 (2/2) [0.342, 1.000] |" in md.output
-    assert ("| accuser:Bob | scripted | culprit-rank | reciprocal_rank | 0.500 [0.500, 0.500] "
-            "| 2 |") in md.output
+    assert "| accuser:Ann | scripted | 2 | 2 | 0 | 1.000 (2/2) [0.158, 1.000] |" in md.output
+    assert ("| accuser:Bob | scripted | culprit-rank | judge none | reciprocal_rank | 0.500 "
+            "(n=2: too few for an interval) | 2 | too few | 0/2 |") in md.output
     assert (tmp_path / "report.md").read_text(encoding="utf-8") == md.output
     table = runner.invoke(app, ["runs", "report", str(known_batch), "--format", "csv"])
     warning, _, body = table.output.partition("\n")
     assert warning.startswith("# warning:") and "scripted fake" in warning
     rows = list(csv.DictReader(io.StringIO(body)))
-    assert [(r["architecture"], r["win_k"], r["win_n"], r["ident_k"], r["ident_n"])
-            for r in rows] == [("accuser:Ann", "2", "2", "6", "6"),
-                               ("accuser:Bob", "0", "2", "0", "6")]
-    assert float(rows[1]["culprit-rank.reciprocal_rank"]) == 0.5
-    assert float(rows[1]["culprit-rank.reciprocal_rank.ci_low"]) == 0.5
-    assert float(rows[1]["culprit-rank.reciprocal_rank.ci_high"]) == 0.5
+    assert [(r["architecture"], r["civilian_wins.mean"], r["civilian_wins.n"],
+             r["identification.mean"]) for r in rows] == [
+        ("accuser:Ann", "1.0", "2", "1.0"), ("accuser:Bob", "0.0", "2", "0.0")]
+    assert float(rows[1]["metrics.culprit-rank.values.reciprocal_rank.mean"]) == 0.5
+    assert rows[1]["metrics.culprit-rank.values.reciprocal_rank.ci_low"] == ""
+    assert rows[0]["civilian_wins.ci_low"].startswith("0.158")
+    data = json.loads(runner.invoke(app, ["runs", "report", str(known_batch), "--format",
+                                          "json"]).output)
+    flat = set(rows[0])
+    for key in ("civilian_wins", "identification"):
+        assert {f"{key}.{name}" for name in data["groups"][0][key]} <= flat
 
 
 def test_by_script_rows_and_plots(known_batch: Path, tmp_path: Path) -> None:
@@ -133,19 +126,49 @@ def test_failed_and_unfinished_games_count_apart_from_the_rates() -> None:
             row(2, "a", "failed", cost=0.005),
             row(3, "a", "pending"),
             row(4, "b", "finished", "civilians", (4, 4), 50)]
-    rows[0].metrics = {"similarity": {"tfidf": 0.2}, "mirage-trust": {"skipped": "no ratings"}}
+    rows[0].metrics = {"similarity": {"tfidf": 0.2, "chat_tokens": 250, "scoring": "judge none"},
+                       "mirage-trust": {"skipped": "no ratings"}}
     rows[1].metrics = {"similarity": {"error": "ValueError: empty"}}
     report = build_report(rows)
     a, b = report.groups
     assert (a.games, a.finished, a.failed, a.unfinished) == (4, 2, 1, 1)
-    assert (a.civilian_wins.k, a.civilian_wins.n) == (1, 2)
-    assert (a.identification.k, a.identification.n) == (4, 8)
+    assert a.civilian_wins is not None and (a.civilian_wins.mean, a.civilian_wins.n) == (0.5, 2)
+    assert a.identification is not None and a.identification.mean == 0.5  # (3/4 + 1/4) / 2
     assert a.tokens_per_game == 200 and a.calls_per_game == 3 and a.failures_per_game == 1
     assert a.cost_usd == pytest.approx(0.04) and a.spent_cost_usd == pytest.approx(0.045)
     assert b.cost_usd is None and b.mean_duration_s == 2.0
-    assert a.metrics == {"similarity": {"tfidf": Estimate(mean=0.2, n=1)}} and a.metric_errors == 1
+    similarity = a.metrics["similarity"]
+    # a count (chat_tokens) is never averaged; the failed game is counted, not averaged in
+    assert similarity.values == {"tfidf": Estimate(mean=0.2, n=1)}
+    assert (similarity.games, similarity.failed, similarity.scoring) == (2, 1, "judge none")
+    assert list(a.metrics) == ["similarity"]
     assert [f.name for f in report.failed] == ["g2"]
     assert "| g2 | 1 | ModelError: boom |" in render(report, "md")
+
+
+def test_identification_is_one_mean_of_game_shares_in_the_report_and_in_compare() -> None:
+    from jubensha.runs.compare import compare
+
+    rows = [row(0, "a", "finished", "civilians", (1, 1)),
+            row(1, "a", "finished", "murderers", (0, 4)),
+            row(2, "b", "finished", "civilians", (1, 4)),
+            row(3, "b", "finished", "murderers", (1, 4))]
+    for i, found in enumerate(rows):
+        found.seed = i % 2
+    a = build_report(rows).groups[0]
+    assert a.identification is not None and a.identification.mean == 0.5  # not 1/5
+    compared = {r.metric: r for r in compare(rows, "a@m", "b@m").results}
+    assert compared["identification"].a == a.identification.mean
+
+
+def test_a_metric_scored_two_ways_is_two_rows_never_one_mean() -> None:
+    rows = [row(0, "a", "finished", "civilians"), row(1, "a", "finished", "civilians")]
+    rows[0].metrics = {"factual": {"accuracy": 0.9, "scoring": "judge lexical"}}
+    rows[1].metrics = {"factual": {"accuracy": 0.1, "scoring": "judge openai:gpt-4o"}}
+    found = build_report(rows).groups[0].metrics
+    assert {key: (m.scoring, m.values["accuracy"].mean) for key, m in found.items()} == {
+        "factual · judge lexical": ("judge lexical", 0.9),
+        "factual · judge openai:gpt-4o": ("judge openai:gpt-4o", 0.1)}
 
 
 def test_report_of_a_folder_that_is_not_a_batch(tmp_path: Path) -> None:

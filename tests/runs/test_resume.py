@@ -23,7 +23,7 @@ from jubensha.llm.fake import ScriptedModel
 from jubensha.runlog.folder import read_run
 from jubensha.runlog.resume import RESUMED, Resume, ResumeDiverged, ResumeError
 from jubensha.runs.batch import Batch
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.runs.spec import load_spec
 from jubensha.scripts.bundled import find_script
 
@@ -89,8 +89,9 @@ def game(out: Path, model: ScriptedModel, *, seed: int = 0, procedure: str = "de
         if len(seen) == die_after_events:
             raise Killed
 
-    return asyncio.run(play_game(script, find_procedure(procedure), plans, out=out, seed=seed,
-                                 models={"scripted": model}, resume=resume, sinks=[die]))
+    return asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure(procedure),
+                                            plans=plans, seed=seed, resume=resume), out,
+                                 models={"scripted": model}, sinks=[die]))
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from jubensha.cli import app
 from jubensha.engine.procedure import find_procedure
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runlog.folder import RUN_FORMAT, RunError, read_run
-from jubensha.runs.play import plan_seats, play_game, replay_transcript
+from jubensha.runs.play import PlayConfig, plan_seats, play_game, replay_transcript
 from jubensha.scripts import load_script
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
@@ -25,8 +25,9 @@ TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("runs") / "game"
     script = load_script(TINY)
-    asyncio.run(play_game(script, find_procedure("demo"), plan_seats(script, "naive", "scripted"),
-                          out=out, seed=3, models={"scripted": ScriptedModel()}))
+    asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure("demo"),
+                                     plans=plan_seats(script, "naive", "scripted"), seed=3), out,
+                          models={"scripted": ScriptedModel()}))
     return out
 
 

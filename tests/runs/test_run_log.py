@@ -14,18 +14,18 @@ from jubensha.engine.events import Event
 from jubensha.engine.procedure import find_procedure
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runlog.folder import RunError, RunResult, read_run
-from jubensha.runs.play import plan_seats, play_game, replay_transcript
+from jubensha.runs.play import PlayConfig, plan_seats, play_game, replay_transcript
 from jubensha.scripts import load_script
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
 
 
-def play(out: Path, sinks: list = (), **options: object) -> RunResult:
+def play(out: Path, sinks: list = ()) -> RunResult:
     script = load_script(TINY)
     plans = plan_seats(script, "naive", "scripted")
-    return asyncio.run(play_game(script, find_procedure("demo"), plans, out=out, seed=9,
-                                 models={"scripted": ScriptedModel()}, sinks=sinks,
-                                 script_source=str(TINY), **options))  # type: ignore[arg-type]
+    return asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure("demo"),
+                                            plans=plans, seed=9, script_source=str(TINY)), out,
+                                 models={"scripted": ScriptedModel()}, sinks=sinks))
 
 
 @pytest.fixture(scope="module")

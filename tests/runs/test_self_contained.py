@@ -19,7 +19,7 @@ from jubensha.engine.procedure import find_procedure
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runlog.folder import META, SCRIPT, RunError, read_run
 from jubensha.runlog.script import NoScriptCopy, played_script
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts import load_script, save_script
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
@@ -41,9 +41,10 @@ def decoy(folder: Path) -> Path:
 
 def play(out: Path) -> Path:
     script = load_script(TINY)
-    asyncio.run(play_game(script, find_procedure("demo"), plan_seats(script, "naive", "scripted"),
-                          out=out, seed=3, models={"scripted": ScriptedModel()},
-                          script_source=str(TINY)))
+    asyncio.run(play_game(PlayConfig(script=script, procedure=find_procedure("demo"),
+                                     plans=plan_seats(script, "naive", "scripted"), seed=3,
+                                     script_source=str(TINY)), out,
+                          models={"scripted": ScriptedModel()}))
     return out
 
 

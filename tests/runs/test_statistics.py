@@ -3,7 +3,6 @@ what every report built on the scripted fake says first."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -15,13 +14,11 @@ from typer.testing import CliRunner
 from jubensha.cli import app
 from jubensha.eval.report import headline
 from jubensha.eval.similarity import Similarity
-from jubensha.runs.batch import Batch
 from jubensha.runs.compare import CompareError, compare
 from jubensha.runs.index import GameRow
 from jubensha.runs.report import build_report, fake_warning, render
-from jubensha.runs.spec import load_spec
-from jubensha.runs.statistics import estimate, games_needed, paired
-from tests.runs.accuser import accuser_registered
+from jubensha.runs.statistics import MIN_CLUSTERS, MIN_GAMES, estimate, games_needed, holm, paired
+from tests.runs.accuser import accuser_batch
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
 
@@ -33,17 +30,18 @@ def test_the_interval_of_a_normal_mean_covers_it_about_95_times_in_100() -> None
     for _ in range(200):
         values = rng.normal(0.0, 1.0, 40)
         found = estimate(list(values))
-        assert found.low is not None and found.high is not None
-        covered += found.low <= 0.0 <= found.high
-        widths.append(found.high - found.low)
+        assert found.method == "bootstrap within scripts"  # one script, 40 games
+        assert found.ci_low is not None and found.ci_high is not None
+        covered += found.ci_low <= 0.0 <= found.ci_high
+        widths.append(found.ci_high - found.ci_low)
     assert 0.88 <= covered / 200 <= 0.99
     # the normal theory width is 2 x 1.96 / sqrt(40) = 0.62
     assert np.mean(widths) == pytest.approx(2 * 1.96 / np.sqrt(40), rel=0.08)
 
 
-def test_scripts_that_differ_widen_the_interval_beyond_the_games_alone() -> None:
+def test_with_enough_scripts_the_cluster_bootstrap_widens_for_scripts_that_differ() -> None:
     rng = np.random.default_rng(3)
-    effects = rng.normal(0.0, 1.0, 6)  # some scripts are much easier than others
+    effects = rng.normal(0.0, 1.0, MIN_CLUSTERS)  # some scripts are much easier than others
     values, scripts = [], []
     for script, effect in enumerate(effects):
         for _ in range(10):
@@ -51,12 +49,34 @@ def test_scripts_that_differ_widen_the_interval_beyond_the_games_alone() -> None
             scripts.append(script)
     by_script = estimate(values, scripts)
     by_game = estimate(values)
+    assert (by_script.method, by_script.clusters) == ("cluster bootstrap", MIN_CLUSTERS)
     assert by_script.mean == by_game.mean
-    assert (by_script.high - by_script.low) > 2 * (by_game.high - by_game.low)
+    assert by_script.ci_low is not None and by_script.ci_high is not None
+    assert by_game.ci_low is not None and by_game.ci_high is not None
+    assert (by_script.ci_high - by_script.ci_low) > 2 * (by_game.ci_high - by_game.ci_low)
+    # fewer scripts than that: no cluster bootstrap, whatever the games
+    few = estimate(values[:90], scripts[:90])
+    assert few.method == "bootstrap within scripts" and few.clusters == MIN_CLUSTERS - 1
 
 
-def test_one_value_has_no_interval_and_none_is_refused() -> None:
-    assert estimate([0.5]).low is None and estimate([0.5]).render() == "0.500"
+def test_wins_on_few_scripts_get_the_exact_binomial_interval() -> None:
+    found = estimate([1, 1, 0, 1], ["a", "a", "b", "b"], trials=True)
+    exact = stats.binomtest(3, 4).proportion_ci(method="exact")
+    assert found.method == "exact binomial"
+    assert (found.ci_low, found.ci_high) == (pytest.approx(exact.low), pytest.approx(exact.high))
+    assert (found.ci_low, found.ci_high) == (pytest.approx(0.1941, abs=1e-4),
+                                             pytest.approx(0.9937, abs=1e-4))
+    # a metric whose few values happen to be 0 or 1 is no trial: no interval
+    assert estimate([1.0, 1.0, 0.0, 1.0], ["a", "a", "b", "b"]).method == "too few"
+    with pytest.raises(ValueError, match="trials are 0 or 1"):
+        estimate([0.5], trials=True)
+
+
+def test_too_few_values_have_no_interval_and_none_is_refused() -> None:
+    two = estimate([0.5, 0.8])  # the "0.50 ± 0.71 [0.00, 1.00]" of two games is gone
+    assert two.ci_low is None and two.method == "too few"
+    assert two.render() == "0.650 (n=2: too few for an interval)"
+    assert estimate([0.2] * (MIN_GAMES - 1)).method == "too few"
     with pytest.raises(ValueError):
         estimate([])
 
@@ -70,14 +90,58 @@ def test_the_paired_permutation_test_agrees_with_the_paired_t_test_on_normal_dat
     found = paired("x", list(a), list(b))
     assert found.p_value == pytest.approx(stats.ttest_rel(a, b).pvalue, abs=0.03)
     assert found.difference.mean == pytest.approx(float(np.mean(a - b)))
+    # the inverted test's interval is close to the paired t interval
+    t_low, t_high = stats.ttest_rel(a, b).confidence_interval()
+    assert found.difference.ci_low == pytest.approx(t_low, abs=0.06)
+    assert found.difference.ci_high == pytest.approx(t_high, abs=0.06)
 
 
 def test_the_paired_test_is_exact_for_few_pairs() -> None:
-    """Five pairs, A better in each: of the 2^5 sign flips only all-plus and all-minus are
-    as extreme, so p = 2/32."""
-    found = paired("x", [1.0, 2.0, 3.0, 4.0, 5.0], [0.0, 1.0, 2.0, 3.0, 4.0])
-    assert found.p_value == pytest.approx(2 / 32)
+    """Six pairs, A better in each: of the 2^6 sign flips only all-plus and all-minus are
+    as extreme, so p = 2/64."""
+    found = paired("x", [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+    assert found.p_value == pytest.approx(2 / 64)
     assert paired("x", [1.0, 1.0], [1.0, 1.0]).p_value == 1.0
+
+
+def test_with_five_pairs_or_fewer_no_interval_is_claimed() -> None:
+    """The batch of the report that showed [0.062, 0.225] beside p = 0.25: 2 scripts, 4
+    pairs. No p of 4 pairs can reach 0.05 (the least is 2/16), so no interval either."""
+    found = paired("identification", [0.5, 0.4, 0.3, 0.35], [0.3, 0.3, 0.2, 0.25],
+                   ["s1", "s1", "s2", "s2"])
+    assert found.p_value == pytest.approx(2 / 16)
+    assert found.difference.method == "too few" and found.difference.ci_low is None
+
+
+def test_the_interval_excludes_zero_exactly_when_the_test_rejects() -> None:
+    rng = np.random.default_rng(5)
+    seen = set()
+    for trial in range(300):
+        n = int(rng.integers(6, 40))
+        kind = trial % 3
+        if kind == 0:   # wins: differences in {-1, 0, 1}
+            a, b = rng.integers(0, 2, n), rng.integers(0, 2, n)
+        elif kind == 1:  # shares with a shift
+            b = rng.random(n)
+            a = np.clip(b + rng.normal(0.15, 0.3, n), 0, 1)
+        else:           # heavy tails
+            b = rng.standard_t(2, n)
+            a = b + rng.standard_t(2, n) + 0.5
+        found = paired("x", list(a.astype(float)), list(b.astype(float)))
+        low, high = found.difference.ci_low, found.difference.ci_high
+        assert low is not None and high is not None and found.p_value is not None
+        assert low <= found.difference.mean <= high
+        rejects = found.p_value <= 0.05
+        assert rejects == (not low <= 0.0 <= high), (trial, found)
+        seen.add(rejects)
+    assert seen == {True, False}
+
+
+def test_holm_adjusts_a_family_step_down() -> None:
+    assert holm([0.01, 0.04, None, 0.03]) == [pytest.approx(0.03), pytest.approx(0.06), None,
+                                              pytest.approx(0.06)]
+    assert holm([0.5, 0.9]) == [1.0, 1.0]  # capped at 1, never below an earlier step
+    assert holm([]) == []
 
 
 def test_games_needed_follows_the_normal_approximation() -> None:
@@ -98,7 +162,8 @@ def row(position: int, arch: str, script: str, seed: int, won: bool,
                    procedure="demo", architecture=arch, model=model, seed=seed, settings={},
                    status="finished", winner="civilians" if won else "murderers",
                    votes_on_murderer=3 if won else 0, votes_counted=3,
-                   metrics={"culprit-rank": {"reciprocal_rank": 1.0 if won else 0.5}})
+                   metrics={"culprit-rank": {"reciprocal_rank": 1.0 if won else 0.5,
+                                             "scoring": "judge none"}})
 
 
 def test_compare_pairs_games_by_script_and_seed() -> None:
@@ -109,8 +174,10 @@ def test_compare_pairs_games_by_script_and_seed() -> None:
     assert result.pairs == 10 and result.warning is None
     win = result.results[0]
     assert (win.metric, win.a, win.b, win.difference.mean) == ("civilian win", 1.0, 0.0, 1.0)
-    assert (win.difference.low, win.difference.high) == (1.0, 1.0)
+    assert (win.difference.ci_low, win.difference.ci_high) == (pytest.approx(1.0),
+                                                               pytest.approx(1.0))
     assert win.p_value == pytest.approx(2 / 1024)
+    assert win.p_holm == pytest.approx(3 * 2 / 1024)  # the least of three tests
     assert [r.metric for r in result.results] == [
         "civilian win", "identification", "culprit-rank.reciprocal_rank"]
     only = compare(rows, "a@openai:x", "b@openai:x", ["culprit"])
@@ -133,15 +200,7 @@ def test_the_fake_model_is_named_first_in_every_form() -> None:
 def test_runs_compare_on_a_batch_with_a_known_outcome(tmp_path: Path) -> None:
     """``accuser:Ann`` tables always catch Ann, ``accuser:Bob`` tables never do: on two
     seeds the identification differs by 1, and with two pairs the exact p is 2/4."""
-    spec = tmp_path / "spec.yaml"
-    spec.write_text(f"scripts: [{TINY}]\narchitectures: ['accuser:Ann', 'accuser:Bob']\n"
-                    "models: scripted\nseeds: [0, 1]\nembedder: none\n", encoding="utf-8")
-    with accuser_registered():
-        batch = Batch.open(load_spec(spec), tmp_path / "batch")
-        try:
-            asyncio.run(batch.run())
-        finally:
-            batch.close()
+    accuser_batch(tmp_path)
     runner = CliRunner()
     done = runner.invoke(app, ["runs", "compare", str(tmp_path / "batch"), "accuser:Ann@scripted",
                                "accuser:Bob@scripted", "--format", "json"])
@@ -149,6 +208,16 @@ def test_runs_compare_on_a_batch_with_a_known_outcome(tmp_path: Path) -> None:
     found = {r["metric"]: r for r in json.loads(done.output)["results"]}
     assert found["identification"]["difference"]["mean"] == 1.0
     assert found["identification"]["p_value"] == pytest.approx(0.5)
+    assert found["identification"]["difference"]["ci_low"] is None  # two pairs: too few
+    table = runner.invoke(app, ["runs", "compare", str(tmp_path / "batch"),
+                                "accuser:Ann@scripted", "accuser:Bob@scripted", "--format",
+                                "csv"])
+    header = next(line for line in table.output.splitlines() if not line.startswith("#"))
+    columns = header.split(",")
+    assert {"metric", "scoring", "p_value", "p_holm", "difference.mean", "difference.ci_low",
+            "difference.ci_high", "difference.method", "failed_a", "failed_b"} <= set(columns)
+    assert set(columns) == {k for k in found["identification"] if k != "difference"} | {
+        f"difference.{k}" for k in found["identification"]["difference"]}
     table = runner.invoke(app, ["runs", "compare", str(tmp_path / "batch"),
                                 "accuser:Ann@scripted", "accuser:Bob@scripted"])
     assert table.output.startswith("warning: 4 game(s) here were played by the scripted fake")

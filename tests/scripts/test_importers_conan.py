@@ -138,3 +138,34 @@ def test_a_sheet_holds_only_its_own_label_file(tmp_path) -> None:
         assert "Victim of X" not in text and "Employee of X" not in text
     assert script.extra["killers"] == {"Cook": ["Ann"]}
     assert [v.name for v in script.victims] == ["Cook"]  # every story tells of the death
+
+
+def test_a_death_of_the_backstory_is_no_victim_of_the_case(conan: Path) -> None:
+    """Death Wears White: the labels record Jim Mason's death (years before) as they record
+    Hans's (the case); neither stands out enough, so none is derived and the candidates are
+    left for a truth.yaml, never a past death listed as the case's victim."""
+    script = import_conan(conan / "english" / "data_final" /
+                          "003-Death wears white (open to 8 people)")
+    assert script.victims == []
+    note = next(n for n in script.metadata.notes if n.startswith("the texts do not make"))
+    assert "Hans Li Morette" in note and "Jim Mason" in note and "truth.yaml" in note
+    [found] = script.metadata.derivations
+    assert found.fact == "victims" and found.value == [] and found.confidence < 0.5
+    assert {c.name for c in found.candidates} >= {"Hans Li Morette", "Jim Mason"}
+    assert all("Gale" not in e.text for c in found.candidates for e in c.evidence)
+
+
+def test_a_victim_every_story_tells_of_is_derived_with_its_confidence(conan: Path) -> None:
+    script = import_conan(conan / "chinese" / "data_final" / "134-致命喷泉（4人封闭）")
+    assert [v.name for v in script.victims] == ["李国富"]
+    [found] = script.metadata.derivations
+    assert found.value == ["李国富"] and found.confidence is not None
+    assert found.confidence >= 0.5 and found.candidates[0].derived
+
+
+def test_a_latin_name_is_named_only_as_a_whole_word(tmp_path) -> None:
+    folder = _narrative(tmp_path, json.dumps({"Ann": [["Man", "Victim of X"]]}))
+    for name in ("Ann", "Bob"):
+        (folder / "txt" / f"{name}.txt").write_text("A woman of many talents.",
+                                                    encoding="utf-8")
+    assert import_conan(folder).victims == []  # "Man" is in no story as a word

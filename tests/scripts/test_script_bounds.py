@@ -136,3 +136,52 @@ def test_seat_overrides_match_names_as_compared_and_refuse_two_for_one() -> None
         plan_seats(script, "naive", "scripted", ["Ann=naive@scripted", "ANN=extractive@"])
     with pytest.raises(PlayError, match="no such character"):
         plan_seats(script, "naive", "scripted", ["\u200b=naive@scripted"])
+
+
+@pytest.mark.parametrize(("names", "letters"), [
+    (["Tom Hale", "T\u043em H\u0430le"], "U+043E CYRILLIC SMALL LETTER O"),
+    (["Agnes Pike", "\u0391gnes Pike"], "U+0391 GREEK CAPITAL LETTER ALPHA"),
+    (["Ian Moss", "lan Moss"], "U+0049 LATIN CAPITAL LETTER I")])
+def test_attack_look_alike_names_confusable_with_another_are_refused(
+        tmp_path: Path, names: list[str], letters: str) -> None:
+    """"Tоm Hаle" (Cyrillic о and а) beside "Tom Hale" used to validate: Unicode's
+    confusable skeletons (UTS #39) now tell they look alike."""
+    data = tiny()
+    data["characters"][2]["name"], data["characters"][3]["name"] = names
+    message = refused(write(tmp_path, data))
+    assert f"characters[3].name: {names[1]!r} looks like {names[0]!r}" in message
+    assert letters in message
+
+
+def test_attack_a_name_carrying_a_bidi_override_is_refused(tmp_path: Path) -> None:
+    """A name holding RIGHT-TO-LEFT OVERRIDE that is shown as "Tom Hale" validated."""
+    data = tiny()
+    data["characters"][3]["name"] = "\u202eelaH moT"
+    data["characters"][2]["aliases"] = ["Cara\u2066"]
+    message = refused(write(tmp_path, data))
+    assert "characters[3].name: '\\u202eelaH moT' carries a bidirectional control " \
+           "(U+202E)" in message
+    assert "characters[2].aliases[0]" in message and "(U+2066)" in message
+
+
+def test_names_that_only_share_letters_or_scripts_are_not_look_alikes(tmp_path: Path) -> None:
+    data = tiny()
+    names = ["Zoë Hale", "Zoe Hale", "顾青禾", "李青禾"]
+    for character, name in zip(data["characters"], names, strict=True):
+        character["name"] = name
+    for part in ("murderers", "kills"):
+        data["truth"].pop(part, None)
+    assert "looks like" not in runner.invoke(app, ["scripts", "validate",
+                                                   str(write(tmp_path, data))]).output
+
+
+def test_attack_a_70000_character_field_is_cut_by_scripts_validate(tmp_path: Path) -> None:
+    """`scripts validate` used to echo a 70,000-character value (a name no character has)
+    and field name whole; both are cut, as every error line is."""
+    data = tiny()
+    data["truth"]["murderers"] = ["x" * 70_000]
+    data["clues"][0]["holder"] = "z" * 70_000
+    result = runner.invoke(app, ["scripts", "validate", str(write(tmp_path, data))])
+    assert result.exit_code == 1 and len(result.output.splitlines()) >= 2
+    assert all(len(line) < 1_000 for line in result.output.splitlines())
+    assert "characters)" in result.output and "x" * 1_000 not in result.output

@@ -159,3 +159,40 @@ def test_an_undecided_fact_is_said_at_import_with_its_candidates(tmp_path) -> No
     (folder / "truth.yaml").write_text("murderers: [Ann]\n", encoding="utf-8")
     result = run("import", "mirage", folder, tmp_path / "out", "--overwrite")
     assert "none derived" not in result.output
+
+
+SHADOW = "root:$6$saltsalt$hashhashhash:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n"
+
+
+def test_attack_truth_option_naming_a_fifo_a_device_or_a_link_is_refused_before_reading(
+        tmp_path: Path) -> None:
+    """`--truth FILE` goes through the bounded reader: a FIFO used to block forever,
+    /dev/zero to end in MemoryError after 70 s at 2.5 GB, a link to /etc/shadow to echo a
+    line of it."""
+    import os
+
+    folder = mirage(tmp_path)
+    os.mkfifo(tmp_path / "truth.yaml")
+    secret = tmp_path / "shadow"
+    secret.write_text(SHADOW, encoding="utf-8")
+    (tmp_path / "linked.yaml").symlink_to(secret)
+    copied = tmp_path / "copied.yaml"
+    copied.write_text(SHADOW, encoding="utf-8")
+    said = {name: run("import", "mirage", folder, tmp_path / f"out-{n}", "--truth", path)
+            for n, (name, path) in enumerate({
+                "fifo": tmp_path / "truth.yaml", "device": Path("/dev/zero"),
+                "link": tmp_path / "linked.yaml", "copy": copied}.items())}
+    assert "not a regular file (a FIFO)" in said["fifo"].output
+    assert "not a regular file (a device)" in said["device"].output
+    assert "a symbolic link; only regular files are read" in said["link"].output
+    assert "unknown field" in said["copy"].output  # told, without quoting the lines
+    for result in said.values():
+        assert result.exit_code != 0 and "$6$" not in result.output and "daemon" not in \
+            result.output
+
+
+def test_an_unknown_field_with_a_name_is_still_named(tmp_path: Path) -> None:
+    truth = tmp_path / "truth.yaml"
+    truth.write_text("murderes: [Bob]\n", encoding="utf-8")
+    result = run("import", "mirage", mirage(tmp_path), tmp_path / "out", "--truth", truth)
+    assert "murderes: unknown field" in result.output

@@ -16,7 +16,7 @@ import pytest
 
 from jubensha.web import library as library_module
 from jubensha.web import tables as tables_module
-from jubensha.web.guard import CONTENT_SECURITY_POLICY, host_allowed, same_origin
+from jubensha.web.gate import CONTENT_SECURITY_POLICY, host_allowed, same_origin
 from jubensha.web.tables import TableHost
 from jubensha.web.throttle import LOGIN_ATTEMPTS, Throttle
 from tests.web.web_helpers import (

@@ -141,7 +141,7 @@ def test_no_link_is_written_into_the_run_folder(tmp_path):
     assert "Answer number 0" in written  # the person's move is kept, their link is not
     assert not [token for token in tokens if token in written]
     record = json.loads((folder / "web" / "table.json").read_text("utf-8"))
-    assert set(record) == {"id", "script", "spectators", "people"}
+    assert set(record) == {"id", "script", "spectators", "people", "game", "signature"}
     key = state / "serve.key"
     assert key.stat().st_mode & 0o777 == 0o600
 

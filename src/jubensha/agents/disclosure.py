@@ -261,12 +261,14 @@ class SpeechCheck(BaseModel):
                 and self.share >= settings.recite_share)
 
 
-def check_speech(text: str, seat: SeatText, *, names: Sequence[str] = (),
-                 cut: bool = False,
-                 instructions: Container[tuple[str, ...]] | None = None,
-                 echo_n: int = 5, others: Iterable[tuple[str, str]] = (),
-                 asked: str | None = None) -> SpeechCheck:
-    """Check one speech of ``seat``. ``names``: every seat's name (labels); ``cut``: the
+def screen_speech(text: str, seat: SeatText, *, names: Sequence[str] = (),
+                  cut: bool = False,
+                  instructions: Container[tuple[str, ...]] | None = None,
+                  echo_n: int = 5, others: Iterable[tuple[str, str]] = (),
+                  asked: str | None = None) -> SpeechCheck:
+    """Screen one speech of ``seat`` for its own secrets, a confession, echoes and
+    degenerate text (the engine's ``check_speech`` is another thing: a stage's correction
+    of an empty speech). ``names``: every seat's name (labels); ``cut``: the
     reply ran out of tokens; ``instructions``: windows (``echo_n`` long) of the prompts
     that are instructions; ``others``: (speaker, speech) said before by other seats;
     ``asked``: the question the speech answers, whose words are free to say again."""

@@ -32,9 +32,9 @@ from jubensha.agents.disclosure import (
     Instructions,
     SeatText,
     SpeechCheck,
-    check_speech,
     heard_text,
     private_parts,
+    screen_speech,
     window_set,
 )
 from jubensha.engine import (
@@ -118,6 +118,7 @@ class GuardedAgent(Agent):
         self.inner = inner
         self.settings = settings or DisclosureSettings()
         self.architecture = inner.architecture
+        self.uses_model = inner.uses_model  # a guarded model-free seat is still model-free
         self.heard: list[tuple[str, str]] = []
         self.safe_lines = 0
         self.answering: str | None = None
@@ -211,7 +212,7 @@ class GuardedAgent(Agent):
         return ""
 
     def check(self, text: str, cut: bool) -> SpeechCheck:
-        return check_speech(text, self.text, names=self.seat.sheet.seat_names, cut=cut,
+        return screen_speech(text, self.text, names=self.seat.sheet.seat_names, cut=cut,
                             instructions=self.echo, echo_n=self.settings.echo_words,
                             others=self.heard, asked=self.answering)
 

@@ -1,7 +1,7 @@
 """Internal.
 
 A person at the table (architecture ``human``), through the same ``Agent`` interface as
-an LLM agent (DESIGN.md contract 4).
+an LLM agent (docs/architecture.md: a person is an agent too).
 
 ``HumanAgent`` keeps the seat's view (its character sheet, the act sheets released to it,
 every event it observed) and hands each event and decision to a ``HumanIO``: the terminal

@@ -39,6 +39,7 @@ ARCHITECTURES: Registry[Factory] = Registry({
     "mirage": "jubensha.agents.mirage:MirageAgent.from_option",
     "whodunit": "jubensha.agents.whodunit:WhodunitAgent.from_option",
     "extractive": "jubensha.agents.extractive:ExtractiveAgent.from_option",
+    "solver": "jubensha.agents.solver:SolverAgent.from_option",
     "werewolf": "jubensha.agents.werewolf:WerewolfAgent.from_option",
     "ocot": "jubensha.agents.ocot:OCoTAgent.from_option",
     "thinkthrice": "jubensha.agents.thinkthrice.agent:ThinkThriceAgent.from_option",
@@ -46,8 +47,9 @@ ARCHITECTURES: Registry[Factory] = Registry({
 }, unknown=_unknown)
 
 
-def register_architecture(name: str, factory: Factory) -> None:
-    ARCHITECTURES.put(name, factory)
+def register_architecture(name: str, factory: Factory, *, replace: bool = False) -> None:
+    """Add an architecture; a name taken already is refused unless ``replace``."""
+    ARCHITECTURES.put(name, factory, replace=replace)
 
 
 def architectures() -> list[str]:

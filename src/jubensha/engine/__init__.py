@@ -2,7 +2,8 @@
 
 What an agent author needs (the agent interface, the decisions it is asked and the actions
 it answers with, the events it observes) and what a stage author needs (``StageSpec``,
-``register_stage``, the ``Table``, the ``check_*`` corrections) come from here;
+``register_stage``, ``register_decision`` for a new kind of move, the ``Table``, the
+``check_*`` corrections) come from here;
 docs/architecture.md shows how they fit. The other modules are internal: the game runner
 and the procedures are driven through ``jubensha.runs`` and the CLI.
 """
@@ -21,8 +22,11 @@ from jubensha.engine.decisions import (
     Accuse,
     Action,
     AskQuestions,
+    BaseAction,
+    BaseDecision,
     CastVote,
     Decision,
+    DecisionKind,
     Investigate,
     Questions,
     RateStatement,
@@ -31,6 +35,7 @@ from jubensha.engine.decisions import (
     Speech,
     TakeTurn,
     Vote,
+    register_decision,
 )
 from jubensha.engine.drafts import DraftHook, DraftSink, draft_sink, drafting
 from jubensha.engine.events import (
@@ -65,10 +70,13 @@ __all__ = [
     "Agent",
     "AskQuestions",
     "Audience",
+    "BaseAction",
+    "BaseDecision",
     "CastVote",
     "CharacterSheet",
     "ClueRevealed",
     "Decision",
+    "DecisionKind",
     "DecisionRoutes",
     "DraftHook",
     "DraftSink",
@@ -102,5 +110,6 @@ __all__ = [
     "check_speech",
     "draft_sink",
     "drafting",
+    "register_decision",
     "register_stage",
 ]

@@ -31,9 +31,3 @@ def playable_acts(script: Script) -> list[int]:
 
 def last_act(script: Script) -> int:
     return playable_acts(script)[-1]
-
-
-def acts_phrase(script: Script) -> str:
-    """"2 acts" / "5 acts", for messages."""
-    count = len(playable_acts(script))
-    return f"{count} act" + ("" if count == 1 else "s")

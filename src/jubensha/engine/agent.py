@@ -4,8 +4,9 @@ An agent never receives the ``Script``. At the start it gets a ``CharacterSheet`
 character, the public background, rules and victims, the other seats' public descriptions);
 during the game it gets only the events whose audience includes its seat; when the engine
 needs a decision it asks and the agent answers with an action. ``Agent.decide`` routes each
-decision kind to one method (``on_speak``, ``on_ask``, ``on_turn``, ``on_rate``,
-``on_accuse``, ``on_vote``); an architecture writes the ones it knows.
+decision kind to one method named ``on_`` and its type (``on_speak``, ``on_ask``,
+``on_turn``, ``on_rate``, ``on_accuse``, ``on_vote``, and any kind a plug-in registers);
+an architecture writes the ones it knows.
 """
 
 from __future__ import annotations
@@ -103,21 +104,15 @@ class DecisionRoutes:
     ``UnsupportedDecision`` (the table then answers with the shared default)."""
 
     async def route(self, decision: Decision) -> Action:
-        """The answer of the method for ``decision``'s kind."""
-        match decision:
-            case Speak():
-                return await self.on_speak(decision)
-            case AskQuestions():
-                return await self.on_ask(decision)
-            case TakeTurn():
-                return await self.on_turn(decision)
-            case RateStatement():
-                return await self.on_rate(decision)
-            case Accuse():
-                return await self.on_accuse(decision)
-            case CastVote():
-                return await self.on_vote(decision)
-        raise UnsupportedDecision(f"no decision kind {getattr(decision, 'type', decision)!r}")
+        """The answer of the method for ``decision``'s kind (``on_`` and its type, the
+        built-in kinds' and any a plug-in registered alike)."""
+        kind = getattr(decision, "type", None)
+        method = getattr(self, f"on_{kind}", None) if isinstance(kind, str) \
+            and kind.isidentifier() else None
+        if method is None:
+            raise UnsupportedDecision(f"{type(self).__name__} has no {kind!r} decision")
+        answer: Action = await method(decision)
+        return answer
 
     def unsupported(self, decision: Decision) -> UnsupportedDecision:
         return UnsupportedDecision(f"{type(self).__name__} has no {decision.type!r} decision")

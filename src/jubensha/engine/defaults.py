@@ -1,6 +1,7 @@
 """Internal.
 
-Shared answers to decisions an architecture has no way of its own to make.
+The built-in kinds of decision (``decisions.DECISION_KINDS``), with the shared answers to
+those an architecture has no way of its own to make.
 
 Mixed ("arena") tables seat architectures built for different papers: a ThinkThrice agent
 was never asked to investigate a place or to rate a statement. When an agent raises
@@ -13,8 +14,8 @@ agent does know how to do:
 - a trust/doubt rating (``RateStatement``) is one structured call to the seat's model with
   the recent events that seat saw (the table passes only those) and the statement.
 
-Anything else has no sensible default and stays unsupported (the table then records a
-failure and uses the stage's fallback).
+A kind without a default (a speech, questions, a vote) stays unsupported: the table then
+records a failure and uses the stage's fallback.
 """
 
 from __future__ import annotations
@@ -23,19 +24,22 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from jubensha.engine.agent import Agent, UnsupportedDecision
+from jubensha.engine.agent import Agent
 from jubensha.engine.decisions import (
     Accusation,
     Accuse,
-    Action,
     AskQuestions,
     CastVote,
-    Decision,
+    DecisionKind,
+    Investigate,
     Questions,
     RateStatement,
     Rating,
+    Speak,
+    Speech,
     TakeTurn,
     Vote,
+    register_decision,
 )
 from jubensha.engine.events import Event, HostSpoke
 from jubensha.llm.base import GenerateConfig, Message, ModelError, Request
@@ -51,25 +55,24 @@ class RatingReply(BaseModel):
     doubt: int = Field(ge=0, le=2)
 
 
-async def default_action(agent: Agent, decision: Decision, seen: Sequence[Event] = ()
-                         ) -> Action:
-    """The shared answer to ``decision`` for ``agent``; ``seen`` are the events its seat
-    may see (used as context by the rating prompt)."""
-    if isinstance(decision, TakeTurn):
-        asked = await agent.decide(AskQuestions(candidates=decision.candidates, count=1,
-                                                stage=decision.stage, round=decision.round))
-        if not isinstance(asked, Questions):
-            raise ModelError(f"asked for questions, got {type(asked).__name__}")
-        return Questions(target=asked.target, questions=asked.questions[:1])
-    if isinstance(decision, Accuse):
-        vote = await agent.decide(CastVote(candidates=decision.candidates, stage=decision.stage,
-                                           round=decision.round))
-        if not isinstance(vote, Vote):
-            raise ModelError(f"asked for a vote, got {type(vote).__name__}")
-        return Accusation(target=vote.target, reason=vote.reason)
-    if isinstance(decision, RateStatement):
-        return await rate_statement(agent, decision, seen)
-    raise UnsupportedDecision(f"no default answer to a {decision.type!r} decision")
+async def answer_turn(agent: Agent, decision: TakeTurn, seen: Sequence[Event] = ()
+                      ) -> Questions:
+    """An open turn: one question, asked through the agent's own ``AskQuestions`` logic."""
+    asked = await agent.decide(AskQuestions(candidates=decision.candidates, count=1,
+                                            stage=decision.stage, round=decision.round))
+    if not isinstance(asked, Questions):
+        raise ModelError(f"asked for questions, got {type(asked).__name__}")
+    return Questions(target=asked.target, questions=asked.questions[:1])
+
+
+async def answer_accuse(agent: Agent, decision: Accuse, seen: Sequence[Event] = ()
+                        ) -> Accusation:
+    """An accusation: the agent's own vote among the same candidates."""
+    vote = await agent.decide(CastVote(candidates=decision.candidates, stage=decision.stage,
+                                       round=decision.round))
+    if not isinstance(vote, Vote):
+        raise ModelError(f"asked for a vote, got {type(vote).__name__}")
+    return Accusation(target=vote.target, reason=vote.reason)
 
 
 async def rate_statement(agent: Agent, decision: RateStatement, seen: Sequence[Event]
@@ -91,3 +94,13 @@ async def rate_statement(agent: Agent, decision: RateStatement, seen: Sequence[E
                       purpose="default.rate", seat=sheet.me.name)
     reply = await generate_object(seat.model, request, RatingReply, attempts=2, lang=lang)
     return Rating(trust=reply.value.trust, doubt=reply.value.doubt)
+
+
+for _kind in (DecisionKind("speak", Speak, (Speech,)),
+              DecisionKind("ask", AskQuestions, (Questions,)),
+              DecisionKind("turn", TakeTurn, (Questions, Investigate), default=answer_turn),
+              DecisionKind("rate", RateStatement, (Rating,), default=rate_statement),
+              DecisionKind("accuse", Accuse, (Accusation,), default=answer_accuse,
+                           asks_culprit=True),
+              DecisionKind("vote", CastVote, (Vote,), asks_culprit=True)):
+    register_decision(_kind)

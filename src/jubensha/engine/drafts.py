@@ -20,12 +20,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from jubensha.engine.decisions import Accuse, AskQuestions, Decision, Speak, TakeTurn
+from jubensha.engine.decisions import Accuse, AskQuestions, BaseDecision, Speak, TakeTurn
 
 DraftSink = Callable[[str], None]
 """Receives the public text of the decision under way: the whole text so far."""
 
-DraftHook = Callable[[str, Decision, str], None]
+DraftHook = Callable[[str, BaseDecision, str], None]
 """The table's listener: (seat, decision, text so far)."""
 
 PUBLIC_ANSWERS = (Speak, AskQuestions, TakeTurn, Accuse)
@@ -50,7 +50,8 @@ def drafting(sink: DraftSink | None) -> Iterator[None]:
         _sink.reset(token)
 
 
-def table_sink(hook: DraftHook | None, seat: str, decision: Decision) -> DraftSink | None:
+def table_sink(hook: DraftHook | None, seat: str, decision: BaseDecision
+               ) -> DraftSink | None:
     """The table's sink for ``seat`` answering ``decision``: None when nobody listens or
     the answer is no public text."""
     if hook is None or not isinstance(decision, PUBLIC_ANSWERS):

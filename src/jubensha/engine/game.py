@@ -77,9 +77,20 @@ def no_result(state: TableState, share: float = DEGRADED_SHARE) -> str:
             return (f"{label} fell back to the table's default for {defaulted} of "
                     f"{len(seats)} seats")
     if state.fallbacks and state.fallbacks >= share * state.decisions:
-        return (f"{state.fallbacks} of {state.decisions} decisions fell back to the table's "
-                f"defaults ({share:.0%} or more)")
+        return _share_reason(state.fallbacks, state.decisions, share)
     return ""
+
+
+def _share_reason(fallbacks: int, decisions: int, share: float) -> str:
+    return (f"{fallbacks} of {decisions} decisions fell back to the table's defaults "
+            f"({share:.0%} or more)")
+
+
+def share_was_the_rule(result: GameResult, share: float = DEGRADED_SHARE) -> bool:
+    """Whether ``result`` is no result for the share of its decisions that fell back (not
+    for one decisive round), as ``no_result`` decided with ``share``."""
+    return bool(result.no_result) and result.no_result == _share_reason(
+        result.fallbacks, result.decisions, share)
 
 
 class GameSetupError(ValueError):
@@ -154,7 +165,8 @@ class Game:
         reason = no_result(state, self.degraded_share)
         return GameResult(script_id=self.script.id, procedure=self.procedure.name,
                           seed=self.seed, language=self.language, order=table.seats,
-                          winner=won, outcomes=state.outcomes, votes=state.votes,
+                          winner="none" if reason else won,  # no result, so no winner
+                          outcomes=state.outcomes, votes=state.votes,
                           failures=table.failures, decisions=state.decisions,
                           fallbacks=state.fallbacks, degraded=bool(reason), no_result=reason,
                           solution=records_solution(self.script),

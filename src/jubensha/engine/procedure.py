@@ -151,20 +151,23 @@ def presets_dir() -> Path:
 
 
 def _builtin_presets() -> None:
-    """The YAML files of ``engine/presets/`` as presets (a preset registered under the same
-    name keeps its meaning)."""
+    """The YAML files of ``engine/presets/`` as presets (before any plug-in's: a plug-in
+    naming one of them is refused)."""
     for path in sorted(presets_dir().glob("*.yaml")):
-        PRESETS.put(path.stem, partial(load_procedure, path), replace=False)
+        PRESETS.put(path.stem, partial(load_procedure, path))
 
 
 PRESETS: Registry[Callable[[], Procedure]] = Registry(
-    sources=[entry_points(ENTRY_POINT_GROUP), _builtin_presets])
+    sources=[_builtin_presets, entry_points(ENTRY_POINT_GROUP)])
 """Each preset's builder, called anew for every game (a fresh ``Procedure`` each time)."""
 
 
-def register_preset(name: str, make: Callable[[], Procedure] | Path) -> None:
-    """Make ``name`` usable as ``--procedure name``: a YAML file or a function building it."""
-    PRESETS.put(name, (lambda: load_procedure(make)) if isinstance(make, Path) else make)
+def register_preset(name: str, make: Callable[[], Procedure] | Path, *,
+                    replace: bool = False) -> None:
+    """Make ``name`` usable as ``--procedure name``: a YAML file or a function building it;
+    a name taken already (a built-in preset's too) is refused unless ``replace``."""
+    PRESETS.put(name, (lambda: load_procedure(make)) if isinstance(make, Path) else make,
+                replace=replace)
 
 
 def presets() -> list[str]:

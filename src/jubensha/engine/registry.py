@@ -86,13 +86,15 @@ def kind_of(spec: type[StageSpec]) -> str:
     return default
 
 
-def register_stage(spec: type[S], *, skip: Skip | None = None
+def register_stage(spec: type[S], *, skip: Skip | None = None, replace: bool = False
                    ) -> Callable[[Runner], Runner]:
-    """Decorator registering ``runner(spec, table)`` for the kind ``spec`` declares."""
+    """Decorator registering ``runner(spec, table)`` for the kind ``spec`` declares; a kind
+    taken already is refused unless ``replace``."""
 
     def decorate(runner: Runner) -> Runner:
         name = kind_of(spec)
-        STAGE_KINDS.put(name, StageKind(kind=name, spec=spec, run=runner, skip=skip))
+        STAGE_KINDS.put(name, StageKind(kind=name, spec=spec, run=runner, skip=skip),
+                        replace=replace)
         return runner
 
     return decorate

@@ -17,25 +17,21 @@ import inspect
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, cast
 
 from pydantic import BaseModel
 
 from jubensha.engine.acts import ActNotPlayed, last_act
 from jubensha.engine.agent import Agent, PersonAgent, UnsupportedDecision
 from jubensha.engine.decisions import (
-    Accusation,
-    Action,
+    BaseAction,
+    BaseDecision,
     CastVote,
     Decision,
-    Investigate,
-    Questions,
-    Rating,
     Speak,
-    Speech,
-    Vote,
+    decision_kind,
 )
-from jubensha.engine.defaults import default_action
 from jubensha.engine.drafts import DraftHook, drafting, table_sink
 from jubensha.engine.events import Accused, Event, Failure, HostSpoke, VictimOutcome
 from jubensha.engine.voting import VotingRules
@@ -45,18 +41,12 @@ from jubensha.scripts.model import Language, Script
 EventSink = Callable[[Event], Awaitable[None] | None]
 """Receives every event, whatever its audience (the run log, a live transcript)."""
 
-AskHook = Callable[[str, Decision], Callable[[], None] | None]
+AskHook = Callable[[str, BaseDecision], Callable[[], None] | None]
 """Told which seat is being asked what, before it answers (progress displays); what it
 returns, when callable, is called once the seat has answered (or failed to)."""
 
 Check = Callable[[Any], tuple[Any, str | None]]
 """Validates an action: returns the action to use and, when it had to change it, why."""
-
-EXPECTED_ACTIONS: dict[str, tuple[type[BaseModel], ...]] = {
-    "speak": (Speech,), "ask": (Questions,), "turn": (Questions, Investigate),
-    "rate": (Rating,), "accuse": (Accusation,), "vote": (Vote,),
-}
-"""Decision type to the action types that answer it; stage kinds with new decisions add here."""
 
 
 class VoteRecord(BaseModel):
@@ -97,7 +87,7 @@ def purpose_of(decision: BaseModel) -> str:
     return str(getattr(decision, "type", type(decision).__name__))
 
 
-def decisive_round(decision: Decision, decisive: bool | None) -> str | None:
+def decisive_round(decision: BaseDecision, decisive: bool | None) -> str | None:
     """The label of the decisive round ``decision`` belongs to, or None when it decides
     nothing: a vote always decides, an accusation when its stage says so."""
     if isinstance(decision, CastVote):
@@ -149,7 +139,7 @@ class Table:
         self.round = None
         self.rng = random.Random(f"{self.seed}:stage:{key}")
 
-    def require_every_act(self, decision: Decision) -> None:
+    def require_every_act(self, decision: BaseDecision) -> None:
         """Nobody is asked who the culprit is before the last act has started."""
         last = last_act(self.script)
         if self.state.act < last:
@@ -200,15 +190,23 @@ class Table:
         return event
 
     # -- decisions -------------------------------------------------------------------------
-    async def ask(self, seat: str, decision: Decision, *, fallback: Callable[[], Action],
-                  check: Check | None = None, decisive: bool | None = None) -> Action:
+    async def ask(self, seat: str, decision: BaseDecision, *,
+                  fallback: Callable[[], BaseAction] | None = None, check: Check | None = None,
+                  decisive: bool | None = None) -> BaseAction:
         """The seat's action for ``decision``; never raises for the seat (failures fall
-        back, recorded). A vote, or an accusation asked as ``decisive``, counts toward the
-        rule that a game whose decisive rounds were mostly defaulted is no result; either
-        asked before the last act raises ``ActNotPlayed``."""
+        back, recorded, to ``fallback`` or else the kind's own). A vote, or an accusation
+        asked as ``decisive``, counts toward the rule that a game whose decisive rounds were
+        mostly defaulted is no result; a kind that asks who the culprit is, asked before
+        the last act, raises ``ActNotPlayed``."""
         decision = decision.model_copy(update={"stage": self.stage, "round": self.round})
-        if decision.type in ("vote", "accuse"):
+        kind = decision_kind(decision.type)
+        if kind.asks_culprit:
             self.require_every_act(decision)
+        if fallback is None:
+            if kind.fallback is None:
+                raise TypeError(f"a {kind.name!r} decision has no fallback of its own: "
+                                "the stage must give one")
+            fallback = partial(kind.fallback, decision)
         self.state.decisions += 1
         answered = self._on_ask(seat, decision) if self._on_ask is not None else None
         try:
@@ -222,8 +220,9 @@ class Table:
             self.state.decisive.setdefault(label, {})[seat] = fell_back
         return action
 
-    async def _answer(self, seat: str, decision: Decision, fallback: Callable[[], Action],
-                      check: Check | None) -> tuple[Action, bool]:
+    async def _answer(self, seat: str, decision: BaseDecision,
+                      fallback: Callable[[], BaseAction], check: Check | None
+                      ) -> tuple[BaseAction, bool]:
         """The action to use and whether it is the table's (a fallback or a correction)."""
         purpose = purpose_of(decision)
         try:
@@ -232,8 +231,8 @@ class Table:
             action = await asyncio.wait_for(self._decide(seat, decision), timeout)
         except Exception as exc:  # noqa: BLE001  (any failure of a seat becomes a fallback)
             return await self._record_failure(seat, purpose, exc, fallback()), True
-        expected = EXPECTED_ACTIONS.get(decision.type, ())
-        if expected and not isinstance(action, expected):
+        expected = decision_kind(decision.type).actions
+        if not isinstance(action, expected):
             names = " or ".join(kind.__name__ for kind in expected)
             return await self.fail(seat, purpose, f"returned {type(action).__name__}, "
                                    f"expected {names}", fallback()), True
@@ -244,18 +243,25 @@ class Table:
                                        {"action": action.model_dump(mode="json")}), True
         return action, False
 
-    async def _decide(self, seat: str, decision: Decision) -> Action:
-        """The agent's answer, or the shared default when its architecture has none."""
+    async def _decide(self, seat: str, decision: BaseDecision) -> BaseAction:
+        """The agent's answer, or the kind's default answer when its architecture has none
+        (an agent routes a plug-in's kind like its own: to its method ``on_<type>``)."""
         agent = self.agents[seat]
         try:
             with drafting(table_sink(self._on_draft, seat, decision)):
-                return await agent.decide(decision)
+                answer: BaseAction = await agent.decide(cast(Decision, decision))
+            return answer
         except UnsupportedDecision:
+            default = decision_kind(decision.type).default
+            if default is None:
+                raise UnsupportedDecision(f"no default answer to a {decision.type!r} "
+                                          "decision") from None
             seen = [event for event in self.events if event.visible_to(seat)]
-            return await default_action(agent, decision, seen)
+            answer = await default(agent, decision, seen)
+            return answer
 
-    async def ask_all(self, asks: Sequence[tuple[str, Decision, Callable[[], Action],
-                                                 Check | None]]) -> list[Action]:
+    async def ask_all(self, asks: Sequence[tuple[str, BaseDecision, Callable[[], BaseAction],
+                                                 Check | None]]) -> list[BaseAction]:
         """Independent decisions (e.g. votes) asked concurrently; results in input order."""
         return list(await asyncio.gather(*(
             self.ask(seat, decision, fallback=fallback, check=check)

@@ -11,7 +11,14 @@ from typing import Any
 import typer
 
 from jubensha.eval.registry import options_problems
-from jubensha.eval.report import Format, MetricResult, ResultTable, markdown_table, print_table
+from jubensha.eval.report import (
+    Format,
+    MetricResult,
+    ResultTable,
+    markdown_table,
+    print_table,
+    with_scoring,
+)
 from jubensha.safeload import DocumentError, one_line, read_document
 from jubensha.scripts.bundled import find_script
 from jubensha.scripts.importers.wellplay import import_wellplay
@@ -37,7 +44,7 @@ def emit(results: list[MetricResult], fmt: Format, out: Path | None) -> None:
     if fmt == "json":
         typer.echo(data)
     else:
-        show(merge(results), fmt)
+        show(with_scoring(merge(results), results[0].scoring), fmt)
     if out is not None:
         out.write_text(data + "\n", encoding="utf-8")
 

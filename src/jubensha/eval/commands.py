@@ -20,7 +20,8 @@ from typing import Annotated, Any, Literal
 import typer
 
 from jubensha.eval.cli_helpers import console, emit, load_reference_script, read_options, show
-from jubensha.eval.judge import EvalError, open_session, tallied
+from jubensha.eval.failure import MAX_FAILED, check_max_failed
+from jubensha.eval.judge import EvalError, open_session
 from jubensha.eval.playerlog_report import compare_rules, score_logs
 from jubensha.eval.playerlogs import Grading, PlayerLogError
 from jubensha.eval.postgame_commands import factual_questions, wellplay_reference
@@ -31,6 +32,8 @@ from jubensha.eval.scoring import (
     EvalSummary,
     group_of,
     score_metrics,
+    score_one,
+    unjudged,
     write_result,
     write_summary,
 )
@@ -66,6 +69,19 @@ JudgeOption = Annotated[str | None, typer.Option(help="Judge model spec.")]
 EmbedderOption = Annotated[str, typer.Option(
     help="local (embedded), scripted, none, or openai:<model>.")]
 SamplesOption = Annotated[int, typer.Option(min=1, help="Samples per question.")]
+
+
+def _max_failed(value: float) -> float:
+    try:
+        return check_max_failed(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+
+
+MaxFailedOption = Annotated[float, typer.Option(
+    "--max-failed", callback=_max_failed,
+    help="A metric whose answers (judge verdicts, post-game answers, ballots, ratings) "
+         "failed in more than this share has no value (docs/evaluation.md).")]
 REFERENCE_METRICS = ("wellplay", "inferential")
 EXIT_NO_SCORE = 4
 """A metric failed (its model answers were mostly unusable) or nothing could be scored."""
@@ -163,10 +179,25 @@ def _script_for(run: RunLog, given: str | None) -> Script:
     return load_reference_script(given) if given else played_script(run)
 
 
+def check_judged(specs: list[MetricSpec], runs: list[Path], script: str | None,
+                 judge: Model | None) -> None:
+    """``EvalError`` when a run played with a paper's preset would be scored without a
+    judge model by a metric that applies to it and that paper judged with one
+    (``scoring.unjudged``)."""
+    for path in runs:
+        run = read_run(path)
+        played = _script_for(run, script)
+        applying = [spec for spec in specs if spec.applies is None
+                    or spec.applies(played, run) is None]
+        if refused := unjudged(applying, run, judge):
+            raise EvalError(refused)
+
+
 async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
                  judge: Model | None, embedder: Embedder | None, samples: int,
                  options: dict[str, Any] | None = None, answerer: Model | None = None,
-                 on_call: OnCall | None = None) -> list[MetricResult]:
+                 on_call: OnCall | None = None, max_failed: float = MAX_FAILED
+                 ) -> list[MetricResult]:
     """Score each run; its model calls go to ``RUN_DIR/eval/`` and its result to
     ``RUN_DIR/eval/<metric>.json``."""
     results = []
@@ -183,14 +214,13 @@ async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
                                     embedder=embedder, samples=samples,
                                     options=dict(options or {}), calls=session.calls,
                                     cache=session.cache, answerer=answerer)
-            with tallied() as tally:
-                result = await spec.compute(context)
+            found, status = await score_one(spec, context, max_failed)
         finally:
             session.close()
-        if problem := tally.problem():
-            errors.print(f"{path}: {spec.name}: failed, no score: {problem}", soft_wrap=True)
+        if found is None:
+            errors.print(f"{path}: {spec.name}: failed: {status.note}", soft_wrap=True)
             raise NoScore
-        result = result.model_copy(update={"group": group_of(run)})
+        result = found.model_copy(update={"group": group_of(run)})
         write_result(session.folder, spec.name, result)
         results.append(result)
     return results
@@ -216,6 +246,7 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
                  "them (last stage's ratings, ties in script order, its ROUGE-L over all six "
                  "parts); docs/evaluation.md lists the differences.")
         ] = None,
+        max_failed: MaxFailedOption = MAX_FAILED,
         fmt: FormatOption = "table",
         out: OutOption = None,
     ) -> None:
@@ -237,10 +268,12 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
             answerer = parse_model_spec(seat_model) if seat_model else None
             embed = (build_metric_embedder(embedder)
                      if "embedder" in spec.needs | spec.optional else None)
+            check_judged([spec], runs, script, judge_model)
             expected, models = estimate([spec], runs, script, judge, seat_model,
                                         embed is not None, samples, settings)
             results = model_job(lambda on_call: _score(spec, runs, script, judge_model, embed,
-                                                       samples, settings, answerer, on_call),
+                                                       samples, settings, answerer, on_call,
+                                                       max_failed),
                                 title=f"eval {spec.name}", expected=expected, models=models)
         except (RunError, ScriptError, ModelSpecError, EmbedderSpecError, EvalError) as exc:
             raise fail(str(exc)) from None
@@ -257,7 +290,8 @@ def metric_command(spec: MetricSpec) -> Callable[..., None]:
 async def _score_all(specs: list[MetricSpec], path: Path, script: str | None,
                      judge: Model | None, embedder: Embedder | None, samples: int,
                      options: dict[str, Any], answerer: Model | None = None,
-                     on_call: OnCall | None = None) -> tuple[list[MetricResult], EvalSummary]:
+                     on_call: OnCall | None = None, max_failed: float = MAX_FAILED
+                     ) -> tuple[list[MetricResult], EvalSummary]:
     run = read_run(path)
     played = _script_for(run, script)
     session = open_session(path, on_call)
@@ -265,7 +299,8 @@ async def _score_all(specs: list[MetricSpec], path: Path, script: str | None,
     try:
         results, statuses = await score_metrics(
             specs, played, run, session, judge=judge, embedder=embedder, samples=samples,
-            options=options, catch=EXPECTED_ERRORS, answerer=answerer, group=group_of(run))
+            options=options, catch=EXPECTED_ERRORS, answerer=answerer, group=group_of(run),
+            max_failed=max_failed)
     finally:
         session.close()
     return results, write_summary(session, str(path), statuses, first_call)
@@ -323,11 +358,12 @@ def evaluate_all(
         "--metric", help="Only these metrics (repeatable); default: every one.")] = None,
     options: OptionsOption = None,
     seat_model: SeatModelOption = None,
+    max_failed: MaxFailedOption = MAX_FAILED,
     fmt: FormatOption = "table",
 ) -> None:
     """Score each run with every registered metric that applies to it and whose models are
     given; say which were skipped and why. Results go to RUN_DIR/eval/<metric>.json. Exits 4
-    when a metric failed (an error, or model answers that were mostly unusable)."""
+    when a metric failed (an error, or answers that failed beyond --max-failed)."""
     known = load_metrics()
     unknown = [name for name in metric or [] if name not in known]
     if unknown:
@@ -340,13 +376,14 @@ def evaluate_all(
         answerer = parse_model_spec(seat_model) if seat_model else None
         embed = build_metric_embedder(embedder)
         scored: dict[Path, list[MetricResult]] = {}
+        check_judged(specs, runs, script, judge_model)
         for path in runs:
             expected, models = estimate(specs, [path], script, judge, seat_model,
                                         embed is not None, samples, settings)
             results, summary = model_job(
                 lambda on_call: _score_all(specs, path, script,  # noqa: B023 (run at once)
                                            judge_model, embed, samples, settings, answerer,
-                                           on_call),
+                                           on_call, max_failed),
                 title=f"eval all {path}", expected=expected,
                 models=models)
             scored[path] = results
@@ -357,7 +394,7 @@ def evaluate_all(
                                       ensure_ascii=False, indent=2))
                 continue
             for result in results:
-                show(result.tables(), fmt)
+                show(result.shown_tables(), fmt)
             show(summary.tables(), fmt)
     except (RunError, ScriptError, ModelSpecError, EmbedderSpecError, EvalError) as exc:
         raise fail(str(exc)) from None

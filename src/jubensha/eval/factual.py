@@ -41,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from jubensha.agents.answerers import AnswerContext, AnswererConfig
 from jubensha.agents.player_star.core import first_tokens
+from jubensha.eval.failure import note
 from jubensha.eval.judge import EVAL_DIR, EvalError, ask, judge_of, judge_request
 from jubensha.eval.postgame import (
     MEMORYLESS,
@@ -285,7 +286,7 @@ async def answer_batch(reads: AnswerContext, model: Model, questions: list[Factu
                                             max_tokens=80 * len(questions) + 100))
     judged = await ask(model, request, answers_schema(len(questions)),
                        item=",".join(q.id for q in questions), attempts=options.attempts,
-                       lang=reads.language)
+                       lang=reads.language, kind=None)  # each answer is noted by its caller
     if judged.value is None:
         return [""] * len(questions), judged.failure.error if judged.failure else "no reply"
     return [str(getattr(judged.value, f"a{i}")) for i in range(1, len(questions) + 1)], None
@@ -395,6 +396,7 @@ async def judged_batch(script: Script, reads: AnswerContext, model: Model, judge
     replies, error = await answer_batch(reads, model, [q for q, _ in batch], sample, options)
     found = []
     for (question, owner), reply in zip(batch, replies, strict=True):
+        note("seat", failed=not reply.strip())  # unparsed or empty: no answer was given
         verdict: bool | None = False
         problem = error
         if reply.strip():
@@ -413,7 +415,8 @@ async def judged_batch(script: Script, reads: AnswerContext, model: Model, judge
 @metric("factual", "Every seat answers factual questions about every character after the "
         "game; Own Q and Other's Q (CQ civilians', MQ the murderer's) judged Correct or "
         "Incorrect", "ThinkThrice, sections 5 and 6.2 (table 6), appendix H",
-        optional=("judge",), options=FactualOptions)
+        optional=("judge",), options=FactualOptions,
+        paper_judge="ThinkThrice appendix B: GPT-3.5 judged the factual answers")
 async def factual_metric(context: MetricContext) -> FactualResult:
     options = FactualOptions.model_validate(context.options.get("factual", {}))
     return await factual(context, options)

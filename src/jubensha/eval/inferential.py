@@ -26,12 +26,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jubensha.agents.answerers import Access, AnswerContext, AnswererConfig, answer_choice
+from jubensha.agents.answerers import Access, AnswerContext, AnswererConfig
 from jubensha.eval.judge import ask, judge_of, judge_request
 from jubensha.eval.postgame import (
     MEMORYLESS,
     answer_context,
     answering_model,
+    choice_answer,
     gather_limited,
     seat_access,
 )
@@ -155,9 +156,10 @@ async def rate(judge: Model, question: ChoiceQuestion, reason: str, seat: str, l
 async def answer_one(seat: str, reads: AnswerContext, model: Model, judge: Model | None,
                      question: ChoiceQuestion, sample: int, options: InferentialOptions
                      ) -> InferentialAnswer:
-    reply = await answer_choice(question, reads, model, sample=sample)
-    correct = is_correct(reply.answer, question.answer, question.multiple, options.grading,
-                         letters=question.options.keys())
+    reply = await choice_answer(question, reads, model, sample)
+    correct = reply.error is None and is_correct(reply.answer, question.answer,
+                                                 question.multiple, options.grading,
+                                                 letters=question.options.keys())
     found = InferentialAnswer(seat=seat, question=question.id, sample=sample,
                               answer=reply.answer, reason=reply.reason, correct=correct,
                               error=reply.error)
@@ -226,7 +228,8 @@ def inferential_applies(script: Script, run: RunLog) -> str | None:
         "the game with its reasoning; overall accuracy, and informed accuracy (right and "
         "reasoning rated >= 4 of 5 by a judge)", "ThinkThrice, section 6.5 (figure 4), "
         "table 10, appendix H", optional=("judge",), applies=inferential_applies,
-        options=InferentialOptions)
+        options=InferentialOptions,
+        paper_judge="ThinkThrice appendix B: GPT-4 judged the inferential answers")
 async def inferential_metric(context: MetricContext) -> InferentialResult:
     options = InferentialOptions.model_validate(context.options.get("inferential", {}))
     return await inferential(context, options)

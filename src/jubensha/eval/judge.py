@@ -10,16 +10,13 @@ evaluation record: ``RUN_DIR/eval/calls.jsonl`` (one ``CallRecord`` per call, ap
 across invocations) and ``RUN_DIR/eval/cache.sqlite`` (a reply cache, so evaluating a run
 again costs nothing and gives the same numbers). A judge reply that is out of range or not
 an object even after the retries becomes a ``JudgeFailure`` in the metric's result, never
-an exception. ``tallied()`` counts those answers and failures while a metric computes: a
-metric whose model answers were mostly unusable has no score (``AnswerTally.problem``).
+an exception. Each answer is noted for the rule that a metric whose answers mostly failed
+has no value (``eval.failure``).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -27,6 +24,7 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
+from jubensha.eval.failure import Kind, note, note_judge
 from jubensha.eval.registry import MetricContext
 from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request
 from jubensha.llm.calls import CallLog, JsonlSink, OnCall, SeatModel, drop_torn_tail
@@ -67,47 +65,21 @@ class EvalError(ValueError):
     message says why in one line."""
 
 
-@dataclass
-class AnswerTally:
-    """The judge (and post-game) answers one metric asked for, and how many were unusable."""
-
-    asked: int = 0
-    unusable: int = 0
-
-    def problem(self) -> str | None:
-        """Why the metric has no score: most of its answers were unusable."""
-        if self.unusable * 2 > self.asked:
-            return f"{self.unusable} of {self.asked} model answers were unusable"
-        return None
-
-
-_TALLY: ContextVar[AnswerTally | None] = ContextVar("jubensha_answer_tally", default=None)
-
-
-@contextmanager
-def tallied() -> Iterator[AnswerTally]:
-    """Count every ``ask`` made inside (by the metric computing, and the tasks it starts)."""
-    tally = AnswerTally()
-    token = _TALLY.set(tally)
-    try:
-        yield tally
-    finally:
-        _TALLY.reset(token)
-
-
 async def ask(model: Model, request: Request, schema: type[T], *, item: str = "",
-              attempts: int = 3, lang: str | None = None) -> Judged[T]:
-    """One structured call; a reply that never validates (or a failed call) is a failure."""
-    tally = _TALLY.get()
-    if tally is not None:
-        tally.asked += 1
+              attempts: int = 3, lang: str | None = None, kind: Kind | None = "judge"
+              ) -> Judged[T]:
+    """One structured call; a reply that never validates (or a failed call) is a failure.
+    The answer is noted as ``kind`` for the metric's tally (``eval.failure``); None when
+    the caller notes the answers it holds itself (one call answering several questions)."""
     try:
         result = await generate_object(model, request, schema, attempts=attempts, lang=lang)
     except ModelError as error:
-        if tally is not None:
-            tally.unusable += 1
+        if kind is not None:
+            note(kind, failed=True)
         return Judged(None, JudgeFailure(purpose=request.purpose, seat=request.seat,
                                          item=item, error=str(error)))
+    if kind is not None:
+        note(kind, failed=False)
     return Judged(result.value)
 
 
@@ -126,6 +98,7 @@ def judge_of(context: MetricContext, metric: str) -> Model:
     metric when no judge was given."""
     if context.judge is None:
         raise EvalError(f"metric {metric} needs a judge model (--judge MODEL)")
+    note_judge(context.judge.name)
     return recorded(context.judge, context)
 
 

@@ -24,7 +24,8 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
-from jubensha.engine.events import ActStarted, Event, Investigated, Rated
+from jubensha.engine.events import ActStarted, Event, Failure, Investigated, Rated
+from jubensha.eval.failure import note
 from jubensha.eval.mirage_judged import LLMScore, Reconstruction, llm_scores, reconstructions
 from jubensha.eval.mirage_reading import (
     MAX_ABILITY,
@@ -40,10 +41,12 @@ from jubensha.eval.mirage_reading import (
 )
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
-from jubensha.eval.vote_metrics import final_ballots, has_solution
+from jubensha.eval.vote_metrics import has_solution, noted_ballots, victim_label
 from jubensha.eval.votes import Vote, culprit_rank, votes_received
 from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import Script
+
+MIRAGE_JUDGE = "MPIRD-LLMA section 3: all evaluations were scored by GPT-4-turbo"
 
 
 # -- doubt and belief ------------------------------------------------------------------------
@@ -75,6 +78,14 @@ class TrustCount(BaseModel):
             return None
         return self.trust / (self.trust + self.doubt)
 
+    @property
+    def fii(self) -> float | None:
+        """The release's per-candidate index, ``P_doubt / (P_doubt + P_belief)``; None
+        where the release divides by zero."""
+        if not self.ratings or self.trust + self.doubt == 0:
+            return None
+        return self.doubt / (self.trust + self.doubt)
+
 
 class DoubtBelief(MetricResult):
     metric: str = "mirage-trust"
@@ -89,8 +100,28 @@ class DoubtBelief(MetricResult):
 
     @property
     def tii(self) -> float | None:
-        """Mean over the rated seats of their TII (public release, ``save_result``)."""
+        """Ours: the mean over the rated seats of their TII (the paper's trust index)."""
         return mean(count.tii for count in self.received.values())
+
+    @property
+    def fii(self) -> float | None:
+        """The release's own value (``reading: release`` only): ``fii`` of ``save_result``,
+        the mean over every candidate of ``P_doubt / (P_doubt + P_belief)``; None where a
+        candidate was never rated (or only 0 and 0), on which the release's code stops
+        dividing by zero."""
+        if self.reading != "release":
+            return None
+        values = [count.fii for count in self.received.values()]
+        return None if not values or None in values else mean(values)
+
+    def tii_rows(self) -> list[list[str]]:
+        """The game's index rows: ours; under the release reading also the release's."""
+        rows = [["TII (ours: mean of the rated seats' trust)", "", "", "", number(self.tii)]]
+        if self.reading == "release":
+            rows.append(["fii (the release's value: mean of every candidate's doubt share)",
+                         "", "", "", number(self.fii) if self.fii is not None else
+                         "– (the release divides by zero: a candidate never rated)"])
+        return rows
 
     def tables(self) -> list[ResultTable]:
         def row(name: str, count: TrustCount) -> list[str]:
@@ -107,7 +138,7 @@ class DoubtBelief(MetricResult):
             ResultTable(title="Trust and doubt received per seat",
                         columns=["seat", *columns[1:]],
                         rows=[*(row(seat, c) for seat, c in self.received.items()),
-                              ["TII (mean of seats)", "", "", "", number(self.tii)]]),
+                              *self.tii_rows()]),
             ResultTable(title="Trust and doubt given per rater", columns=["rater", *columns[1:]],
                         rows=[row(seat, c) for seat, c in self.given.items()]),
         ]
@@ -120,6 +151,7 @@ def doubt_belief(run: RunLog, script: Script, seats: Sequence[str],
     sides = {"culprits": TrustCount(), "civilians": TrustCount()}
     options = options or MirageOptions()
     murderers = guilty_of(script, None, options)
+    note_ratings(run.events, options.reading)
     for event in counted_ratings(run.events, options.reading):
         received.setdefault(event.speaker, TrustCount()).add(event)
         given.setdefault(event.rater, TrustCount()).add(event)
@@ -140,6 +172,19 @@ def counted_ratings(events: Iterable[Event], reading: Reading) -> list[Rated]:
         elif reading == "release" and isinstance(event, ActStarted) and event.act > act:
             kept, act = [], event.act
     return kept
+
+
+def note_ratings(events: Sequence[Event], reading: Reading) -> None:
+    """Note the ratings the reading counts for the metric's tally (``eval.failure``): each
+    rating given, and each that failed (the game leaves a failed rating out)."""
+    counted = counted_ratings(events, reading)
+    start = 0
+    if reading == "release":  # not the failures of the stages whose ratings it drops
+        start = max([e.index for e in events if isinstance(e, ActStarted)], default=0)
+    failed = sum(isinstance(e, Failure) and e.purpose == "rate" and e.index >= start
+                 for e in events)
+    note("rating", failed=True, count=failed)
+    note("rating", failed=False, count=len(counted))
 
 
 def has_ratings(script: Script, run: RunLog) -> str | None:
@@ -168,11 +213,19 @@ class ClueInvestigation(MetricResult):
     """Per seat, the ids of the clues its searches revealed."""
     searches: dict[str, int]
     """Per seat, its Investigate actions (the public release counts these)."""
+    reading: Reading = "ours"
 
     @property
     def cic(self) -> float | None:
         found = {clue for ids in self.found.values() for clue in ids}
         return len(found) / self.clues if self.clues else None
+
+    @property
+    def clue_count(self) -> int | None:
+        """The release's own CIC value (``reading: release`` only): ``clue_count`` of
+        ``save_result``, the game's Investigate actions, a count where its README
+        describes a ratio."""
+        return sum(self.searches.values()) if self.reading == "release" else None
 
     def tables(self) -> list[ResultTable]:
         rows = [[seat, str(self.searches.get(seat, 0)), str(len(ids)),
@@ -181,13 +234,16 @@ class ClueInvestigation(MetricResult):
         rows.append(["all", str(sum(self.searches.values())),
                      str(len({c for ids in self.found.values() for c in ids})),
                      number(self.cic)])
+        release = ([(f"the release's value (clue_count): {self.clue_count}, the game's "
+                    "Investigate actions, a count")] if self.clue_count is not None else [])
         return [ResultTable(title="Clue Investigation Capability (CIC)",
                             columns=["seat", "searches", "clues found", "CIC"], rows=rows,
-                            notes=[(f"CIC = distinct clues found by searching / {self.clues} "
-                                   "clues with a location")])]
+                            notes=[(f"CIC (ours) = distinct clues found by searching / "
+                                    f"{self.clues} clues with a location"), *release])]
 
 
-def clue_investigation(run: RunLog, script: Script, seats: Sequence[str]) -> ClueInvestigation:
+def clue_investigation(run: RunLog, script: Script, seats: Sequence[str],
+                       reading: Reading = "ours") -> ClueInvestigation:
     located = {clue.id for clue in script.clues if clue.location}
     found: dict[str, list[str]] = {seat: [] for seat in seats}
     searches: dict[str, int] = defaultdict(int)
@@ -197,7 +253,7 @@ def clue_investigation(run: RunLog, script: Script, seats: Sequence[str]) -> Clu
             found.setdefault(event.seat, []).extend(
                 c for c in event.clue_ids if c in located and c not in found[event.seat])
     return ClueInvestigation(run=str(run.path), clues=len(located), found=found,
-                             searches=dict(searches))
+                             searches=dict(searches), reading=reading)
 
 
 def has_places(script: Script, run: RunLog) -> str | None:
@@ -205,16 +261,19 @@ def has_places(script: Script, run: RunLog) -> str | None:
 
 
 @metric("mirage-cic", "Clue Investigation Capability: clues found by investigating / all "
-        "clues that can be investigated", "MIRAGE public release (CIC)", applies=has_places)
+        "clues that can be investigated", "MIRAGE public release (CIC)", applies=has_places,
+        options=MirageOptions, options_key="mirage")
 async def clue_investigation_metric(context: MetricContext) -> ClueInvestigation:
-    return clue_investigation(context.run, context.script, seats_of(context))
+    return clue_investigation(context.run, context.script, seats_of(context),
+                              options_of(context).reading)
 
 
 # -- the judged metrics ------------------------------------------------------------------------
 @metric("mirage-llm-score", "A judge rates each seat's role-play, reasoning, communication "
         "and cooperation, observation and thinking (0-20 each; LLM-Score = their sum)",
         "MPIRD-LLMA section 2.3, table 20; MIRAGE public release (llms_eval)",
-        needs=("judge",), applies=has_speech, options=MirageOptions, options_key="mirage")
+        needs=("judge",), applies=has_speech, options=MirageOptions, options_key="mirage",
+        paper_judge=MIRAGE_JUDGE)
 async def llm_score_metric(context: MetricContext) -> LLMScore:
     return await llm_scores(context)
 
@@ -222,7 +281,8 @@ async def llm_score_metric(context: MetricContext) -> LLMScore:
 @metric("mirage-rouge", "ROUGE-L F between each character's script and its reconstruction "
         "by a judge from the history and the seat's actions (extractive without a judge)",
         "MPIRD-LLMA section 2.3, table 21; MIRAGE public release (rouge_eval)",
-        optional=("judge",), applies=has_speech, options=MirageOptions, options_key="mirage")
+        optional=("judge",), applies=has_speech, options=MirageOptions, options_key="mirage",
+        paper_judge=MIRAGE_JUDGE)
 async def reconstruction_metric(context: MetricContext) -> Reconstruction:
     return await reconstructions(context)
 
@@ -268,12 +328,12 @@ def victory(run: RunLog, script: Script, seats: Sequence[str], options: MirageOp
     scores: dict[str, dict[str, float]] = {}
     ranks: dict[str, int | None] = {}
     chance: dict[str, float] = {}
-    for victim, ballots in final_ballots(run).items():
+    for victim, ballots in noted_ballots(run).items():
         votes = votes_received(Vote(voter=b.voter, target=b.target) for b in ballots)
         guilty = guilty_of(script, victim, options)  # {"nobody here"}: an offstage death
         pool = [*seats, *sorted(guilty - set(seats))]
         combined = {seat: weight * votes.get(seat, 0) + suspicion[seat] for seat in pool}
-        key = victim or "-"
+        key = victim_label(script, victim)
         scores[key] = combined
         ranks[key] = culprit_rank(combined, guilty, pool, "order" if release else options.ties)
         chance[key] = len(guilty & set(pool)) / len(pool) if pool else 0.0
@@ -313,12 +373,16 @@ class MirageIndices(MetricResult):
             return number(None if value is None else 100 * value, 2)
 
         won = self.victory
+        release = self.reading == "release"
         return [ResultTable(
             title="MIRAGE indices (x100)",
-            columns=["Victory (paper)", "random guess", "Victory (MRR)", "TII", "CIC", "ICI",
-                     "SCI"],
+            columns=["Victory (paper)", "random guess", "Victory (MRR)",
+                     *(["TII (ours)", "fii (release)", "CIC (ours)", "clue count (release)"]
+                       if release else ["TII", "CIC"]), "ICI", "SCI"],
             rows=[[pct(won.rate), pct(won.chance_rate), pct(won.mrr), pct(self.trust.tii),
-                   pct(self.clues.cic), pct(self.ici), pct(self.sci)]],
+                   *([pct(self.trust.fii)] if release else []), pct(self.clues.cic),
+                   *([str(self.clues.clue_count)] if release else []),
+                   pct(self.ici), pct(self.sci)]],
             notes=[*self.notes, ("Victory (paper): culprit ranked first; random guess: the "
                    "chance of picking a culprit at random; MRR: the release README's reading"),
                    *reading_notes(self.reading)])]
@@ -326,7 +390,8 @@ class MirageIndices(MetricResult):
 
 @metric("mirage", "The MIRAGE indices: Victory (MRR of the culprit), TII, CIC, ICI and SCI "
         "(ICI and SCI with a judge)", "MIRAGE public release (save_result, end_stage)",
-        optional=("judge",), options=MirageOptions, options_key="mirage")
+        optional=("judge",), options=MirageOptions, options_key="mirage",
+        paper_judge=MIRAGE_JUDGE)
 async def mirage_metric(context: MetricContext) -> MirageIndices:
     options = options_of(context)
     seats = seats_of(context)
@@ -341,7 +406,7 @@ async def mirage_metric(context: MetricContext) -> MirageIndices:
     trust = doubt_belief(context.run, context.script, seats, options)
     if trust.tii is None:
         notes.append("TII: no trust/doubt ratings in the run")
-    clues = clue_investigation(context.run, context.script, seats)
+    clues = clue_investigation(context.run, context.script, seats, options.reading)
     if clues.cic is None:
         notes.append("CIC: the script has no clue to investigate")
     won = victory(context.run, context.script, seats, options)

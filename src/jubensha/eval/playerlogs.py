@@ -23,8 +23,6 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 import yaml
-from openpyxl import load_workbook
-from openpyxl.utils.exceptions import InvalidFileException
 from pydantic import BaseModel, ValidationError
 
 from jubensha.eval.playerlog_titles import WellPlayTitle, find_title
@@ -41,10 +39,10 @@ from jubensha.eval.wellplay import (
 )
 from jubensha.safeload import DocumentError, one_line, read_bounded
 
-_BAD_WORKBOOK = (zipfile.BadZipFile, InvalidFileException, KeyError, ValueError, OSError,
-                 EOFError, SyntaxError, zlib.error)
+_BAD_WORKBOOK = (zipfile.BadZipFile, KeyError, ValueError, OSError, EOFError, SyntaxError,
+                 zlib.error)
 """What openpyxl raises on truncated or foreign files (XML parse errors are SyntaxErrors; a
-corrupt compressed part is a zlib.error)."""
+corrupt compressed part is a zlib.error), besides its own ``InvalidFileException``."""
 
 Grading = Literal["logged", "authors", "sets", "exact"]
 """``logged``: the authors' own ``is_right`` column; the others re-grade the answers."""
@@ -104,11 +102,14 @@ class EvaluationPass(BaseModel):
 
 def _open_rows(path: Path, columns: tuple[str, ...]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Rows of the first sheet as dicts keyed by the header, numbered as in Excel."""
+    from openpyxl import load_workbook  # the player-logs extra, only when a log is read
+    from openpyxl.utils.exceptions import InvalidFileException
+
     try:  # its kind and size checked first: a FIFO named .xlsx would hang the reader
         workbook = load_workbook(BytesIO(read_bounded(path)), read_only=True, data_only=True)
     except DocumentError as exc:
         raise PlayerLogError(f"{path}: {exc}") from None
-    except _BAD_WORKBOOK as exc:
+    except (*_BAD_WORKBOOK, InvalidFileException) as exc:
         raise PlayerLogError(f"{path}: not a readable xlsx workbook ({exc})") from None
     try:
         rows = workbook.worksheets[0].iter_rows(values_only=True)

@@ -17,12 +17,21 @@ import asyncio
 from collections.abc import Awaitable, Iterable
 from typing import TypeVar
 
-from jubensha.agents.answerers import Access, AnswerContext, AnswererConfig, build_context
+from jubensha.agents.answerers import (
+    Access,
+    AnswerContext,
+    AnswererConfig,
+    ChoiceAnswer,
+    answer_choice,
+    build_context,
+)
+from jubensha.eval.failure import note
 from jubensha.eval.judge import EvalError, seat_model
 from jubensha.eval.registry import MetricContext
 from jubensha.llm.base import Model, ModelWrapper, Request, Response
 from jubensha.llm.registry import ModelSpecError
 from jubensha.runlog.folder import RunLog
+from jubensha.scripts.model import ChoiceQuestion
 
 T = TypeVar("T")
 
@@ -85,6 +94,15 @@ def answer_context(context: MetricContext, seat: str | None, access: Access,
     """What ``seat`` may read after the game (``fsa``: every script, no seat)."""
     return build_context(access, context.script, seat, context.run.events, config=config,
                          embedder=context.embedder, whole_script=whole_scripts(context.run))
+
+
+async def choice_answer(question: ChoiceQuestion, context: AnswerContext, model: Model,
+                        sample: int) -> ChoiceAnswer:
+    """A seat's answer to a multiple-choice question, noted for the metric's tally: an
+    answer with no valid reply (no letters) failed (``eval.failure``)."""
+    reply = await answer_choice(question, context, model, sample=sample)
+    note("seat", failed=reply.error is not None or not reply.letters)
+    return reply
 
 
 async def gather_limited(tasks: Iterable[Awaitable[T]], limit: int) -> list[T]:

@@ -82,6 +82,9 @@ class MetricSpec:
     spec's ``metric_options``), so that a wrong entry is refused when the file is read."""
     options_key: str = ""
     """That entry's key; "" is the metric's name (metrics of one family share a key)."""
+    paper_judge: str = ""
+    """Where its paper says a model judged it ("" when none did): a game played with that
+    paper's preset is never scored by it without a judge model (no silent substitution)."""
 
     @property
     def options_entry(self) -> str:
@@ -102,14 +105,17 @@ METRICS: Registry[MetricSpec] = Registry(unknown=_unknown_metric,
 
 def metric(name: str, summary: str, source: str, needs: tuple[Need, ...] = (),
            optional: tuple[Need, ...] = (), applies: Applies | None = None,
-           options: type[BaseModel] | None = None, options_key: str = ""
-           ) -> Callable[[MetricFunction], MetricFunction]:
+           options: type[BaseModel] | None = None, options_key: str = "",
+           paper_judge: str = "") -> Callable[[MetricFunction], MetricFunction]:
     """Register ``compute`` under ``name``; a second registration of a name is an error."""
     def register(compute: MetricFunction) -> MetricFunction:
-        if METRICS.registered(name) and METRICS.get(name).compute is not compute:
+        if METRICS.registered(name):
+            if METRICS.get(name).compute is compute:
+                return compute  # the same function again: its module imported once more
             raise ValueError(f"metric {name!r} is registered twice")
         METRICS.put(name, MetricSpec(name, summary, source, compute, frozenset(needs),
-                                     frozenset(optional), applies, options, options_key))
+                                     frozenset(optional), applies, options, options_key,
+                                     paper_judge))
         return compute
     return register
 

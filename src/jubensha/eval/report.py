@@ -11,6 +11,8 @@ from pydantic import BaseModel, Field
 from rich.console import Console
 from rich.table import Table
 
+from jubensha.terminal import plain_text
+
 Format = Literal["table", "markdown", "json"]
 
 
@@ -19,6 +21,23 @@ class ResultTable(BaseModel):
     columns: list[str]
     rows: list[list[str]]
     notes: list[str] = Field(default_factory=list)
+
+
+class Scoring(BaseModel):
+    """How a result was scored, named in every row that shows it: the judge model ("none"
+    when no model judged; "lexical" for a metric whose judge was the lexical rule), the
+    grading rule and the reading, each "" where the metric has none."""
+
+    judge: str = "none"
+    grading: str = ""
+    reading: str = ""
+    answers: int = Field(0, description="The answers the value rests on (eval.failure).")
+    failed_answers: int = Field(0, description="Of those, the ones that failed.")
+
+    def label(self) -> str:
+        """``judge openai:gpt-4o · grading authors``: every part the metric has."""
+        parts = [("judge", self.judge), ("grading", self.grading), ("reading", self.reading)]
+        return " · ".join(f"{name} {value}" for name, value in parts if value)
 
 
 class MetricResult(BaseModel):
@@ -33,14 +52,30 @@ class MetricResult(BaseModel):
     """The run folder (or log) the result is about."""
     group: str = ""
     """What the run is an instance of (language and architecture), for averages."""
+    scoring: Scoring = Field(default_factory=Scoring)
+    """How it was scored (set by ``eval.scoring``): results scored otherwise are never
+    pooled."""
 
     def tables(self) -> list[ResultTable]:
         raise NotImplementedError(f"{type(self).__name__} does not define its tables")
+
+    def shown_tables(self) -> list[ResultTable]:
+        """``tables()``, the first one saying how the result was scored."""
+        return with_scoring(self.tables(), self.scoring)
 
     @classmethod
     def across(cls, results: Sequence[MetricResult]) -> list[ResultTable]:
         """Tables over several results beyond the column means (e.g. weighted); none."""
         return []
+
+
+def with_scoring(tables: list[ResultTable], scoring: Scoring) -> list[ResultTable]:
+    """``tables``, the first one noting ``scored with: judge ... · grading ...``."""
+    if not tables:
+        return tables
+    first = tables[0]
+    note = f"scored with: {scoring.label()}"
+    return [first.model_copy(update={"notes": [*first.notes, note]}), *tables[1:]]
 
 
 def rich_table(table: ResultTable) -> Table:
@@ -77,12 +112,13 @@ def _cell(text: str) -> str:
 
 
 def markdown_table(table: ResultTable) -> str:
+    """The table as Markdown, without escape sequences (names come from scripts)."""
     lines = [f"**{table.title}**", "", "| " + " | ".join(map(_cell, table.columns)) + " |",
              "|" + "---|" * len(table.columns)]
     lines += ["| " + " | ".join(map(_cell, row)) + " |" for row in table.rows]
     for note in table.notes:
         lines += ["", note]
-    return "\n".join(lines) + "\n"
+    return plain_text("\n".join(lines) + "\n")
 
 
 def number(value: float | None, digits: int = 3) -> str:
@@ -99,7 +135,7 @@ def headline(result: BaseModel, prefix: str = "", depth: int = 3) -> dict[str, f
     and lists (per seat, per question) are left to the result file. A result's
     ``settings`` (how it was measured, e.g. similarity's ``n``) are not results."""
     numbers: dict[str, float] = {}
-    settings = getattr(type(result), "settings", ())
+    settings = (*getattr(type(result), "settings", ()), "scoring")  # how, not what
     for name in type(result).model_fields:
         if name in settings:
             continue

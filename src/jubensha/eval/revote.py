@@ -180,7 +180,7 @@ async def revote_once(context: AnswerContext, model: Model, victim: str | None,
                                                            max_tokens=200))
     schema = choice_schema(candidates, field_name="vote", name="Revote")
     judged = await ask(model, request, schema, item=f"{victim or '-'}#{sample}",
-                       attempts=options.attempts, lang=lang)
+                       attempts=options.attempts, lang=lang, kind="seat")
     return ReBallot(voter=context.seat, victim=victim, sample=sample,
                     target=getattr(judged.value, "vote", None),
                     error=judged.failure.error if judged.failure else None)

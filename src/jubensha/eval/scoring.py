@@ -3,10 +3,12 @@
 Scoring one run with several metrics, as ``jubensha eval all`` and a batch both do.
 
 Each metric is skipped (its models not given, or it does not apply: the reason is kept),
-computed, or failed: an error the caller's policy catches, or model answers that were
-mostly unusable (``judge.tallied``). A scored result goes to ``RUN_DIR/eval/<metric>.json``
-and every metric's status to ``eval/all.json`` (``EvalSummary``). The two callers differ
-only in which errors a metric may fail with without stopping them (``catch``).
+computed, or failed: an error the caller's policy catches, or answers that mostly failed
+(``eval.failure``: no number from failure). A scored result names how it was scored (its
+judge, grading and reading: ``Scoring``) and goes to ``RUN_DIR/eval/<metric>.json``; every
+metric's status, with the share of its answers that failed, goes to ``eval/all.json``
+(``EvalSummary``). The callers differ only in which errors a metric may fail with without
+stopping them (``catch``).
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from jubensha.eval.judge import EVAL_CALLS, EvalError, EvalSession, tallied
+from jubensha.eval.failure import MAX_FAILED, AnswerTally, tallied
+from jubensha.eval.judge import EVAL_CALLS, EvalError, EvalSession
 from jubensha.eval.registry import MetricContext, MetricSpec
-from jubensha.eval.report import MetricResult, ResultTable
+from jubensha.eval.report import MetricResult, ResultTable, Scoring
 from jubensha.llm.base import Embedder, Model, ModelError
 from jubensha.llm.calls import read_calls
 from jubensha.outdir import write_whole
@@ -40,6 +43,13 @@ class MetricStatus(BaseModel):
     metric: str
     status: Literal["scored", "skipped", "failed"]
     note: str = ""
+    answers: int = Field(0, description="Answers the metric read (judge verdicts, post-game "
+                         "answers, ballots, ratings).")
+    failed_answers: int = Field(0, description="Of those, the answers that failed.")
+
+    def failure_share(self) -> str:
+        """``3/30`` answers failed; "" when the metric read no answer."""
+        return f"{self.failed_answers}/{self.answers}" if self.answers else ""
 
 
 class EvalSummary(MetricResult):
@@ -53,10 +63,11 @@ class EvalSummary(MetricResult):
     """Of those calls, how many the run's reply cache answered (no model was asked)."""
 
     def tables(self) -> list[ResultTable]:
-        rows = [[s.metric, s.status, s.note] for s in self.statuses]
+        rows = [[s.metric, s.status, s.failure_share(), s.note] for s in self.statuses]
         calls = ", ".join(f"{purpose or '-'} {n}" for purpose, n in sorted(self.calls.items()))
         return [ResultTable(title=f"Evaluation of {Path(self.run).name}",
-                            columns=["metric", "status", "note"], rows=rows,
+                            columns=["metric", "status", "answers failed", "note"],
+                            rows=rows,
                             notes=[f"model calls: {sum(self.calls.values())}"
                                    + (f" ({calls})" if calls else "")
                                    + (f", {self.cached} from the cache" if self.cached else "")])]
@@ -70,6 +81,27 @@ def skip_reason(spec: MetricSpec, script: Script, run: RunLog, judge: Model | No
     if "embedder" in spec.needs and embedder is None:
         return "needs --embedder"
     return spec.applies(script, run) if spec.applies else None
+
+
+def preset_of(run: RunLog) -> str | None:
+    """The paper preset the game was played with (meta.json's ``options.preset``)."""
+    preset = run.meta.options.get("preset") if run.meta else None
+    name = preset.get("name") if isinstance(preset, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
+def unjudged(specs: Iterable[MetricSpec], run: RunLog, judge: Model | None) -> str | None:
+    """Why ``specs`` may not score this run without a judge model: it was played with a
+    paper's preset, and that paper scored one of them with a model judge (no silent
+    substitution of a lexical judge under the paper's metric name); None otherwise."""
+    preset = preset_of(run)
+    judged = [spec for spec in specs if spec.paper_judge]
+    if judge is not None or preset is None or not judged:
+        return None
+    names = ", ".join(spec.name for spec in judged)
+    return (f"{run.path}: played with preset {preset}, whose paper scored {names} with a model "
+            f"judge ({judged[0].paper_judge}): pass --judge MODEL, or choose other metrics "
+            "(--metric)")
 
 
 def write_result(folder: Path, name: str, result: MetricResult) -> None:
@@ -86,11 +118,39 @@ def group_of(run: RunLog) -> str:
     return " ".join([run.meta.language, "/".join(architectures)]).strip()
 
 
+def scoring_of(result: MetricResult, tally: AnswerTally) -> Scoring:
+    """How ``result`` was scored: the judge models it asked (else its own ``judge`` field,
+    e.g. factual's "lexical"), its grading rule and its reading."""
+    own = getattr(result, "judge", None)
+    judge = ", ".join(sorted(tally.judges)) or (own if isinstance(own, str) and own else "none")
+    grading = next((value for key in ("grading", "rule")  # whodunit-mcq calls it its rule
+                    if isinstance(value := getattr(result, key, None), str)), "")
+    reading = getattr(result, "reading", "")
+    return Scoring(judge=judge, grading=grading,
+                   reading=reading if isinstance(reading, str) else "",
+                   answers=tally.asked, failed_answers=tally.failed)
+
+
+async def score_one(spec: MetricSpec, context: MetricContext, max_failed: float = MAX_FAILED
+                    ) -> tuple[MetricResult | None, MetricStatus]:
+    """Compute one metric: its result named with how it was scored, or None and a failed
+    status when more than ``max_failed`` of its answers failed (``eval.failure``)."""
+    with tallied() as tally:
+        result = await spec.compute(context)
+    status = MetricStatus(metric=spec.name, status="scored", answers=tally.asked,
+                          failed_answers=tally.failed)
+    if problem := tally.problem(max_failed):
+        return None, status.model_copy(update={"status": "failed",
+                                               "note": f"{problem}: no score"})
+    return result.model_copy(update={"scoring": scoring_of(result, tally)}), status
+
+
 async def score_metrics(specs: Iterable[MetricSpec], script: Script, run: RunLog,
                         session: EvalSession, *, judge: Model | None,
                         embedder: Embedder | None, samples: int, options: dict[str, Any],
                         catch: tuple[type[Exception], ...], answerer: Model | None = None,
-                        group: str | None = None) -> tuple[list[MetricResult], list[MetricStatus]]:
+                        group: str | None = None, max_failed: float = MAX_FAILED
+                        ) -> tuple[list[MetricResult], list[MetricStatus]]:
     """Score ``run`` with each of ``specs`` in order; a metric raising one of ``catch`` is
     failed and the next one runs. The results carry ``group`` when given; their model calls
     go to ``session``."""
@@ -105,21 +165,18 @@ async def score_metrics(specs: Iterable[MetricSpec], script: Script, run: RunLog
                                 samples=samples, options=dict(options), calls=session.calls,
                                 cache=session.cache, answerer=answerer)
         try:
-            with tallied() as tally:
-                result = await spec.compute(context)
+            result, status = await score_one(spec, context, max_failed)
         except catch as exc:
             statuses.append(MetricStatus(metric=spec.name, status="failed",
                                          note=f"{type(exc).__name__}: {exc}"))
             continue
-        if problem := tally.problem():
-            statuses.append(MetricStatus(metric=spec.name, status="failed",
-                                         note=f"{problem}: no score"))
+        statuses.append(status)
+        if result is None:
             continue
         if group is not None:
             result = result.model_copy(update={"group": group})
         write_result(session.folder, spec.name, result)
         results.append(result)
-        statuses.append(MetricStatus(metric=spec.name, status="scored"))
     return results, statuses
 
 

@@ -23,10 +23,10 @@ from jubensha.agents.disclosure import (
     Instructions,
     SeatText,
     SpeechCheck,
-    check_speech,
     heard_text,
     private_parts,
     public_parts,
+    screen_speech,
     window_set,
 )
 from jubensha.engine.events import Event, HostSpoke, Spoke
@@ -161,7 +161,7 @@ def speech_checks(script: Script, run: RunLog, settings: DisclosureSettings
     for event in run.events:
         if isinstance(event, Spoke) and event.speaker in seats and _public(event, seats):
             call = speaking_call(run.calls, event)
-            checks[event.speaker].append((event.index, check_speech(
+            checks[event.speaker].append((event.index, screen_speech(
                 event.text, seats[event.speaker], names=list(seats),
                 cut=call is not None and call.finish_reason == "length",
                 instructions=instructions.get(event.speaker), echo_n=settings.echo_words,

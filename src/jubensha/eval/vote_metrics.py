@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from jubensha.engine.events import VoteCast
+from jubensha.engine.events import Failure, VoteCast
 from jubensha.engine.table import VoteRecord
 from jubensha.engine.voting import (
     VotingRules,
@@ -21,6 +21,7 @@ from jubensha.engine.voting import (
     killers_of,
     records_solution,
 )
+from jubensha.eval.failure import note
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.votes import Vote, culprit_rank, identification, votes_received
@@ -37,6 +38,35 @@ def final_ballots(run: RunLog) -> dict[str | None, list[VoteCast]]:
     return {victim: by_round[max(by_round)] for victim, by_round in rounds.items()}
 
 
+def fallback_voters(run: RunLog, ballots: Sequence[VoteCast]) -> set[str]:
+    """The voters of one round whose ballot is the table's fallback: their vote failed
+    (a ``Failure`` of purpose ``vote`` after the previous round's ballots, before these)."""
+    if not ballots:
+        return set()
+    first = min(b.index for b in ballots)
+    start = max((e.index for e in run.events if isinstance(e, VoteCast) and e.index < first),
+                default=-1)
+    return {e.seat for e in run.events if isinstance(e, Failure) and e.purpose == "vote"
+            and start < e.index < first}
+
+
+def noted_ballots(run: RunLog) -> dict[str | None, list[VoteCast]]:
+    """``final_ballots``, each ballot noted for the metric's tally (``eval.failure``): a
+    ballot that fell back was no answer."""
+    found = final_ballots(run)
+    for ballots in found.values():
+        failed = len(fallback_voters(run, ballots) & {b.voter for b in ballots})
+        note("ballot", failed=True, count=failed)
+        note("ballot", failed=False, count=len(ballots) - failed)
+    return found
+
+
+def victim_label(script: Script, victim: str | None) -> str:
+    """Whom a round of ballots was about: its victim, or for a single vote on the murderer
+    the script's victims (``-`` when it names none)."""
+    return victim or ", ".join(v.name for v in script.victims) or "-"
+
+
 def culprits(script: Script, victim: str | None) -> set[str]:
     """Who killed ``victim`` by the truth (``NOBODY`` for an offstage death, so a "nobody
     here" ballot on it is on target); all murderers when the truth does not say."""
@@ -46,7 +76,7 @@ def culprits(script: Script, victim: str | None) -> set[str]:
 class VictimVotes(MetricResult):
     metric: str = "identification"
     victims: dict[str, tuple[int, int]]
-    """Victim (``-`` for a single vote) -> (ballots on a culprit, ballots counted)."""
+    """Victim (``victim_label``) -> (ballots on a culprit, ballots counted)."""
 
     @property
     def accuracy(self) -> float:
@@ -84,17 +114,18 @@ def has_votes(script: Script, run: RunLog) -> str | None:
         "ThinkThrice, section 6.4", applies=has_votes)
 async def identification_metric(context: MetricContext) -> VictimVotes:
     victims = {}
-    for victim, ballots in final_ballots(context.run).items():
+    for victim, ballots in noted_ballots(context.run).items():
         found = identification([Vote(voter=b.voter, target=b.target) for b in ballots],
                                culprits(context.script, victim))
-        victims[victim or "-"] = (found.on_murderer, found.counted)
+        victims[victim_label(context.script, victim)] = (found.on_murderer, found.counted)
     return VictimVotes(run=str(context.run.path), victims=victims)
 
 
 class CulpritRanks(MetricResult):
     metric: str = "culprit-rank"
     ranks: dict[str, int | None]
-    """Victim -> rank of the best-placed culprit in the final tally (None: no vote on one)."""
+    """Victim (``victim_label``) -> rank of the best-placed culprit in the final tally
+    (None: no vote on one)."""
 
     @property
     def reciprocal_rank(self) -> float:
@@ -114,11 +145,11 @@ class CulpritRanks(MetricResult):
 async def culprit_rank_metric(context: MetricContext) -> CulpritRanks:
     candidates = context.script.names
     ranks = {}
-    for victim, ballots in final_ballots(context.run).items():
+    for victim, ballots in noted_ballots(context.run).items():
         votes = votes_received([Vote(voter=b.voter, target=b.target) for b in ballots])
         guilty = culprits(context.script, victim)
         pool = [*candidates, *sorted(guilty - set(candidates))]
-        ranks[victim or "-"] = culprit_rank(votes, guilty, pool)
+        ranks[victim_label(context.script, victim)] = culprit_rank(votes, guilty, pool)
     return CulpritRanks(run=str(context.run.path), ranks=ranks)
 
 

@@ -35,10 +35,15 @@ from jubensha.agents.answerers import (
     AnswerContext,
     AnswererConfig,
     ChoiceAnswer,
-    answer_choice,
     build_context,
 )
-from jubensha.eval.postgame import PurposePrefix, answer_context, answering_model, gather_limited
+from jubensha.eval.postgame import (
+    PurposePrefix,
+    answer_context,
+    answering_model,
+    choice_answer,
+    gather_limited,
+)
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.revote import game_ballots, player_rules, vote_winner
@@ -170,13 +175,14 @@ async def answer_all(asked: dict[str, list[ChoiceQuestion]], contexts: dict[str,
                      ) -> list[Answered]:
     """Every seat's questions, ``samples`` times each, answered and graded."""
     async def one(seat: str, question: ChoiceQuestion, sample: int) -> Answered:
-        reply: ChoiceAnswer = await answer_choice(question, contexts[seat], models[seat],
-                                                  sample=sample)
+        reply: ChoiceAnswer = await choice_answer(question, contexts[seat], models[seat], sample)
         graded: GradedAnswer = grade(question, {"answer": reply.answer}, rule,
                                      sample=sample, tester=seat)
+        # A rule's leniency (the authors' empty answer, right on single choice) applies
+        # only to an answer that was given: one that failed is wrong under every rule.
         return Answered(question=question.id, tester=seat, sample=sample,
-                        answer=reply.answer, correct=graded.correct, points=graded.points,
-                        error=reply.error)
+                        answer=reply.answer, correct=graded.correct and reply.error is None,
+                        points=graded.points, error=reply.error)
 
     tasks = [one(seat, q, s) for s in range(samples) for seat, qs in asked.items() for q in qs]
     return await gather_limited(tasks, concurrency)

@@ -22,8 +22,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from jubensha.agents.answerers import Access, answer_choice, build_context, seat_context
+from jubensha.agents.answerers import Access, build_context, seat_context
 from jubensha.engine.events import Spoke
+from jubensha.eval.failure import note
 from jubensha.eval.judge import JudgeFailure, ask, clip, judge_of, judge_request
 from jubensha.eval.mirage_reading import (
     failure_notes,
@@ -34,7 +35,7 @@ from jubensha.eval.mirage_reading import (
     seats_of,
     truth_text,
 )
-from jubensha.eval.postgame import answering_model, whole_scripts
+from jubensha.eval.postgame import answering_model, choice_answer, whole_scripts
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.eval.text import rouge_l
@@ -54,6 +55,8 @@ JUDGE_RP = declare("judge.whodunit.rp", "truth")
 JUDGE_SPC = declare("judge.whodunit.spc", "truth")
 JUDGE_CMD = declare("judge.whodunit.cmd", "truth")
 REASONING = declare("answer.reasoning", "seat")  # the seat states method and motive
+WHODUNIT_JUDGE = ("WhodunitBench supplementary, figure 10: an evaluator model scores RP, SPC "
+                  "and CMD")
 
 
 class WhodunitOptions(BaseModel):
@@ -125,7 +128,8 @@ class RolePlay(MetricResult):
 
 @metric("whodunit-rp", "A judge rates how naturally each seat played its role (0-10)",
         "WhodunitBench supplementary, section 4, figure 10 (RP)", needs=("judge",),
-        applies=has_speech, options=WhodunitOptions, options_key="whodunit")
+        applies=has_speech, options=WhodunitOptions, options_key="whodunit",
+        paper_judge=WHODUNIT_JUDGE)
 async def role_play_metric(context: MetricContext) -> RolePlay:
     options = options_of(context)
     judge = judge_of(context, "whodunit-rp")
@@ -249,7 +253,8 @@ def has_key_points(script: Script, run: RunLog) -> str | None:
 @metric("whodunit-spc", "Share of each seat's key points (its key clues) that its statements "
         "conveyed; also every key point against the whole discussion (judge or lexical)",
         "WhodunitBench supplementary, section 4, figure 10 (SPC)", optional=("judge",),
-        applies=has_key_points, options=WhodunitOptions, options_key="whodunit")
+        applies=has_key_points, options=WhodunitOptions, options_key="whodunit",
+        paper_judge=WHODUNIT_JUDGE)
 async def key_points_metric(context: MetricContext) -> KeyPoints:
     method = chosen(options_of(context).spc, context)
     result = KeyPoints(run=str(context.run.path), method=method, seats={})
@@ -324,11 +329,14 @@ async def seat_answer(context: MetricContext, seat: str, failures: list[JudgeFai
     if not options_of(context).ask_missing:
         return None
     try:
-        return SeatAnswer(answer=await ask_reasoning(context, seat), source="asked")
+        text = await ask_reasoning(context, seat)
     except ModelError as error:
+        note("seat", failed=True)
         failures.append(JudgeFailure(purpose=f"{PREFIX}answer.reasoning", seat=seat,
                                      item="reasoning", error=str(error)))
         return None
+    note("seat", failed=not text)
+    return SeatAnswer(answer=text, source="asked") if text else None
 
 
 def has_truth(script: Script, run: RunLog) -> str | None:
@@ -338,7 +346,8 @@ def has_truth(script: Script, run: RunLog) -> str | None:
 @metric("whodunit-cmd", "Each seat's final method and motive scored against the truth "
         "(0-100; judge, or ROUGE-L without one)",
         "WhodunitBench supplementary, section 4, figures 9-10 (CMD)", optional=("judge",),
-        applies=has_truth, options=WhodunitOptions, options_key="whodunit")
+        applies=has_truth, options=WhodunitOptions, options_key="whodunit",
+        paper_judge=WHODUNIT_JUDGE)
 async def motive_method_metric(context: MetricContext) -> MotiveMethod:
     options = options_of(context)
     method = chosen(options.cmd, context)
@@ -452,7 +461,7 @@ async def step_accuracy_metric(context: MetricContext) -> StepAccuracy:
             if question.asked_of not in (None, seat):
                 continue
             for sample in range(context.samples):
-                answer = await answer_choice(question, answer_context, model, sample=sample)
+                answer = await choice_answer(question, answer_context, model, sample)
                 right = bool(answer.letters) and is_correct(
                     answer.answer, question.answer, question.multiple, options.rule,
                     letters=question.options.keys() or DEFAULT_LETTERS)

@@ -8,35 +8,42 @@ declarations for the call log, and the scripted fake for tests. The clients them
 other modules are internal. docs/architecture.md shows the model contract.
 """
 
-from jubensha.llm.base import (
-    Embedder,
-    GenerateConfig,
-    ImagePart,
-    Message,
-    Model,
-    ModelError,
-    ModelExhausted,
-    ModelWrapper,
-    Request,
-    Response,
-    Role,
-    TextPart,
-    Usage,
-)
-from jubensha.llm.calls import CallRecord, declare
-from jubensha.llm.fake import HashingEmbedder, ScriptedModel
-from jubensha.llm.registry import ModelSpecError, parse_model_spec
-from jubensha.llm.structured import (
-    Structured,
-    StructuredOutputError,
-    choice_schema,
-    enum_model,
-    generate_object,
-)
+from typing import TYPE_CHECKING
+
+from jubensha.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from jubensha.llm.base import (
+        Embedder,
+        ErrorKind,
+        GenerateConfig,
+        ImagePart,
+        Message,
+        Model,
+        ModelError,
+        ModelExhausted,
+        ModelWrapper,
+        Request,
+        Response,
+        Role,
+        TextPart,
+        Usage,
+    )
+    from jubensha.llm.calls import CallRecord, declare
+    from jubensha.llm.fake import HashingEmbedder, ScriptedModel
+    from jubensha.llm.registry import ModelSpecError, parse_model_spec
+    from jubensha.llm.structured import (
+        Structured,
+        StructuredOutputError,
+        choice_schema,
+        enum_model,
+        generate_object,
+    )
 
 __all__ = [
     "CallRecord",
     "Embedder",
+    "ErrorKind",
     "GenerateConfig",
     "HashingEmbedder",
     "ImagePart",
@@ -60,3 +67,5 @@ __all__ = [
     "generate_object",
     "parse_model_spec",
 ]
+
+__getattr__, __dir__ = lazy_names(__name__, __file__)

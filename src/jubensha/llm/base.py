@@ -15,6 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from enum import StrEnum
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
@@ -120,16 +121,43 @@ class Response(BaseModel):
         default_factory=list,
         description="What a client changed on the way, e.g. a prompt truncated to fit.",
     )
+    served_model: str | None = Field(
+        None, description="The model the server said answered (an endpoint's own name for "
+        "it, e.g. a dated version); None: not said.")
+
+
+class ErrorKind(StrEnum):
+    """What a failed model call means for what comes next. Every wrapper reads this one
+    classification: ``RetryModel`` retries ``RETRY`` only, the game's health stops a game on
+    ``DEAD`` and ``SPENT``, and a seat falls back on every kind that does not stop it."""
+
+    RETRY = "retry"
+    """Another attempt may succeed (a rate limit, a server error, a timeout, an empty
+    reply): retried within the call's attempts, then the seat falls back."""
+    FAIL = "fail"
+    """This call failed for good (no reply fits the schema, no such image): never
+    retried; the seat falls back."""
+    DEAD = "dead"
+    """Every later call to this model fails the same way (unreachable, key rejected, no
+    such model or model file, a call the cassette does not hold, a spent run budget):
+    never retried; a game whose model has not answered yet stops at once."""
+    SPENT = "spent"
+    """The endpoint refuses for longer than a call may wait (a spent quota): never
+    retried; the job stops at once, however many calls were answered before."""
 
 
 class ModelError(Exception):
     """A model call that failed for good (after any retries): the caller records it and
-    falls back; it never crashes a game. ``fatal`` marks an error every later call would
-    meet too (endpoint unreachable, key rejected, no such model, a cassette miss)."""
+    falls back; it never crashes a game. ``kind`` says whether it is worth another try and
+    whether the game or the job goes on (``ErrorKind``); a class sets its usual kind, a
+    raise may name another."""
 
-    def __init__(self, *args: object, fatal: bool = False) -> None:
+    kind: ErrorKind = ErrorKind.RETRY
+
+    def __init__(self, *args: object, kind: ErrorKind | None = None) -> None:
         super().__init__(*args)
-        self.fatal = fatal
+        if kind is not None:
+            self.kind = kind
 
 
 class ModelExhausted(ModelError):
@@ -137,8 +165,7 @@ class ModelExhausted(ModelError):
     ``Retry-After`` past the call's deadline: a spent quota). Every call would wait as long,
     so the job stops at once, however many calls were answered before."""
 
-    def __init__(self, *args: object) -> None:
-        super().__init__(*args, fatal=True)
+    kind = ErrorKind.SPENT
 
 
 TextSink = Callable[[str], None]
@@ -183,7 +210,8 @@ class Model(ABC):
         """Answer one request; raise ModelError when it cannot."""
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
-        raise ModelError(f"model {self.name!r} does not provide embeddings")
+        raise ModelError(f"model {self.name!r} does not provide embeddings",
+                         kind=ErrorKind.FAIL)
 
     async def aclose(self) -> None:
         """Release connections or loaded weights; the default holds nothing."""

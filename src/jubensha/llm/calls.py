@@ -19,7 +19,6 @@ only what that seat itself was shown.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
@@ -40,7 +39,7 @@ from jubensha.llm.base import (
 )
 from jubensha.llm.health import Health
 from jubensha.llm.structured import ParseFailure, current_attempt
-from jubensha.safeload import MAX_LOG_BYTES, DocumentError, read_bounded
+from jubensha.safeload import MAX_LOG_BYTES, DocumentError, LineError, parse_jsonl, read_bounded
 
 NOT_A_CALL = "guard"
 """The ``model`` of a record an agent writes that is no model call (the speech guard's
@@ -106,6 +105,7 @@ class CallRecord(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     origin: Literal["live", "cache", "replay", "resumed"] = "live"
     finish_reason: str | None = None
+    served_model: str | None = Field(None, description="The model the server said answered.")
     notes: list[str] = Field(default_factory=list)
     error: str | None = None
 
@@ -170,29 +170,11 @@ def read_calls(path: Path) -> list[CallRecord]:
     come in a folder someone shared)."""
     try:
         data = read_bounded(Path(path), MAX_LOG_BYTES, links=False)
+        return parse_jsonl(data, CallRecord.model_validate_json)[0]
+    except LineError as exc:
+        raise ValueError(f"{path}:{exc.number}: not a call record: {exc.problem}") from None
     except DocumentError as exc:
         raise ValueError(f"{path}: {exc}") from None
-    lines = [line for line in data.split(b"\n") if line.strip()]
-    records = []
-    for number, line in enumerate(lines, 1):
-        try:
-            records.append(CallRecord.model_validate_json(line))
-        except ValueError as error:
-            if number == len(lines) and not _complete(line):
-                break
-            raise ValueError(f"{path}:{number}: not a call record: {error}") from None
-    return records
-
-
-def _complete(line: bytes) -> bool:
-    """Whether ``line`` is whole JSON (not cut off while being written)."""
-    try:
-        json.loads(line)
-    except ValueError:
-        return False
-    except RecursionError:  # whole, but nested too deeply to be a record
-        return True
-    return True
 
 
 MAX_REPLY_CHARS = 20_000
@@ -304,6 +286,7 @@ class SeatModel(ModelWrapper):
         record.usage = response.usage
         record.origin = response.origin
         record.finish_reason = response.finish_reason
+        record.served_model = response.served_model
         record.notes = list(response.notes)
         self._parse(record, request, response.text)
         self.log.append(record)

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from jubensha.llm.base import ModelError
+from jubensha.llm.base import ErrorKind, ModelError
 from jubensha.llm.environment import MODEL_ENV
+from jubensha.outdir import write_whole
 from jubensha.prompts import render
 from jubensha.userdirs import cache_dir
 
@@ -32,8 +33,7 @@ CHUNK = 8 << 20
 class ModelFileError(ModelError):
     """A local model's file is missing, incomplete or not the expected bytes."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, fatal=True)
+    kind = ErrorKind.DEAD
 
 
 @dataclass(frozen=True)
@@ -207,6 +207,34 @@ def _read_stamp(path: Path) -> dict[str, int] | None:
 
 def _write_stamp(path: Path) -> None:
     _stamp_path(path).write_text(json.dumps(_stamp(path)), encoding="utf-8")
+
+
+def file_sha256(path: Path, model: KnownModel | None = None) -> str:
+    """The sha256 of a model file, hashed once: a known model joined and verified here
+    has its pinned hash while its stamp holds; any other file is hashed on first use and
+    its digest kept in the cache folder beside its size and modification time."""
+    if model is not None and model.sha256 and is_joined(model, path.parent):
+        return model.sha256
+    digests = cache_folder() / "digests.json"
+    key = str(path.resolve())
+    stamp = _stamp(path)
+    try:
+        known = json.loads(digests.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    if not isinstance(known, dict):
+        known = {}
+    found = known.get(key)
+    if isinstance(found, dict) and {k: found.get(k) for k in stamp} == stamp:
+        return str(found.get("sha256", ""))
+    digest = hashlib.sha256()
+    with path.open("rb") as source:
+        while block := source.read(CHUNK):
+            digest.update(block)
+    known[key] = {**stamp, "sha256": digest.hexdigest()}
+    digests.parent.mkdir(parents=True, exist_ok=True)
+    write_whole(digests, json.dumps(known, indent=1))
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 import typer
 from rich.table import Table
 
+from jubensha.extras import install_line
 from jubensha.llm.catalog import KNOWN, cache_folder, default_play_model, status
 from jubensha.llm.environment import MODEL_ENV
 from jubensha.terminal import Terminal
@@ -44,7 +45,8 @@ def models(
         table.add_row(row.spec, f"{row.model.title}\n{facts}\n{row.needs or row.model.note}")
     console.print(table)
     if importlib.util.find_spec("xllamacpp") is None:
-        console.print("Every local model runs on xllamacpp, not installed: pip install xllamacpp")
+        console.print("Every local model runs on xllamacpp, not installed: "
+                      f"{install_line('local')}")
     console.print(f"default model of jubensha play: {default_play_model()} (set {MODEL_ENV} "
                   "to change it; without it, the 1.5B model when installed, else local); "
                   f"joined models live in {cache_folder()}; any GGUF file runs as "

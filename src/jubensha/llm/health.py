@@ -7,7 +7,7 @@ at once instead of playing to the end on fallbacks.
 It stops the game (``ModelUnreachable``) when a call fails with an error that no retry can
 fix (connection refused, key rejected, no such model, a cassette that does not hold the
 call) before any call of the game was answered, when the endpoint asks to wait longer
-than a call may (``ModelExhausted``: a spent quota), or when one seat's calls fail
+than a call may (``ErrorKind.SPENT``: a spent quota), or when one seat's calls fail
 ``max_consecutive`` times in a row.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from jubensha.llm.base import ModelError, ModelExhausted
+from jubensha.llm.base import ErrorKind, ModelError
 from jubensha.prompts import message
 
 DEFAULT_MAX_CONSECUTIVE = 5
@@ -39,7 +39,7 @@ class ModelUnreachable(BaseException):
     def say(self, lang: str) -> str:
         """What happened, in ``lang`` (the model's own error as it gave it)."""
         if self.seat is None:
-            key = "exhausted" if isinstance(self.error, ModelExhausted) else "unreachable"
+            key = "exhausted" if kind_of(self.error) is ErrorKind.SPENT else "unreachable"
             return message(lang, key, model=self.model, error=self.error)
         return message(lang, "failing", failures=self.failures, seat=self.seat,
                        model=self.model, error=self.error)
@@ -60,14 +60,13 @@ class Health:
         """Count a failed call; raise ``ModelUnreachable`` when the game cannot go on."""
         key = seat or "-"
         self.failures[key] = self.failures.get(key, 0) + 1
-        if isinstance(error, ModelExhausted):
-            raise ModelUnreachable(model, error)
-        if is_fatal(error) and not self.answered:
+        kind = kind_of(error)
+        if kind is ErrorKind.SPENT or (kind is ErrorKind.DEAD and not self.answered):
             raise ModelUnreachable(model, error)
         if self.max_consecutive and self.failures[key] >= self.max_consecutive:
             raise ModelUnreachable(model, error, key, self.failures[key])
 
 
-def is_fatal(error: BaseException) -> bool:
-    """An error that every later call would meet as well."""
-    return isinstance(error, ModelError) and error.fatal
+def kind_of(error: BaseException) -> ErrorKind | None:
+    """The kind of a model error (``ErrorKind``); None for anything else that failed."""
+    return error.kind if isinstance(error, ModelError) else None

@@ -15,6 +15,7 @@ for a server the user paired it with:
         "http://gpu2:8000/v1": {api_key_env: GPU2_KEY}
         "http://localhost:8000/v1": {}        # a server that needs no key
       worker_env: [HF_TOKEN]                  # more variables a Ray batch may copy to workers
+      folders: [~/datasets]                   # files a shared batch folder may name
 
 A server that a spec names and the settings do not list gets no call at all: the batch
 stops before its first game with one line saying what to add (``UnconfiguredServer``).
@@ -62,6 +63,9 @@ class UserSettings(_Strict):
     endpoints: dict[str, UserEndpoint] = Field(default_factory=dict)
     worker_env: list[Annotated[str, Field(pattern=ENV_NAME)]] = Field(
         default_factory=list, description="More variables a Ray batch may copy to workers.")
+    folders: list[str] = Field(default_factory=list, description=(
+        "Folders whose files a batch folder the user did not start may name (datasets, a "
+        "shared reply cache); runs.spec_trust."))
 
 
 @dataclass(frozen=True)

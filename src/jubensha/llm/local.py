@@ -33,7 +33,17 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from jubensha.llm.base import Model, ModelError, Request, Response, TextSink, Usage, stream_sink
+from jubensha.extras import missing_extra
+from jubensha.llm.base import (
+    ErrorKind,
+    Model,
+    ModelError,
+    Request,
+    Response,
+    TextSink,
+    Usage,
+    stream_sink,
+)
 from jubensha.llm.catalog import KNOWN, SMOLLM2, KnownModel, model_file
 from jubensha.llm.completion import read_completion
 from jubensha.llm.text import contains_cjk, estimate_tokens, fit_messages
@@ -75,7 +85,7 @@ def find_gguf() -> Path:
     try:
         return model_file(SMOLLM2)
     except ModelError as error:
-        raise LocalModelError(str(error), fatal=True) from None
+        raise LocalModelError(str(error), kind=ErrorKind.DEAD) from None
 
 
 def resolve(argument: str) -> tuple[Path, KnownModel | None]:
@@ -88,11 +98,11 @@ def resolve(argument: str) -> tuple[Path, KnownModel | None]:
         try:
             return model_file(known), known
         except ModelError as error:
-            raise LocalModelError(str(error), fatal=True) from None
+            raise LocalModelError(str(error), kind=ErrorKind.DEAD) from None
     path = Path(argument).expanduser()
     if path.suffix.lower() != ".gguf" and not path.is_file():
         raise LocalModelError(f"unknown local model {argument!r}: name one of "
-                              f"{', '.join(sorted(KNOWN))} or a .gguf file", fatal=True)
+                              f"{', '.join(sorted(KNOWN))} or a .gguf file", kind=ErrorKind.DEAD)
     return path, None
 
 
@@ -115,7 +125,11 @@ def _engine(settings: Engine) -> Any:
     seats; a slot that no longer fits loses its cached prompt, never its answer. Idle slots
     keep their tokens (``cache_idle_slots`` off), so each seat finds its prefix again."""
     if settings not in _ENGINES:
-        import xllamacpp
+        try:
+            import xllamacpp
+        except ImportError as error:  # every later call would miss it too
+            raise LocalModelError(missing_extra(error) or str(error),
+                                  kind=ErrorKind.DEAD) from None
 
         params = xllamacpp.CommonParams()
         params.model.path = settings.path
@@ -135,7 +149,7 @@ def _engine(settings: Engine) -> Any:
             _ENGINES[settings] = xllamacpp.Server(params)
         except RuntimeError as error:
             raise LocalModelError(f"could not load the local model {settings.path}: {error}",
-                                  fatal=True) from None
+                                  kind=ErrorKind.DEAD) from None
     return _ENGINES[settings]
 
 
@@ -157,7 +171,7 @@ class LocalModel(Model):
                  parallel: bool = True) -> None:
         self.path = Path(path) if path else find_gguf()
         if not self.path.is_file():
-            raise LocalModelError(f"local model file not found: {self.path}", fatal=True)
+            raise LocalModelError(f"local model file not found: {self.path}", kind=ErrorKind.DEAD)
         if path is None:
             known = SMOLLM2
         self.known = known
@@ -312,7 +326,10 @@ def _from_thread(sink: TextSink | None) -> TextSink | None:
     if sink is None:
         return None
     loop = asyncio.get_running_loop()
-    return lambda text: loop.call_soon_threadsafe(sink, text)
+
+    def hand_over(text: str) -> None:
+        loop.call_soon_threadsafe(sink, text)
+    return hand_over
 
 
 def _streamed(engine: Any, payload: dict[str, Any], sink: TextSink) -> dict[str, Any]:

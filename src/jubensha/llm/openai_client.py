@@ -37,6 +37,7 @@ from tenacity.stop import stop_base
 from tenacity.wait import wait_exponential_jitter
 
 from jubensha.llm.base import (
+    ErrorKind,
     ImagePart,
     Message,
     Model,
@@ -164,7 +165,7 @@ def image_url(part: ImagePart) -> str:
         return part.url
     path = Path(part.url).expanduser()
     if not path.is_file():
-        raise OpenAIError(f"image file not found: {path}")
+        raise OpenAIError(f"image file not found: {path}", kind=ErrorKind.FAIL)
     mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
@@ -192,7 +193,7 @@ class OpenAIModel(Model):
         if not api_key and not base_url:
             raise OpenAIError("no API key: set OPENAI_API_KEY (or pass --base-url for a "
                               "server that needs no key, e.g. a local vLLM or Ollama)",
-                              fatal=True)
+                              kind=ErrorKind.DEAD)
         self.model = model
         self.name = f"openai:{model}"
         self.client = AsyncOpenAI(api_key=api_key or "not-needed", base_url=base_url,
@@ -236,7 +237,8 @@ class OpenAIModel(Model):
                              f"using {self.response_format}")
             except (openai.OpenAIError, ValueError) as error:
                 raise OpenAIError(f"{self.name}: {_reason(error)}",
-                                  fatal=isinstance(error, FATAL)) from None
+                                  kind=ErrorKind.DEAD if isinstance(error, FATAL)
+                                  else ErrorKind.RETRY) from None
         if completion is None:
             raise OpenAIError(f"{self.name} returned no choices")
         return Response(
@@ -245,7 +247,8 @@ class OpenAIModel(Model):
                         completion_tokens=completion.completion_tokens,
                         cached_tokens=completion.cached_tokens,
                         latency_s=time.perf_counter() - start),
-            finish_reason=completion.finish_reason, notes=notes)
+            finish_reason=completion.finish_reason, notes=notes,
+            served_model=completion.model)
 
     async def _complete(self, body: dict[str, Any], sink: TextSink | None = None
                         ) -> Completion | None:

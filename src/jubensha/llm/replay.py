@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError, model_validator
 
-from jubensha.llm.base import Model, ModelError, ModelWrapper, Request, Response
+from jubensha.llm.base import ErrorKind, Model, ModelError, ModelWrapper, Request, Response
 from jubensha.safeload import MAX_LOG_BYTES, DocumentError, read_bounded
 
 
@@ -42,7 +42,7 @@ class CassetteEntry(BaseModel):
 class CassetteError(ModelError):
     """A cassette that cannot be read, or a request it does not hold."""
 
-    retryable = False
+    kind = ErrorKind.FAIL
 
 
 def cassette_key(request: Request) -> str:
@@ -112,7 +112,7 @@ class ReplayModel(Model):
             raise CassetteError(
                 f"{self.name} holds no reply for purpose {request.purpose or '(none)'!r}, "
                 f"seat {request.seat or '(none)'!r}, sample {request.sample}: the game asked "
-                "something the recording never asked", fatal=True)
+                "something the recording never asked", kind=ErrorKind.DEAD)
         entry = entries[min(self._served[key], len(entries) - 1)]
         self._served[key] += 1
         if entry.response is None:

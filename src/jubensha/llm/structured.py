@@ -25,7 +25,7 @@ from typing import Any, Generic, Literal, TypeVar
 import json_repair
 from pydantic import BaseModel, Field, ValidationError, create_model
 
-from jubensha.llm.base import Message, Model, ModelError, Request, Usage
+from jubensha.llm.base import ErrorKind, Message, Model, ModelError, Request, Usage
 from jubensha.llm.text import messages_language
 from jubensha.prompts import render
 
@@ -42,7 +42,7 @@ class ParseFailure(ValueError):
 class StructuredOutputError(ModelError):
     """No attempt produced a valid object; ``raws`` holds every reply, ``problems`` why."""
 
-    retryable = False
+    kind = ErrorKind.FAIL
 
     def __init__(self, message: str, raws: list[str], problems: list[str]) -> None:
         super().__init__(message)

@@ -14,7 +14,9 @@ Wrappers add one behaviour around any model without changing the ``Model`` inter
 from __future__ import annotations
 
 import sqlite3
+import stat
 from collections.abc import Iterable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,8 +25,16 @@ from pydantic import BaseModel, Field, RootModel, ValidationError
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_exponential_jitter
 
-from jubensha.llm.base import Model, ModelError, ModelWrapper, Request, Response, Usage
-from jubensha.safeload import DocumentError, one_line, read_document
+from jubensha.llm.base import (
+    ErrorKind,
+    Model,
+    ModelError,
+    ModelWrapper,
+    Request,
+    Response,
+    Usage,
+)
+from jubensha.safeload import DocumentError, read_document, shown_key
 
 if TYPE_CHECKING:
     from jubensha.llm.calls import CallRecord
@@ -33,12 +43,14 @@ if TYPE_CHECKING:
 # --- retry ---------------------------------------------------------------------------------
 
 def is_retryable(error: BaseException) -> bool:
-    """Model errors are worth another try unless their class says ``retryable = False``."""
-    return isinstance(error, ModelError) and getattr(error, "retryable", True)
+    """Only a model error of kind ``RETRY`` is worth another try (``ErrorKind``)."""
+    return isinstance(error, ModelError) and error.kind is ErrorKind.RETRY
 
 
 class RetryModel(ModelWrapper):
-    """Retries failed calls up to ``attempts`` in all, with jittered exponential backoff."""
+    """Retries failed calls up to ``attempts`` in all, with jittered exponential backoff;
+    an error of any other kind than ``RETRY`` (a dead endpoint, a spent quota or budget, a
+    reply that fits no schema) goes up at once."""
 
     def __init__(self, inner: Model, attempts: int = 3, backoff_s: float = 0.5,
                  backoff_max_s: float = 10.0) -> None:
@@ -73,8 +85,40 @@ class MemoryCache:
         self._replies[key] = response
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
 class SqliteCache:
     """Replies kept in an SQLite file, shared by runs and processes."""
+
+    @staticmethod
+    def unusable(path: Path) -> str | None:
+        """Why ``path`` cannot be a reply cache, or None: what is there must be a regular
+        file holding an SQLite database with no table but ``replies``, so that a spec
+        naming an unrelated database never gets a table added to it."""
+        try:
+            info = path.lstat()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return f"cannot read: {exc.strerror or exc}"
+        if not stat.S_ISREG(info.st_mode):
+            return "not a regular file (a reply cache is an SQLite file of its own)"
+        if info.st_size == 0:
+            return None
+        with path.open("rb") as handle:
+            if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+                return "not an SQLite database; name a new file for the reply cache"
+        try:
+            with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+                tables = {row[0] for row in db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.Error as exc:
+            return f"not a readable SQLite database ({exc})"
+        if tables - {"replies"}:
+            return (f"an SQLite database holding {len(tables - {'replies'})} other table(s), "
+                    "not a reply cache; name a new file for it")
+        return None
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
@@ -147,7 +191,7 @@ class PriceTable(RootModel[dict[str, Price]]):
             return cls.model_validate(data or {})
         except ValidationError as error:
             problem = error.errors()[0]
-            where = one_line(".".join(str(p) for p in problem["loc"]), 100) or "the table"
+            where = ".".join(shown_key(str(part)) for part in problem["loc"]) or "the table"
             raise ValueError(f"price table {path}: {where}: {problem['msg']}") from None
 
     def price(self, model: str) -> Price | None:
@@ -245,9 +289,9 @@ class Budget(BaseModel):
 
 
 class BudgetExceeded(ModelError):
-    """The run spent its budget; further calls fail at once (and are never retried)."""
+    """The run spent its budget: every further call fails at once, and none is retried."""
 
-    retryable = False
+    kind = ErrorKind.DEAD
 
 
 class BudgetModel(ModelWrapper):

@@ -42,9 +42,18 @@ from jubensha.llm.base import Usage
 from jubensha.llm.calls import NOT_A_CALL, CallRecord
 from jubensha.outdir import write_whole
 from jubensha.runlog.counts import CallCounts
-from jubensha.safeload import MAX_LOG_BYTES, DocumentError, read_bounded
+from jubensha.runlog.provenance import Provenance
+from jubensha.safeload import (
+    MAX_LOG_BYTES,
+    DocumentError,
+    LineError,
+    first_line,
+    parse_jsonl,
+    read_bounded,
+)
 from jubensha.scripts.io import dump_script
 from jubensha.scripts.model import Script
+from jubensha.terminal import plain_text
 
 META, EVENTS, CALLS, RESULT, TRANSCRIPT = (
     "meta.json", "events.jsonl", "calls.jsonl", "result.json", "transcript.md")
@@ -87,6 +96,9 @@ class RunMeta(BaseModel):
     order: list[str] = Field(default_factory=list)
     options: dict[str, Any] = Field(default_factory=dict)
     versions: dict[str, str] = Field(default_factory=dict)
+    provenance: Provenance | None = Field(None, description=(
+        "The code, prompts and models the game played with (runlog.provenance); None in "
+        "folders written before it was recorded."))
     started: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
@@ -148,6 +160,8 @@ class RunFolder:
             meta = meta.model_copy(update={"script_sha256": hashlib.sha256(data).hexdigest()})
         self.meta = meta
         self.write_meta(meta)
+        self.served: dict[str, set[str]] = {}
+        """Per client name, the models its server said answered (``CallRecord.served_model``)."""
         self._events: IO[str] = (self.path / EVENTS).open("a", encoding="utf-8")
         self._calls: IO[str] = (self.path / CALLS).open("a", encoding="utf-8")
 
@@ -164,6 +178,8 @@ class RunFolder:
     def write(self, record: CallRecord) -> None:
         """``CallSink``: append one call record."""
         self.usage.add(record)
+        if record.served_model:
+            self.served.setdefault(record.model, set()).add(record.served_model)
         self._calls.write(record.model_dump_json() + "\n")
         self._calls.flush()
 
@@ -177,7 +193,8 @@ class RunFolder:
         return final
 
     def write_transcript(self, text: str) -> None:
-        (self.path / TRANSCRIPT).write_text(text, encoding="utf-8")
+        """transcript.md, for people: no escape sequence a script or model put in it."""
+        (self.path / TRANSCRIPT).write_text(plain_text(text), encoding="utf-8")
 
     def close(self) -> None:
         self._events.close()
@@ -212,7 +229,7 @@ def read_run(path: str | Path) -> RunLog:
         raise RunError(f"{folder}: no such run folder")
     if not present(folder / EVENTS) and not present(folder / META):
         raise RunError(f"{folder}: not a run folder (no {META} or {EVENTS})")
-    meta = _read_meta(folder / META)
+    meta = read_meta(folder / META)
     truncated: list[str] = []
     events = _read_jsonl(folder / EVENTS, EVENT_ADAPTER.validate_json, truncated)
     calls = _read_jsonl(folder / CALLS, CallRecord.model_validate_json, truncated)
@@ -220,7 +237,7 @@ def read_run(path: str | Path) -> RunLog:
     return RunLog(folder, meta, events, calls, result, truncated)
 
 
-def _read_meta(path: Path) -> RunMeta | None:
+def read_meta(path: Path) -> RunMeta | None:
     """meta.json, its format checked before anything of the folder is parsed."""
     if not present(path):
         return None
@@ -235,7 +252,7 @@ def _read_meta(path: Path) -> RunMeta | None:
     try:
         return RunMeta.model_validate_json(data)
     except ValidationError as exc:
-        raise RunError(f"{path}: {_first_line(exc)}") from None
+        raise RunError(f"{path}: {first_line(exc)}") from None
 
 
 def present(path: Path) -> bool:
@@ -255,40 +272,15 @@ def read_own(path: Path, max_bytes: int = MAX_LOG_BYTES) -> bytes:
 def _read_jsonl(path: Path, parse: Any, truncated: list[str]) -> list[Any]:
     if not present(path):
         return []
-    lines = read_own(path).split(b"\n")
-    while lines and not lines[-1].strip():
-        lines.pop()
-    items = []
-    for number, raw in enumerate(lines, 1):
-        last = number == len(lines)
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            if last:  # cut inside a multi-byte character while being written
-                truncated.append(path.name)
-                break
-            raise RunError(f"{path}:{number}: not UTF-8 text") from None
-        if not line.strip():
-            continue
-        try:
-            items.append(parse(line))
-        except (ValidationError, ValueError) as exc:
-            if last and _cut_off(line):
-                truncated.append(path.name)
-                break
-            raise RunError(f"{path}:{number}: not a valid record: {_first_line(exc)}") from None
-    return items
-
-
-def _cut_off(line: str) -> bool:
-    """A last line that is not complete JSON was being written when the run stopped."""
     try:
-        json.loads(line)
-    except json.JSONDecodeError:
-        return True
-    except (RecursionError, ValueError):  # whole, but too deep or a number too long
-        return False
-    return False
+        items, torn = parse_jsonl(read_own(path), parse)
+    except LineError as exc:
+        what = exc.problem if exc.problem == "not UTF-8 text" else \
+            f"not a valid record: {exc.problem}"
+        raise RunError(f"{path}:{exc.number}: {what}") from None
+    if torn:
+        truncated.append(path.name)
+    return items
 
 
 def _read_json(path: Path, model: type[M]) -> M | None:
@@ -297,8 +289,6 @@ def _read_json(path: Path, model: type[M]) -> M | None:
     try:
         return model.model_validate_json(read_own(path))
     except ValidationError as exc:
-        raise RunError(f"{path}: {_first_line(exc)}") from None
+        raise RunError(f"{path}: {first_line(exc)}") from None
 
 
-def _first_line(exc: Exception) -> str:
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -164,7 +164,7 @@ class Answers:
         assert record.raw is not None
         return Response(text=record.raw, model=record.model, usage=record.usage,
                         finish_reason=record.finish_reason, origin=RESUMED,
-                        notes=list(record.notes))
+                        notes=list(record.notes), served_model=record.served_model)
 
 
 class ResumingModel(ModelWrapper):

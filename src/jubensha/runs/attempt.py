@@ -17,7 +17,6 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from jubensha.engine.game import GameResult
-from jubensha.engine.procedure import Procedure
 from jubensha.llm.base import Model, ModelWrapper, Request, Response
 from jubensha.llm.calls import CallRecord, OnCall
 from jubensha.llm.health import ModelUnreachable
@@ -28,20 +27,19 @@ from jubensha.runlog.folder import RunError, RunResult, read_own
 from jubensha.runlog.resume import Resume, ResumeDiverged, ResumeError
 from jubensha.runs.index import Spend, now
 from jubensha.runs.limits import LimitedModel, Limiter
-from jubensha.runs.play import SeatPlan, build_models, play_game
+from jubensha.runs.play import PlayConfig, build_models, play_game
 from jubensha.runs.spec_schema import BatchSpec, PlannedGame
 from jubensha.safeload import MAX_BYTES
-from jubensha.scripts.model import Language, Script
 
 ERROR_FILE = "error.json"
-ErrorKind = Literal["error", "timeout", "budget", "cancelled", "unreachable", "degraded",
+GameErrorKind = Literal["error", "timeout", "budget", "cancelled", "unreachable", "degraded",
                     "diverged"]
 
 
 class GameError(BaseModel):
     """Why an attempt at a game ended without a result (``error.json``)."""
 
-    kind: ErrorKind
+    kind: GameErrorKind
     message: str
     traceback: str = ""
     time: str = ""
@@ -62,7 +60,7 @@ def degraded_message(result: GameResult) -> str:
     return f"{reason}: the game was not really played"
 
 
-def write_error(folder: Path, kind: ErrorKind, message: str, trace: str = "") -> None:
+def write_error(folder: Path, kind: GameErrorKind, message: str, trace: str = "") -> None:
     folder.mkdir(parents=True, exist_ok=True)
     error = GameError(kind=kind, message=message, traceback=trace, time=now())
     (folder / ERROR_FILE).write_text(error.model_dump_json(indent=2) + "\n", encoding="utf-8")
@@ -86,7 +84,7 @@ class GameAborted(BaseException):
     fallback so that a game always finishes; a spent budget must end the game instead, so
     this derives from ``BaseException``, which the engine does not catch."""
 
-    def __init__(self, kind: ErrorKind, message: str):
+    def __init__(self, kind: GameErrorKind, message: str):
         super().__init__(message)
         self.kind = kind
         self.message = message
@@ -148,31 +146,25 @@ class GameJob:
     environment where the game plays holds its key, both as the user's settings pair them."""
 
     name: str
-    script: Script
-    procedure: Procedure
-    plans: dict[str, SeatPlan]
-    seed: int
-    language: Language
-    embedder: str
-    script_source: str
+    game: PlayConfig
+    """The game; its ``resume``, when set, is the earlier attempt whose calls are answered
+    again before the game goes live."""
     model_options: dict[str, Any]
+    """The spec's, validated where the game plays (whose environment holds the keys)."""
     servers: dict[str, Server]
     timeout_s: float | None
     call_attempts: int
     """Attempts per model call (the spec's ``wrappers.retries``; 1: no retry)."""
     prices: PriceTable | None
     budget_per_game: Budget | None
-    resume: Resume | None = None
-    """An earlier attempt whose calls are answered again before the game goes live."""
-    preset: dict[str, Any] | None = None
-    """The paper preset the game plays (meta.json says it)."""
 
 
 def game_meter(job: GameJob) -> Meter | None:
     """The game's budget, charged with the calls it resumes (the game's, paid earlier)."""
     if not job.budget_per_game:
         return None
-    earlier = spend_of(job.resume.records) if job.resume else Spend()
+    resume = job.game.resume
+    earlier = spend_of(resume.records) if resume else Spend()
     return Meter(job.budget_per_game, "game", earlier)
 
 
@@ -186,8 +178,9 @@ def options_for(options: ModelOptions, server: Server | None) -> ModelOptions:
 def clients_for(job: GameJob, options: ModelOptions) -> dict[str, Model]:
     """One raw client per model spec, built with its server's address and key."""
     clients: dict[str, Model] = {}
-    for spec in dict.fromkeys(plan.model for plan in job.plans.values()):
-        seats = {name: plan for name, plan in job.plans.items() if plan.model == spec}
+    plans = job.game.plans
+    for spec in dict.fromkeys(plan.model for plan in plans.values()):
+        seats = {name: plan for name, plan in plans.items() if plan.model == spec}
         clients |= build_models(seats, options_for(options, job.servers.get(spec)))
     return clients
 
@@ -229,20 +222,16 @@ async def play_attempt(job: GameJob, folder: Path, *, cache: SqliteCache | None,
 
 async def _play(job: GameJob, folder: Path, models: dict[str, Model],
                 options: ModelOptions, on_call: OnCall | None) -> RunResult:
-    """The game, resumed from ``job.resume`` when its log fits the game (a log that does
-    not is left aside and the game starts from the beginning)."""
-    resume = job.resume
+    """The game, resumed from ``job.game.resume`` when its log fits the game (a log that
+    does not is left aside and the game starts from the beginning)."""
+    game = job.game.model_copy(update={"model_options": options})
     while True:
         try:
-            return await play_game(
-                job.script, job.procedure, job.plans, out=folder, seed=job.seed,
-                language=job.language, model_options=options, embedder=job.embedder,
-                script_source=job.script_source, models=models, resume=resume,
-                preset=job.preset, on_call=on_call)
+            return await play_game(game, folder, models=models, on_call=on_call)
         except ResumeError:
-            if resume is None:
+            if game.resume is None:
                 raise
-            resume = None
+            game = game.model_copy(update={"resume": None})
 
 
 def _wrapped(job: GameJob, client: Model, limiter: Limiter | None, cache: SqliteCache | None,
@@ -259,11 +248,12 @@ def game_job(game: PlannedGame, spec: BatchSpec, prices: PriceTable | None,
     """The job of one attempt at a batch's game: its settings, where its models are served
     and the earlier attempt it resumes."""
     settings = game.settings
-    return GameJob(
-        name=game.name, script=game.script, procedure=game.procedure, plans=game.plans,
-        seed=settings.seed, language=settings.language, embedder=settings.embedder,
-        script_source=settings.script, model_options=dict(spec.model_options),
-        servers=servers, timeout_s=spec.timeout_s,
-        call_attempts=spec.wrappers.retries, prices=prices,
-        budget_per_game=spec.wrappers.budget_per_game, resume=resume,
-        preset=settings.preset.model_dump() if settings.preset else None)
+    config = PlayConfig(script=game.script, procedure=game.procedure, plans=game.plans,
+                        seed=settings.seed, language=settings.language,
+                        embedder=settings.embedder, script_source=settings.script,
+                        resume=resume,
+                        preset=settings.preset.model_dump() if settings.preset else None)
+    return GameJob(name=game.name, game=config, model_options=dict(spec.model_options),
+                   servers=servers, timeout_s=spec.timeout_s,
+                   call_attempts=spec.wrappers.retries, prices=prices,
+                   budget_per_game=spec.wrappers.budget_per_game)

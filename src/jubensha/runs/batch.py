@@ -15,6 +15,7 @@ say ``runs.batch_folders``'s.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 
 from jubensha.llm.calls import OnCall
@@ -33,6 +34,8 @@ from jubensha.runs.index import INDEX_FILE, GameRow
 from jubensha.runs.spec import dump_spec, load_spec
 from jubensha.runs.spec_expand import expand
 from jubensha.runs.spec_schema import SPEC_FILE, BatchSpec, PlannedGame
+from jubensha.runs.spec_trust import foreign_paths, sign_spec, unsigned
+from jubensha.safeload import DocumentError, read_bounded
 
 
 class BatchError(Exception):
@@ -107,15 +110,21 @@ class Batch(BatchFolder):
                 "seats, seeds, language, embedder or model options change the games; "
                 "concurrency, wrappers, timeout, metrics, executor and endpoints do not. Write "
                 f"to a new folder (--out), or {hint}.")
-        _write_spec(root / SPEC_FILE, dump_spec(spec))
+        _write_spec(root / SPEC_FILE, sign_spec(dump_spec(spec)))
         return batch
 
     @staticmethod
     def stored_spec(root: Path) -> BatchSpec:
+        """The batch folder's spec; unless this user's key signed it, it may name files
+        only inside the folder (``runs.spec_trust``)."""
         path = Path(root) / SPEC_FILE
         if not path.is_file():
             raise BatchError(f"{root}: not a batch folder (no {SPEC_FILE})")
-        return load_spec(path)
+        try:
+            _, own = unsigned(read_bounded(path).decode("utf-8"))
+        except (DocumentError, UnicodeDecodeError):
+            own = False  # load_spec says what is wrong with the file
+        return load_spec(path, None if own else partial(foreign_paths, root=Path(root)))
 
     @classmethod
     def resume(cls, root: Path) -> Batch:

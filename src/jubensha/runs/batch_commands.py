@@ -41,6 +41,7 @@ from jubensha.runs.compare import (
     CompareError,
     CompareFormat,
     Comparison,
+    adjusted_together,
     comparison_table,
     entrant,
     render_comparison,
@@ -49,10 +50,13 @@ from jubensha.runs.compare import compare as compare_entrants
 from jubensha.runs.estimate import batch_calls, worth_estimating
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow
 from jubensha.runs.loose import find_run_folders, rows_from_runs
+from jubensha.runs.provenance import MixedProvenance
 from jubensha.runs.ratings import LeaderboardFormat, leaderboard_table, rate, render_leaderboard
 from jubensha.runs.report import ReportFormat, batch_title, build_report, render
 from jubensha.runs.spec import dump_spec, load_spec
 from jubensha.runs.spec_schema import SPEC_FILE, SpecError
+from jubensha.runs.spec_trust import unsigned
+from jubensha.signing import KeyFileError
 from jubensha.terminal import Terminal, fail
 
 app = typer.Typer()
@@ -65,6 +69,9 @@ ExecutorOption = Annotated[Literal["local", "processes", "ray"] | None, typer.Op
     help="Where games play: this process, this machine's processes, or a Ray cluster "
          "(processes and ray: pip install 'jubensha[ray]') (default: the spec's "
          "executor.kind).")]
+AllowMixedOption = Annotated[bool, typer.Option(
+    "--allow-mixed", help="Pool games of different code, prompts or models (by default "
+    "refused, saying what differs; docs/experiments.md).")]
 AddressOption = Annotated[str | None, typer.Option(
     help="Ray cluster: auto, ray://HOST:10001 (default: the spec's executor.address, else "
          "a local cluster).")]
@@ -108,7 +115,7 @@ def batch(
             return
         prepare_root(root, spec, dump_spec(loaded), overwrite)
         opened = Batch.open(loaded, root, extend=extend)
-    except (SpecError, BatchError, OutError) as exc:
+    except (SpecError, BatchError, OutError, KeyFileError) as exc:
         raise fail(str(exc)) from None
     play(place(opened, executor, address), concurrency)
 
@@ -123,7 +130,7 @@ def resume(
     """Play the games of a batch that have not finished, with the spec it was started with."""
     try:
         opened = Batch.resume(batch_dir)
-    except (SpecError, BatchError) as exc:
+    except (SpecError, BatchError, KeyFileError) as exc:
         raise fail(str(exc)) from None
     play(place(opened, executor, address), concurrency)
 
@@ -133,7 +140,7 @@ def prepare_root(root: Path, spec: Path, resolved: str, overwrite: bool) -> None
     takes the place of another folder's content or of the input spec."""
     stored = root / SPEC_FILE
     if stored.is_file() and stored.resolve() == spec.resolve() and (
-            overwrite or stored.read_text(encoding="utf-8") != resolved):
+            overwrite or unsigned(stored.read_text(encoding="utf-8"))[0] != resolved):
         raise OutError(f"--out {root}: the batch would write its resolved spec over the input "
                        f"{spec}; give the batch another folder (a batch's own folder is "
                        f"resumed with: jubensha runs resume {root})")
@@ -183,7 +190,7 @@ def play(opened: Batch, concurrency: int | None) -> None:
         rows = opened.index.rows()
         opened.close()
     _summarise(summary, opened)
-    result = build_report(rows, batch=batch_title(opened.root))
+    result = build_report(rows, batch=batch_title(opened.root), allow_mixed=True)
     warn(result.warning)
     for table in result.tables():
         print_table(console, table, "--format md")
@@ -298,7 +305,7 @@ def reindex(
     """Rebuild batch.sqlite from the run folders (the folders are the source of truth)."""
     try:
         opened = Batch.rebuild(batch_dir)
-    except (SpecError, BatchError) as exc:
+    except (SpecError, BatchError, KeyFileError) as exc:
         raise fail(str(exc)) from None
     try:
         rows = asyncio.run(opened.reindex())
@@ -325,12 +332,17 @@ def report(
     baseline: Annotated[str | None, typer.Option(
         help="Also compare every other method with this one (ARCH@MODEL) on paired games "
              "(table, md and HTML; `runs compare` gives CSV and JSON).")] = None,
+    allow_mixed: AllowMixedOption = False,
 ) -> None:
     """Tables of a batch: win rate and identification with 95% intervals, failures, calls,
     tokens, cost, duration, and the post-game metrics with 95% bootstrap intervals."""
     rows = index_rows(batch_dir, loose=True)
-    result = build_report(rows, by_script=by_script, batch=batch_title(batch_dir))
-    against = against_baseline(rows, baseline) if baseline else []
+    try:
+        result = build_report(rows, by_script=by_script, batch=batch_title(batch_dir),
+                              allow_mixed=allow_mixed)
+    except MixedProvenance as exc:
+        raise fail(f"{batch_dir}: {exc}") from None
+    against = against_baseline(rows, baseline, allow_mixed) if baseline else []
     tables = [*result.tables(), *(comparison_table(c) for c in against)]
     if fmt == "table":
         warn(result.warning)
@@ -354,12 +366,15 @@ def report(
         console.print(f"wrote {write_html(batch_dir, rows, html, against)}")
 
 
-def against_baseline(rows: list[GameRow], baseline: str) -> list[Comparison]:
+def against_baseline(rows: list[GameRow], baseline: str, allow_mixed: bool = False
+                     ) -> list[Comparison]:
     """Every other method against ``baseline`` on their paired games (one line on error)."""
     methods = [m for m in dict.fromkeys(entrant(r) for r in rows) if m != baseline]
     try:
-        return [compare_entrants(rows, method, baseline) for method in methods]
-    except CompareError as exc:
+        return adjusted_together([compare_entrants(rows, method, baseline,
+                                                   allow_mixed=allow_mixed)
+                                  for method in methods])
+    except (CompareError, MixedProvenance) as exc:
         raise fail(f"--baseline: {exc}") from None
 
 
@@ -388,13 +403,15 @@ def compare(
         "'civilian win', identification, similarity.tfidf.")] = None,
     fmt: Annotated[CompareFormat, typer.Option(
         "--format", help="table (terminal), md, csv or json.")] = "table",
+    allow_mixed: AllowMixedOption = False,
 ) -> None:
     """A against B on the games both played with the same script, procedure and seed:
     the mean paired difference of the civilian win, identification and every post-game
     metric, its 95% bootstrap interval, and a paired permutation test's p-value."""
     try:
-        result = compare_entrants(index_rows(batch_dir, loose=True), a, b, metric)
-    except CompareError as exc:
+        result = compare_entrants(index_rows(batch_dir, loose=True), a, b, metric,
+                                  allow_mixed=allow_mixed)
+    except (CompareError, MixedProvenance) as exc:
         raise fail(str(exc)) from None
     if fmt == "table":
         warn(result.warning)

@@ -5,6 +5,7 @@ the folders (``BatchFolder``). The folders are the truth; the index is rebuilt f
 
 from __future__ import annotations
 
+import json
 import typing
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -24,6 +25,7 @@ from jubensha.runlog.attempts import earlier_attempts
 from jubensha.runlog.folder import CALLS, RESULT, RunError, read_own, read_run
 from jubensha.runlog.resume import spent
 from jubensha.runs.attempt import read_error, spend_of
+from jubensha.runs.game_scores import SCORING
 from jubensha.runs.index import BatchIndex, GameRow, Spend
 from jubensha.runs.spec_schema import BatchSpec, PlannedGame
 from jubensha.safeload import MAX_BYTES
@@ -55,12 +57,13 @@ def result_type(name: str) -> type[MetricResult]:
 
 
 def read_metric(name: str, path: Path) -> dict[str, Any]:
-    """The numbers of ``eval/<name>.json``, read as its metric's result class."""
+    """The numbers of ``eval/<name>.json``, read as its metric's result class, and how it
+    was scored (``scoring``: its judge, grading and reading)."""
     try:
         result = result_type(name).model_validate_json(read_own(path, MAX_BYTES))
     except (RunError, ValueError) as exc:
         return {"error": f"{path.name}: {str(exc).splitlines()[0]}"}
-    return headline(result)
+    return {**headline(result), SCORING: result.scoring.label()}
 
 
 def read_metrics(folder: Path) -> dict[str, Any]:
@@ -72,9 +75,11 @@ def read_metrics(folder: Path) -> dict[str, Any]:
         if path.stem in known:
             found[path.stem] = read_metric(path.stem, path)
     for status in statuses_of(folder / EVAL_DIR).values():
-        if status.status != "scored":
-            key = "error" if status.status == "failed" else "skipped"
-            found[status.metric] = {key: status.note}
+        if status.status == "skipped":
+            found[status.metric] = {"skipped": status.note}
+        elif status.status == "failed":
+            found[status.metric] = {"error": status.note, "answers": status.answers,
+                                    "failed_answers": status.failed_answers}
     return found
 
 
@@ -104,6 +109,7 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
     row.usage = spend_of(run.calls) if run else Spend()
     row.sides = side_usage(run.calls, game.script.murderers) if run else {}
     row.started = run.meta.started if run and run.meta else None
+    row.provenance = run.meta.provenance if run and run.meta else None
     if run is None or run.result is None or run.result.degraded:
         error = read_error(folder)
         row.status = "failed"
@@ -137,8 +143,21 @@ def statuses_of(folder: Path, names: Iterable[str] = ()) -> dict[str, MetricStat
         found = {}
     for name in names:
         if name not in found and (folder / f"{name}.json").is_file():
-            found[name] = MetricStatus(metric=name, status="scored")
+            found[name] = MetricStatus.model_validate(
+                {"metric": name, "status": "scored", **_answers(folder / f"{name}.json")})
     return found
+
+
+def _answers(path: Path) -> dict[str, int]:
+    """The answer counts a result file holds (``scoring``), for a status rebuilt from it."""
+    try:
+        scoring = json.loads(read_own(path, MAX_BYTES)).get("scoring")
+    except (RunError, ValueError, AttributeError):
+        return {}
+    if not isinstance(scoring, dict):
+        return {}
+    return {key: value for key in ("answers", "failed_answers")
+            if isinstance(value := scoring.get(key), int)}
 
 
 def position_of(names: list[str], name: str) -> int:

@@ -203,7 +203,8 @@ class BatchRunner:
             _, scored = await score_metrics(
                 specs, game.script, run, session, judge=judge, embedder=embedder,
                 samples=self.spec.metric_samples, options=self.spec.metric_options,
-                catch=(Exception,))  # a metric's bug must not fail the game
+                catch=(Exception,),  # a metric's bug must not fail the game
+                max_failed=self.spec.metric_max_failed)
         finally:
             session.close()
         statuses.update({status.metric: status for status in scored})

@@ -3,30 +3,20 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Annotated, cast, get_args
+from typing import Annotated
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
-from jubensha.agents.human import HumanAgent
-from jubensha.agents.registry import AgentSpecError, make_agent
-from jubensha.engine.decisions import Decision
-from jubensha.engine.events import (
-    Accused,
-    Event,
-    Failure,
-    Investigated,
-    Spoke,
-    StageStarted,
-)
-from jubensha.engine.game import DEGRADED_SHARE
+from jubensha.engine.events import Event, Failure
+from jubensha.engine.game import DEGRADED_SHARE, share_was_the_rule
 from jubensha.engine.narration import labels, outcome_text, purpose_label
-from jubensha.engine.procedure import ProcedureError, find_procedure, presets
-from jubensha.engine.table import EventSink, purpose_of
+from jubensha.engine.procedure import presets
+from jubensha.engine.table import EventSink
 from jubensha.jobs import (
     CallBar,
     Interrupted,
@@ -35,45 +25,25 @@ from jubensha.jobs import (
     stop_here,
     stop_unreachable,
 )
-from jubensha.llm.catalog import default_play_model, tiny_model_notice
+from jubensha.llm.base import Model
+from jubensha.llm.catalog import tiny_model_notice
 from jubensha.llm.environment import MODEL_ENV
 from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
-from jubensha.llm.registry import ModelOptions
 from jubensha.outdir import OutError, prepare_out
-from jubensha.prompts import message, messages, render
+from jubensha.prompts import message, render
 from jubensha.runlog.attempts import set_aside
-from jubensha.runlog.folder import EVENTS, META, RunError, RunResult, read_run
+from jubensha.runlog.folder import RunError, RunResult, read_run
 from jubensha.runlog.resume import ResumeDiverged, ResumeError
-from jubensha.runs.attempt import ERROR_FILE
 from jubensha.runs.batch_commands import app as batch_app
 from jubensha.runs.estimate import count_game_calls, worth_estimating
 from jubensha.runs.importers.commands import import_app
-from jubensha.runs.play import (
-    Continuation,
-    GameHealth,
-    PlayError,
-    SeatPlan,
-    build_models,
-    continuation,
-    default_out,
-    guard_seats,
-    plan_seats,
-    play_game,
-)
-from jubensha.runs.presets import (
-    Applied,
-    PaperPreset,
-    PresetError,
-    find_preset,
-    paper_presets,
-    preset_overrides,
-    seat_specs,
-)
+from jubensha.runs.play import PlayError, build_models, play_game
+from jubensha.runs.prepare import RUN_MARKERS, PlayOptions, PreparedGame, prepare_game
+from jubensha.runs.presets import paper_presets
+from jubensha.runs.progress import Progress
 from jubensha.runs.transcript import LiveTranscript
-from jubensha.scripts.bundled import DEFAULT_SCRIPT, find_script
-from jubensha.scripts.io import ScriptError
-from jubensha.scripts.model import Language
-from jubensha.terminal import Terminal, fail, printable
+from jubensha.scripts.bundled import DEFAULT_SCRIPT
+from jubensha.terminal import Terminal, fail
 
 console = Terminal()
 errors = Terminal(stderr=True)
@@ -86,283 +56,206 @@ EXIT_DEGRADED = 4
 """The game ended but too many decisions fell back to defaults to count as a result."""
 
 
-RUN_MARKERS = (META, EVENTS, ERROR_FILE)
-"""Files that show a folder holds a run (``--overwrite`` empties only such a folder)."""
+ScriptArgument = Annotated[str | None, typer.Argument(
+    help=f"Bundled script id or script file/folder (default: {DEFAULT_SCRIPT})")]
+ProcedureOption = Annotated[str | None, typer.Option(
+    "--procedure", "-p", help=f"Preset ({', '.join(presets())}) or procedure YAML "
+    "(default: demo, or the --preset paper's).")]
+PresetOption = Annotated[str | None, typer.Option(
+    "--preset", help="A paper's settings: procedure and the agents' budgets "
+    f"({', '.join(paper_presets())}; docs/presets.md). Options given by hand win.")]
+AgentsOption = Annotated[str | None, typer.Option(
+    "--agents", "-a", help="Default architecture of every seat, e.g. naive (default: "
+    "naive, or the --preset paper's agent).")]
+ModelOption = Annotated[str | None, typer.Option(
+    "--model", "-m", envvar=MODEL_ENV,
+    help="Default model: local, local:qwen2.5-coder-1.5b, local:<file.gguf>, "
+    "openai:<model>, scripted, replay:<file> ($JUBENSHA_MODEL). Default: "
+    "local:qwen2.5-coder-1.5b when installed, else local (SmolLM2).")]
+SeatOption = Annotated[list[str] | None, typer.Option(
+    "--seat", help='One seat: "NAME=MODEL", "NAME=ARCH@MODEL" or "NAME=ARCH@" '
+    "(repeatable).")]
+MurdererAgentsOption = Annotated[str | None, typer.Option(
+    "--murderer-agents", help="Fixed-murderer protocol: the murderers' architecture, "
+    "whatever --agents the civilians play.")]
+MurdererModelOption = Annotated[str | None, typer.Option(
+    "--murderer-model", help="The murderers' model (fixed-murderer protocol).")]
+GuardOption = Annotated[bool | None, typer.Option(
+    "--guard/--no-guard", help="Check what each model seat says before it is said "
+    "(own secrets, confessions, echoes; docs/agents/guard.md). Default: on for naive "
+    "seats on the embedded local models, off for the papers' architectures.")]
+RoundsOption = Annotated[int | None, typer.Option(
+    min=1, help="Rounds of every open questioning stage.")]
+QuestionsOption = Annotated[int | None, typer.Option(
+    min=1, help="Questions per questioning turn.")]
+SeedOption = Annotated[int, typer.Option(help="Turn order, tie breaks and sampling.")]
+OutOption = Annotated[Path | None, typer.Option(
+    help="Run folder, new or empty (default: runs/<timestamp>-<script>).")]
+OverwriteOption = Annotated[bool, typer.Option(
+    "--overwrite", help="Empty the --out run folder first if it holds a run.")]
+LangOption = Annotated[str | None, typer.Option(
+    help="Language of the host and prompts: en or zh (default: the script's).")]
+BaseUrlOption = Annotated[str | None, typer.Option(
+    help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL).")]
+TemperatureOption = Annotated[float | None, typer.Option(
+    min=0, help="Temperature of the model calls that set none. Every architecture sets "
+    "its own: change a seat's with its option, e.g. --agents naive:temperature=0.")]
+TimeoutOption = Annotated[float | None, typer.Option(
+    min=0.1, help="Seconds one request to an openai: model may take (default: 120).")]
+RetriesOption = Annotated[int | None, typer.Option(
+    min=0, help="Retries of a request on rate limits, server errors and timeouts "
+    "(default: 4).")]
+EmbedderOption = Annotated[str, typer.Option(
+    help="Embeddings for agents' memory: local, openai:<model>, scripted, none.")]
+RecordOption = Annotated[Path | None, typer.Option(
+    help="Append every model call to this cassette (play it back with "
+    "--model replay:<file>).")]
+VerboseOption = Annotated[bool, typer.Option(
+    "--verbose", "-v", help="Also show log-only events (votes, failures).")]
+HotSeatOption = Annotated[bool, typer.Option(
+    "--hot-seat", help="Let several human seats share this terminal, taking turns "
+    "behind a hand-over screen.")]
+MaxFailuresOption = Annotated[int, typer.Option(
+    min=0, help="Stop the game when this many model calls in a row of one seat fail "
+    "(0: never). A first call that cannot reach the model stops it at once.")]
+DegradedShareOption = Annotated[float, typer.Option(
+    min=0, max=1, help="A game in which this share of decisions or more fell back to "
+    "the table's defaults, or whose vote fell back for most seats, is no result "
+    "(exit code 4).")]
+ResumeOption = Annotated[Path | None, typer.Option(
+    "--resume", help="Continue the interrupted game in this run folder: the calls its "
+    "log holds are answered from it, then the game goes on live. Its script, procedure, "
+    "seats, seed, language and embedder are the run's (meta.json).")]
 
 
-def play_inputs(script: str | None, record: Path | None,
-                plans: dict[str, SeatPlan]) -> list[Path]:
-    """The files a game reads or appends to, which ``--overwrite`` must never delete."""
-    found = [Path(script)] if script and Path(script).exists() else []
-    found += [record] if record else []
-    found += [Path(plan.model.partition(":")[2]) for plan in plans.values()
-              if plan.model.startswith("replay:")]
-    return found
-
-
-def with_preset(paper: PaperPreset, plans: dict[str, SeatPlan], procedure: str | None
-                ) -> tuple[dict[str, SeatPlan], Applied]:
-    """The seats with the paper's agent settings, and what the command line overrode."""
-    specs, overridden = seat_specs(paper, {n: p.architecture for n, p in plans.items()})
-    plans = {n: p.model_copy(update={"architecture": specs[n]}) for n, p in plans.items()}
-    return plans, Applied(name=paper.name,
-                          overridden={**preset_overrides(paper, procedure, None), **overridden})
-
-
-class Progress:
-    """The progress line: model calls so far, which stage of how many, who is doing what
-    (several seats at once during a vote), and the speech being written, in the game's
-    language."""
-
-    def __init__(self, bar: CallBar, stages: int, lang: str):
-        self.bar = bar
-        self.stages = stages
-        self.stage = 0
-        self.title = ""
-        self.lang = lang
-        self.busy: dict[str, str] = {}
-        self.speaker: str | None = None
-
-    def on_event(self, event: Event) -> None:
-        if isinstance(event, StageStarted):
-            self.stage += 1
-            self.title = event.title
-            self.show()
-        if self.speaker is not None and (isinstance(event, StageStarted)
-                                         or self.speaker in acting(event)):
-            self.speaker = None
-            self.bar.draft(None)
-
-    def on_ask(self, seat: str, decision: Decision) -> Callable[[], None]:
-        self.busy[seat] = purpose_of(decision)
-        self.show()
-
-        def answered() -> None:
-            self.busy.pop(seat, None)
-            self.show()
-        return answered
-
-    def on_draft(self, seat: str, decision: Decision, text: str) -> None:
-        self.speaker = seat
-        self.bar.draft(Text(seat, style="bold") + Text(message(self.lang, "draft_mark"),
-                                                       style="dim") + Text(printable(text)))
-
-    def show(self) -> None:
-        if not self.busy:
-            self.bar.note(message(self.lang, "stage_note", stage=self.stage,
-                                  stages=self.stages, title=self.title))
-            return
-        purpose = next(reversed(self.busy.values()))
-        seats = [seat for seat, doing in self.busy.items() if doing == purpose]
-        shown = seats[:3] + ([message(self.lang, "busy_more", n=len(seats) - 3)]
-                             if len(seats) > 3 else [])
-        key = f"busy_{purpose}" if f"busy_{purpose}" in messages(self.lang) else "busy_speak"
-        self.bar.note(message(self.lang, "busy", stage=self.stage, stages=self.stages,
-                              title=self.title, seats=labels(self.lang)["sep"].join(shown),
-                              doing=message(self.lang, key)))
-
-
-def acting(event: Event) -> list[str]:
-    """The seats whose decision ``event`` makes public (a speech, an accusation, a search)."""
-    if isinstance(event, Spoke):
-        return [event.speaker]
-    if isinstance(event, Accused):
-        return [event.accuser]
-    if isinstance(event, Investigated):
-        return [event.seat]
-    return []
-
-
-def play(
-    script: Annotated[str | None, typer.Argument(
-        help=f"Bundled script id or script file/folder (default: {DEFAULT_SCRIPT})")] = None,
-    procedure: Annotated[str | None, typer.Option(
-        "--procedure", "-p", help=f"Preset ({', '.join(presets())}) or procedure YAML "
-        "(default: demo, or the --preset paper's).")] = None,
-    preset: Annotated[str | None, typer.Option(
-        "--preset", help="A paper's settings: procedure and the agents' budgets "
-        f"({', '.join(paper_presets())}; docs/presets.md). Options given by hand win.")
-    ] = None,
-    agents: Annotated[str, typer.Option(
-        "--agents", "-a", help="Default architecture of every seat, e.g. naive.")] = "naive",
-    model: Annotated[str | None, typer.Option(
-        "--model", "-m", envvar=MODEL_ENV,
-        help="Default model: local, local:qwen2.5-coder-1.5b, local:<file.gguf>, "
-        "openai:<model>, scripted, replay:<file> ($JUBENSHA_MODEL). Default: "
-        "local:qwen2.5-coder-1.5b when installed, else local (SmolLM2).")
-    ] = None,
-    seat: Annotated[list[str] | None, typer.Option(
-        "--seat", help='One seat: "NAME=MODEL", "NAME=ARCH@MODEL" or "NAME=ARCH@" '
-        "(repeatable).")] = None,
-    murderer_agents: Annotated[str | None, typer.Option(
-        "--murderer-agents", help="Fixed-murderer protocol: the murderers' architecture, "
-        "whatever --agents the civilians play.")] = None,
-    murderer_model: Annotated[str | None, typer.Option(
-        "--murderer-model", help="The murderers' model (fixed-murderer protocol).")] = None,
-    guard: Annotated[bool | None, typer.Option(
-        "--guard/--no-guard", help="Check what each model seat says before it is said "
-        "(own secrets, confessions, echoes; docs/agents/guard.md). Default: on for naive "
-        "seats on the embedded local models, off for the papers' architectures.")] = None,
-    rounds: Annotated[int | None, typer.Option(
-        min=1, help="Rounds of every open questioning stage.")] = None,
-    questions: Annotated[int | None, typer.Option(
-        min=1, help="Questions per questioning turn.")] = None,
-    seed: Annotated[int, typer.Option(help="Turn order, tie breaks and sampling.")] = 0,
-    out: Annotated[Path | None, typer.Option(
-        help="Run folder, new or empty (default: runs/<timestamp>-<script>).")] = None,
-    overwrite: Annotated[bool, typer.Option(
-        "--overwrite", help="Empty the --out run folder first if it holds a run.")] = False,
-    lang: Annotated[str | None, typer.Option(
-        help="Language of the host and prompts: en or zh (default: the script's).")] = None,
-    base_url: Annotated[str | None, typer.Option(
-        help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL).")] = None,
-    temperature: Annotated[float | None, typer.Option(
-        min=0, help="Temperature of the model calls that set none. Every architecture sets "
-        "its own: change a seat's with its option, e.g. --agents naive:temperature=0.")
-    ] = None,
-    timeout: Annotated[float | None, typer.Option(
-        min=0.1, help="Seconds one request to an openai: model may take (default: 120).")
-    ] = None,
-    retries: Annotated[int | None, typer.Option(
-        min=0, help="Retries of a request on rate limits, server errors and timeouts "
-        "(default: 4).")] = None,
-    embedder: Annotated[str, typer.Option(
-        help="Embeddings for agents' memory: local, openai:<model>, scripted, none.")
-    ] = "local",
-    record: Annotated[Path | None, typer.Option(
-        help="Append every model call to this cassette (play it back with "
-        "--model replay:<file>).")] = None,
-    verbose: Annotated[bool, typer.Option(
-        "--verbose", "-v", help="Also show log-only events (votes, failures).")] = False,
-    hot_seat: Annotated[bool, typer.Option(
-        "--hot-seat", help="Let several human seats share this terminal, taking turns "
-        "behind a hand-over screen.")] = False,
-    max_failures: Annotated[int, typer.Option(
-        min=0, help="Stop the game when this many model calls in a row of one seat fail "
-        "(0: never). A first call that cannot reach the model stops it at once.")
-    ] = DEFAULT_MAX_CONSECUTIVE,
-    degraded_share: Annotated[float, typer.Option(
-        min=0, max=1, help="A game in which this share of decisions or more fell back to "
-        "the table's defaults, or whose vote fell back for most seats, is no result "
-        "(exit code 4).")] = DEGRADED_SHARE,
-    resume: Annotated[Path | None, typer.Option(
-        "--resume", help="Continue the interrupted game in this run folder: the calls its "
-        "log holds are answered from it, then the game goes on live. Its script, procedure, "
-        "seats, seed, language and embedder are the run's (meta.json).")] = None,
-) -> None:
+def play(script: ScriptArgument = None, procedure: ProcedureOption = None,
+         preset: PresetOption = None, agents: AgentsOption = None,
+         model: ModelOption = None, seat: SeatOption = None,
+         murderer_agents: MurdererAgentsOption = None,
+         murderer_model: MurdererModelOption = None, guard: GuardOption = None,
+         rounds: RoundsOption = None, questions: QuestionsOption = None,
+         seed: SeedOption = 0, out: OutOption = None, overwrite: OverwriteOption = False,
+         lang: LangOption = None, base_url: BaseUrlOption = None,
+         temperature: TemperatureOption = None, timeout: TimeoutOption = None,
+         retries: RetriesOption = None, embedder: EmbedderOption = "local",
+         record: RecordOption = None, verbose: VerboseOption = False,
+         hot_seat: HotSeatOption = False,
+         max_failures: MaxFailuresOption = DEFAULT_MAX_CONSECUTIVE,
+         degraded_share: DegradedShareOption = DEGRADED_SHARE,
+         resume: ResumeOption = None) -> None:
     """Play a murder mystery with LLM agents (and you: --seat "NAME=human") and write its
     run folder."""
-    again: Continuation | None = None
-    applied: Applied | None = None
+    given = {name: value for name, value in locals().items() if name != "seat"}  # the options
+    options = PlayOptions(**given, seats=seat or [])
     try:
-        if resume is not None:
-            if script is not None:
-                raise PlayError("--resume continues the run's own game; give no script")
-            again = continuation(resume)
-            loaded, chosen, plans = again.script, again.procedure, again.plans
-            seed, lang, embedder = again.seed, again.language, again.embedder
-            script, out = again.script_source, resume
-        else:
-            paper = find_preset(preset) if preset else None
-            loaded = find_script(script or DEFAULT_SCRIPT)
-            named = procedure or (paper.procedure.value if paper else "demo")
-            chosen = find_procedure(named).with_options(rounds=rounds, questions=questions)
-            chosen.check_acts(loaded)
-            plans = plan_seats(loaded, agents, model or default_play_model(), seat or [],
-                               murderer_architecture=murderer_agents,
-                               murderer_model=murderer_model, hot_seat=hot_seat)
-            if paper is not None:
-                plans, applied = with_preset(paper, plans, procedure)
-            plans = guard_seats(plans, guard)
-        seated = {name: make_agent(plan.architecture) for name, plan in plans.items()}
-    except (ScriptError, ProcedureError, PlayError, PresetError, AgentSpecError) as exc:
+        game = prepare_game(options)
+    except PlayError as exc:
         raise fail(str(exc)) from None
-    humans = [name for name, agent in seated.items() if isinstance(agent, HumanAgent)]
-    if humans and verbose:
-        raise fail("--verbose shows log-only events (votes before the reveal, ratings, "
-                   "failures) that a player at a human seat may not see")
-    if lang is not None and lang not in get_args(Language):
-        raise fail(f"--lang {lang!r}: use one of {', '.join(get_args(Language))}")
-    language = cast(Language, lang or loaded.language)  # checked just above
-    given: dict[str, object] = {"base_url": base_url, "temperature": temperature, "timeout_s": timeout,
-             "max_retries": retries}
-    options = ModelOptions.model_validate({key: value for key, value in given.items()
-                                           if value is not None})
-    target = out or default_out(loaded)
+    clients = open_game(game, overwrite)
+    result, played = play_live(game, clients, verbose)
+    show_ending(game, result, played)
+
+
+def open_game(game: PreparedGame, overwrite: bool) -> dict[str, Model]:
+    """The run folder made ready and the model clients built before anything is shown, so
+    that a bad folder or model is one line (and leaves no empty folder behind)."""
     try:
-        if again is None:
-            prepare_out(target, overwrite=overwrite, markers=RUN_MARKERS,
-                        inputs=play_inputs(script, record, plans))
-        clients = build_models(plans, options)  # before the header: a bad model is one line
+        if not game.resumed:
+            prepare_out(game.out, overwrite=overwrite, markers=RUN_MARKERS, inputs=game.inputs)
+        return build_models(game.config.plans, game.config.model_options)
     except (OutError, PlayError) as exc:
-        if target.is_dir() and not any(target.iterdir()):
-            target.rmdir()  # made just now, for nothing
+        if game.out.is_dir() and not any(game.out.iterdir()):
+            game.out.rmdir()  # made just now, for nothing
         raise fail(str(exc)) from None
 
-    played: list[Event] = []  # the game's events, for the summary (no re-reading the log)
 
-    async def game() -> RunResult:
-        shown: list[EventSink] = [progress.on_event, live] if progress else []
-        try:
-            return await play_game(
-                loaded, chosen, plans, out=target, seed=seed, language=language,
-                model_options=options, embedder=embedder, record=record,
-                script_source=script or DEFAULT_SCRIPT, models=clients, agents=seated,
-                sinks=[played.append, *shown],
-                on_ask=progress.on_ask if progress else None,
-                on_draft=progress.on_draft if progress and console.is_terminal else None,
-                health=GameHealth(max_consecutive_failures=max_failures,
-                                  degraded_share=degraded_share),
-                resume=again.resume if again else None,
-                preset=applied.model_dump() if applied else None,
-                on_call=None if humans else bar.on_call)
-        finally:
-            for client in clients.values():
-                await client.aclose()
-
-    console.print(Text(message(language, "header", title=loaded.title, procedure=chosen.name,
-                               seed=seed, folder=target), style="bold"))
+def play_live(game: PreparedGame, clients: dict[str, Model], verbose: bool
+              ) -> tuple[RunResult, list[Event]]:
+    """Play the game with its transcript and progress line on the terminal; the result and
+    the game's events (for the summary, without reading the log again)."""
+    config, language, target = game.config, game.config.game_language, game.out
+    console.print(Text(message(language, "header", title=config.script.title,
+                               procedure=config.procedure.name, seed=config.seed,
+                               folder=target), style="bold"))
     live = LiveTranscript(console, language, verbose)
-    expected = None
-    if not humans and worth_estimating(plans):
-        expected = run_job(lambda: count_game_calls(loaded, chosen, plans, seed=seed,
-                                                    language=language))
-        console.print(Text(estimate_line(expected, [c.name for c in clients.values()],
-                                         language, bar=console.is_terminal), style="dim"))
-    if again is not None:
-        kept = set_aside(target)
-        if again.resume.source == target:
-            again.resume.source = kept
-        console.print(Text(message(language, "resuming", calls=len(again.resume.records),
-                                   source=again.resume.source, kept=kept), style="dim"))
+    expected = estimate(game, clients)
+    if game.resumed:
+        set_aside_attempt(game)
     # A human seat's own console shows what that seat sees; the omniscient live transcript
     # and the spinner (which would also overwrite the person's typing) stay off.
     bar = CallBar(console, message(language, "playing"), expected,
                   message(language, "calls"), eta=message(language, "eta"))
-    with nullcontext() if humans else bar.shown():
-        progress = None if humans else Progress(bar, chosen.stage_count(loaded), language)
+    played: list[Event] = []
+    with nullcontext() if game.humans else bar.shown():
+        progress = None if game.humans else Progress(
+            bar, config.procedure.stage_count(config.script), language)
+        shown: list[EventSink] = [progress.on_event, live] if progress else []
+        sinks: list[EventSink] = [played.append, *shown]
         try:
-            result = run_job(game)
-        except PlayError as exc:
+            result = run_job(lambda: _game(game, clients, sinks, progress, bar))
+        except (PlayError, ResumeError, ResumeDiverged) as exc:
             raise fail(str(exc)) from None
         except ModelUnreachable as exc:
             stop_unreachable(errors, exc, message(language, "game_unplayed", folder=target),
                              language)
-        except (ResumeError, ResumeDiverged) as exc:
-            raise fail(str(exc)) from None
         except Interrupted:
             stop_here(errors, message(language, "game_kept", folder=target),
                       message(language, "game_again", folder=target), language)
-    if humans:
-        console.print(Text(render("human", "over", language, folder=target,
-                                  transcript=target / "transcript.md"), style="bold"))
-    summarise(result, target, played)
+    return result, played
+
+
+async def _game(game: PreparedGame, clients: dict[str, Model], sinks: list[EventSink],
+                progress: Progress | None, bar: CallBar) -> RunResult:
+    try:
+        return await play_game(game.config, game.out, models=clients, agents=game.agents,
+                               sinks=sinks, on_ask=progress.on_ask if progress else None,
+                               on_draft=progress.on_draft if progress and console.is_terminal
+                               else None,
+                               on_call=None if game.humans else bar.on_call)
+    finally:
+        for client in clients.values():
+            await client.aclose()
+
+
+def estimate(game: PreparedGame, clients: dict[str, Model]) -> int | None:
+    """The model calls the game will make, said before it starts; None when it is not
+    worth counting (a person at the table, or only instant models)."""
+    config = game.config
+    if game.humans or not worth_estimating(config.plans):
+        return None
+    expected = run_job(lambda: count_game_calls(config))
+    console.print(Text(estimate_line(expected, [c.name for c in clients.values()],
+                                     config.game_language, bar=console.is_terminal),
+                       style="dim"))
+    return expected
+
+
+def set_aside_attempt(game: PreparedGame) -> None:
+    """The interrupted attempt moved aside as ``<folder>.partial-<n>`` before the game
+    goes on in its folder (its log, if it is the one resumed, is read from there)."""
+    resume = game.config.resume
+    assert resume is not None
+    kept = set_aside(game.out)
+    if resume.source == game.out:
+        resume.source = kept
+    console.print(Text(message(game.config.game_language, "resuming",
+                               calls=len(resume.records), source=resume.source, kept=kept),
+                       style="dim"))
+
+
+def show_ending(game: PreparedGame, result: RunResult, played: list[Event]) -> None:
+    """The summary, why a game is no result (exit code 4), and hints about the model."""
+    language, plans = game.config.game_language, game.config.plans
+    if game.humans:
+        console.print(Text(render("human", "over", language, folder=game.out,
+                                  transcript=game.out / "transcript.md"), style="bold"))
+    summarise(result, game.out, played)
     if result.degraded:
-        why = ("degraded_share" if result.fallbacks >= degraded_share * result.decisions
-               else "degraded_decisive")
+        share = game.config.health.degraded_share
+        why = "degraded_share" if share_was_the_rule(result, share) else "degraded_decisive"
         errors.print(Text(message(language, "degraded"), style="bold red") + Text(message(
             language, why, fallbacks=result.fallbacks, decisions=result.decisions,
-            share=degraded_share, reason=result.no_result)))
+            share=share, reason=result.no_result)))
         raise typer.Exit(EXIT_DEGRADED)
     if any(plan.model.split(":")[0] == "local" for plan in plans.values()):
         console.print(message(language, "real_model_hint"))

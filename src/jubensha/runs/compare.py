@@ -3,32 +3,38 @@
 An entrant is the civilians' ``ARCH@MODEL`` (the report's method). Its finished games are
 paired with the other's by script, procedure and seed, so that each difference compares
 the two on the same mystery and the same dealt table. Per game the numbers compared are
-the civilian win (1 or 0), the identification (the game's share of counted ballots that
-named a culprit) and every number of every post-game metric; each gets the mean paired
-difference with its 95% bootstrap interval and a paired permutation test
-(``runs.statistics``).
+those of ``runs.game_scores`` (the civilian win, the game's identification share, every
+real-valued number of every post-game metric scored the same way on both); each gets the
+mean paired difference, the paired sign-flip test's p and the test inverted as its 95%
+interval, so the two agree (``runs.statistics``), and every p of the table is also given
+Holm-adjusted. A metric that failed on a game leaves that pair out, and the table counts
+such games per side.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from jubensha.eval.report import ResultTable, markdown_table, number
 from jubensha.runs.arena import label
+from jubensha.runs.game_scores import IDENTIFICATION, WIN, game_values, outcomes
 from jubensha.runs.index import GameRow
-from jubensha.runs.report import fake_warning
-from jubensha.runs.statistics import Paired, paired
+from jubensha.runs.provenance import check_pooled
+from jubensha.runs.report import fake_warning, flatten
+from jubensha.runs.statistics import Paired, holm, paired
+from jubensha.terminal import plain_text
 
 CompareFormat = Literal["table", "md", "csv", "json"]
-WIN, IDENTIFICATION = "civilian win", "identification"
 NOTE = ("A - B: mean of the paired differences over games with the same script, procedure "
-        "and seed, with its 95% bootstrap interval (scripts, then games); p: two-sided "
-        "paired permutation test (differences flipped in sign at random). Significant "
-        "differences among many metrics are expected by chance (1 in 20 at p < 0.05).")
+        "and seed, with its 95% interval [ci_low, ci_high]: the paired sign-flip test "
+        "inverted, so it excludes 0 exactly when p < 0.05 (too few: five pairs or fewer, "
+        "where no p reaches 0.05). p: the test's two-sided p; p (Holm): adjusted over "
+        "every test of the table. failed A/B: games on which the metric failed, left out.")
 
 
 class CompareError(Exception):
@@ -41,23 +47,13 @@ class Comparison(BaseModel):
     pairs: int = Field(description="Games paired (same script, procedure and seed).")
     results: list[Paired]
     warning: str | None = None
+    provenance: list[str] = Field(default_factory=list, description=(
+        "What differs between the games compared, when compared on request."))
 
 
 def entrant(row: GameRow) -> str:
     """The civilians' entrant of a game: what the report's rows and columns call a method."""
     return label(row.architecture, row.model)
-
-
-def scores(row: GameRow) -> dict[str, float]:
-    """The numbers one game gives each compared metric."""
-    found = {WIN: float(row.winner == "civilians")}
-    if row.votes_counted:
-        found[IDENTIFICATION] = (row.votes_on_murderer or 0) / row.votes_counted
-    for metric, numbers in sorted(row.metrics.items()):
-        for name, value in sorted(numbers.items()):
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                found[f"{metric}.{name}"] = float(value)
-    return found
 
 
 def _games(rows: list[GameRow], who: str) -> dict[tuple[str, str, int, int], GameRow]:
@@ -71,10 +67,11 @@ def _games(rows: list[GameRow], who: str) -> dict[tuple[str, str, int, int], Gam
     return found
 
 
-def compare(rows: list[GameRow], a: str, b: str,
-            metrics: list[str] | None = None) -> Comparison:
+def compare(rows: list[GameRow], a: str, b: str, metrics: list[str] | None = None,
+            allow_mixed: bool = False) -> Comparison:
     """A against B on their paired games; ``metrics`` keeps the metrics whose name starts
-    with one of them."""
+    with one of them. Games of different provenance are compared only when
+    ``allow_mixed`` (else ``MixedProvenance``)."""
     known = list(dict.fromkeys(entrant(r) for r in rows))
     for name in (a, b):
         if name not in known:
@@ -87,19 +84,79 @@ def compare(rows: list[GameRow], a: str, b: str,
     if not keys:
         raise CompareError(f"{a} and {b} played no game with the same script, procedure "
                            "and seed")
-    values: dict[str, list[tuple[float, float, str]]] = {}
-    for key in keys:
-        left, right = scores(mine[key]), scores(theirs[key])
-        for name in left.keys() & right.keys():
-            values.setdefault(name, []).append((left[name], right[name], key[0]))
+    mixed = check_pooled([mine[k] for k in keys] + [theirs[k] for k in keys], allow_mixed)
+    pairs = [(mine[k], theirs[k]) for k in keys]
+    values = paired_values(pairs)
     chosen = [name for name in _ordered(values)
               if not metrics or any(name.startswith(m) for m in metrics)]
     if not chosen:
         raise CompareError(f"no metric named {', '.join(metrics or [])} was scored on both")
-    results = [paired(name, [x for x, _, _ in values[name]], [y for _, y, _ in values[name]],
-                      [s for _, _, s in values[name]]) for name in chosen]
-    return Comparison(a=a, b=b, pairs=len(keys), results=results,
-                      warning=fake_warning([mine[k] for k in keys] + [theirs[k] for k in keys]))
+    failed = failures(pairs)
+    results = []
+    for name in chosen:
+        found = paired(name, [x for x, _, _ in values[name]], [y for _, y, _ in values[name]],
+                       [s for _, _, s in values[name]])
+        metric, dot, _ = name.partition(".")  # the win and identification are the game's
+        failed_a, failed_b = failed.get(metric, (0, 0)) if dot else (0, 0)
+        results.append(found.model_copy(update={
+            "scoring": scoring_of(pairs, name) if dot else "", "failed_a": failed_a,
+            "failed_b": failed_b}))
+    return Comparison(a=a, b=b, pairs=len(keys), results=adjusted(results),
+                      warning=fake_warning([mine[k] for k in keys] + [theirs[k] for k in keys]),
+                      provenance=mixed)
+
+
+def paired_values(pairs: list[tuple[GameRow, GameRow]]
+                  ) -> dict[str, list[tuple[float, float, str]]]:
+    """Per number, (A's value, B's value, script) of each pair that has it on both sides,
+    a metric counted only where both scored it the same way."""
+    values: dict[str, list[tuple[float, float, str]]] = {}
+    for left, right in pairs:
+        same = {metric for metric, outcome in outcomes(left).items()
+                if (other := outcomes(right).get(metric)) and other.scoring == outcome.scoring}
+        mine, theirs = game_values(left), game_values(right)
+        for name in sorted(mine.keys() & theirs.keys()):
+            if name in (WIN, IDENTIFICATION) or name.split(".")[0] in same:
+                values.setdefault(name, []).append((mine[name], theirs[name], left.script))
+    return values
+
+
+def failures(pairs: list[tuple[GameRow, GameRow]]) -> dict[str, tuple[int, int]]:
+    """Per metric, on how many of A's and of B's paired games it failed."""
+    found: dict[str, tuple[int, int]] = {}
+    for left, right in pairs:
+        for side, row in enumerate((left, right)):
+            for metric, outcome in outcomes(row).items():
+                counts = list(found.get(metric, (0, 0)))
+                counts[side] += outcome.failed
+                found[metric] = (counts[0], counts[1])
+    return found
+
+
+def scoring_of(pairs: list[tuple[GameRow, GameRow]], name: str) -> str:
+    """How the metric behind ``name`` was scored (the same on both sides of a pair)."""
+    metric = name.split(".")[0]
+    found = {o.scoring for left, _ in pairs if (o := outcomes(left).get(metric))
+             and not o.failed}
+    return ", ".join(sorted(found))
+
+
+def adjusted(results: Sequence[Paired]) -> list[Paired]:
+    """``results`` with their Holm-adjusted p-values over the whole family."""
+    return [r.model_copy(update={"p_holm": p})
+            for r, p in zip(results, holm([r.p_value for r in results]), strict=True)]
+
+
+def adjusted_together(comparisons: list[Comparison]) -> list[Comparison]:
+    """Several comparisons as one family (a ``--baseline`` table): every p adjusted by
+    Holm over all their tests."""
+    flat = adjusted([r for c in comparisons for r in c.results])
+    found, start = [], 0
+    for comparison in comparisons:
+        end = start + len(comparison.results)
+        found.append(comparison.model_copy(update={"results": flat[start:end]}))
+        start = end
+    return found
 
 
 def _ordered(values: dict[str, list[tuple[float, float, str]]]) -> list[str]:
@@ -111,27 +168,34 @@ def comparison_table(comparison: Comparison) -> ResultTable:
     return ResultTable(
         title=f"{comparison.a} (A) against {comparison.b} (B) on {comparison.pairs} paired "
               "games",
-        columns=["metric", "A", "B", "A - B [95% interval]", "p", "pairs"],
-        rows=[[r.metric, number(r.a), number(r.b), r.difference.render(),
-               number(r.p_value, 4), str(r.pairs)] for r in comparison.results],
-        notes=[NOTE])
+        columns=["metric", "scoring", "A", "B", "A - B [ci_low, ci_high]", "p", "p (Holm)",
+                 "pairs", "failed A", "failed B"],
+        rows=[[r.metric, r.scoring or "–", number(r.a), number(r.b), r.difference.render(),
+               number(r.p_value, 4), number(r.p_holm, 4), str(r.pairs), str(r.failed_a),
+               str(r.failed_b)] for r in comparison.results],
+        notes=[NOTE, *comparison.provenance])
 
 
 def render_comparison(comparison: Comparison, fmt: CompareFormat) -> str:
-    """Markdown, CSV or JSON text (``table`` is drawn by the caller)."""
+    """Markdown, CSV or JSON text (``table`` is drawn by the caller), without escape
+    sequences; the CSV's columns are the JSON's keys of each result, nested ones joined
+    by dots."""
+    return plain_text(_render(comparison, fmt))
+
+
+def _render(comparison: Comparison, fmt: CompareFormat) -> str:
     if fmt == "json":
         return comparison.model_dump_json(indent=2)
     warning = comparison.warning
     if fmt == "csv":
         out = io.StringIO()
-        if warning:
-            out.write(f"# {warning}\n")
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["metric", "a", "b", "difference", "ci_low", "ci_high", "p_value",
-                         "pairs"])
-        for r in comparison.results:
-            writer.writerow([r.metric, r.a, r.b, r.difference.mean, r.difference.low,
-                             r.difference.high, r.p_value, r.pairs])
+        for line in ([warning] if warning else []) + comparison.provenance:
+            out.write(f"# {line}\n")
+        records = [flatten(r.model_dump(mode="json")) for r in comparison.results]
+        writer = csv.DictWriter(out, fieldnames=list(dict.fromkeys(
+            key for record in records for key in record)), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(records)
         return out.getvalue()
     return (f"**{warning}**\n\n" if warning else "") + markdown_table(
         comparison_table(comparison))

@@ -13,13 +13,11 @@ import json
 import tempfile
 from pathlib import Path
 
-from jubensha.engine.procedure import Procedure
 from jubensha.jobs import takes_time
 from jubensha.llm.calls import read_calls
 from jubensha.llm.fake import ScriptedModel
-from jubensha.runs.play import NO_MODEL, SeatPlan, guard_seats, play_game
+from jubensha.runs.play import NO_MODEL, PlayConfig, SeatPlan, guard_seats, play_game
 from jubensha.runs.spec_schema import PlannedGame
-from jubensha.scripts.model import Language, Script
 
 
 async def batch_calls(games: list[PlannedGame]) -> int:
@@ -34,9 +32,9 @@ async def batch_calls(games: list[PlannedGame]) -> int:
     total = 0
     for members in groups.values():
         first = members[0]
-        calls = await count_game_calls(first.script, first.procedure, first.plans,
-                                       seed=first.settings.seed,
-                                       language=first.settings.language)
+        calls = await count_game_calls(PlayConfig(
+            script=first.script, procedure=first.procedure, plans=first.plans,
+            seed=first.settings.seed, language=first.settings.language))
         total += calls * len(members)
     return total
 
@@ -46,17 +44,18 @@ def worth_estimating(plans: dict[str, SeatPlan]) -> bool:
     return any(takes_time(plan.model) for plan in plans.values())
 
 
-async def count_game_calls(script: Script, procedure: Procedure, plans: dict[str, SeatPlan],
-                           *, seed: int = 0, language: Language | None = None) -> int:
+async def count_game_calls(config: PlayConfig) -> int:
     """The model calls of this game played against the scripted fake, without the speech
     guard (the fake's replies, sentences of their prompts, would all be rewritten; a real
-    model's seldom are)."""
-    plans = guard_seats(plans, False)
-    fake = ScriptedModel(seed=seed)
+    model's seldom are). Only the script, procedure, seats, seed and language count: a
+    cassette, a resumed log or the model options would change nothing but the replies."""
+    plans = guard_seats(config.plans, False)
+    dry = PlayConfig(script=config.script, procedure=config.procedure, plans=plans,
+                     seed=config.seed, language=config.language, embedder="scripted")
+    fake = ScriptedModel(seed=config.seed)
     models = {plan.model: fake for plan in plans.values() if plan.model != NO_MODEL}
     with tempfile.TemporaryDirectory(prefix="jubensha-estimate-") as folder:
         out = Path(folder) / "game"
-        await play_game(script, procedure, plans, out=out, seed=seed, language=language,
-                        embedder="scripted", models=models)
+        await play_game(dry, out, models=models)
         calls = out / "calls.jsonl"
         return len(read_calls(calls)) if calls.is_file() else 0

@@ -1,7 +1,7 @@
 """A batch's report as one self-contained HTML page (``runs report BATCH --html FILE``).
 
 The page holds the paper-style tables (script × method, mean ± std over games), the groups'
-win rate and identification with Wilson intervals, calls/tokens/cost per game, cost
+win rate and identification with their intervals, calls/tokens/cost per game, cost
 against win rate with the Pareto front, the leaderboard, and a link to every game's
 transcript. Plots are PNG images embedded as base64, the style is inline, there is no
 script: the file opens offline, anywhere. Every text of the batch (script ids, names,
@@ -26,11 +26,13 @@ from matplotlib.figure import Figure
 from jubensha.runlog.folder import TRANSCRIPT
 from jubensha.runs.arena import label
 from jubensha.runs.compare import Comparison, comparison_table
+from jubensha.runs.game_scores import IDENTIFICATION, WIN, game_values
 from jubensha.runs.index import GameRow
 from jubensha.runs.plots import cost_figure, rates_figure, ratings_figure, tokens_figure
 from jubensha.runs.ratings import leaderboard_table, rate
 from jubensha.runs.report import BatchReport, GroupStats, batch_title, build_report, murderers_of
 from jubensha.runs.statistics import estimate
+from jubensha.terminal import plain_text
 
 TEMPLATE = "report.html.j2"
 
@@ -40,13 +42,15 @@ class Cell:
     mean: float
     std: float | None
     n: int
-    low: float | None = None
-    high: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
 
     def render(self) -> str:
         spread = f" ± {self.std:.2f}" if self.std is not None else ""
-        interval = f" [{self.low:.2f}, {self.high:.2f}]" if self.low is not None else ""
-        return f"{self.mean:.2f}{spread}{interval} (n={self.n})"
+        interval = (f" [{self.ci_low:.2f}, {self.ci_high:.2f}]"
+                    if self.ci_low is not None and self.ci_high is not None
+                    else "; too few for an interval")
+        return f"{self.mean:.2f}{spread} (n={self.n}{interval})"
 
 
 @dataclass
@@ -68,10 +72,11 @@ def method(row: GameRow) -> str:
     return label(row.architecture, row.model)
 
 
-def _cell(values: list[float]) -> Cell:
+def _cell(values: list[float], trials: bool) -> Cell:
     std = statistics.stdev(values) if len(values) > 1 else None
-    found = estimate(values)
-    return Cell(mean=found.mean, std=std, n=len(values), low=found.low, high=found.high)
+    found = estimate(values, trials=trials)
+    return Cell(mean=found.mean, std=std, n=len(values), ci_low=found.ci_low,
+                ci_high=found.ci_high)
 
 
 def paper_tables(rows: list[GameRow]) -> list[PaperTable]:
@@ -85,16 +90,13 @@ def paper_tables(rows: list[GameRow]) -> list[PaperTable]:
     def add(title: str, row: GameRow, value: float) -> None:
         scores.setdefault(title, {}).setdefault((row.script, method(row)), []).append(value)
 
+    titles = {WIN: "Civilian win rate", IDENTIFICATION: "Murderer identification"}
     for row in done:
-        add("Civilian win rate", row, float(row.winner == "civilians"))
-        if row.votes_counted:
-            add("Murderer identification", row, (row.votes_on_murderer or 0) / row.votes_counted)
-        for metric, numbers in sorted(row.metrics.items()):
-            for name, value in sorted(numbers.items()):
-                if isinstance(value, int | float) and not isinstance(value, bool):
-                    add(f"{metric}: {name}", row, float(value))
+        for name, value in game_values(row).items():
+            add(titles.get(name, name.replace(".", ": ", 1)), row, value)
     return [PaperTable(title=title, scripts=scripts, methods=methods,
-                       cells={key: _cell(values) for key, values in cells.items()})
+                       cells={key: _cell(values, title == titles[WIN])
+                              for key, values in cells.items()})
             for title, cells in scores.items()]
 
 
@@ -116,7 +118,7 @@ def cost_axis(report: BatchReport) -> tuple[str, list[tuple[int, float, float]]]
     priced = all(g.cost_usd is not None and g.finished for g in groups)
     points = []
     for i, group in enumerate(groups):
-        rate_ = group.civilian_wins.rate
+        rate_ = group.civilian_wins.mean if group.civilian_wins else None
         if rate_ is None or not group.finished:
             continue
         cost = (group.cost_usd or 0.0) / group.finished if priced else group.tokens_per_game
@@ -156,9 +158,10 @@ def _environment() -> jinja2.Environment:
 def render_html(batch_dir: Path, rows: list[GameRow], page: Path,
                 against: list[Comparison] | None = None) -> str:
     """The page for the batch in ``batch_dir`` (links are made relative to ``page``);
-    ``against``: the methods compared with a baseline on paired games."""
+    ``against``: the methods compared with a baseline on paired games. Whether games of
+    mixed provenance may be pooled was decided by the caller (the report's notes say it)."""
     title = batch_title(batch_dir)
-    report = build_report(rows, batch=title)
+    report = build_report(rows, batch=title, allow_mixed=True)
     board = rate(rows, batch=title)
     axis, points = cost_axis(report)
     front = set(pareto_front([(c, s) for _, c, s in points]))
@@ -168,13 +171,13 @@ def render_html(batch_dir: Path, rows: list[GameRow], page: Path,
              "cost": png(cost_figure(report, points, on_front, axis))}
     if board.entrants:
         plots["ratings"] = png(ratings_figure(board))
-    return _environment().get_template(TEMPLATE).render(
+    return plain_text(_environment().get_template(TEMPLATE).render(
         batch=title, generated=datetime.now(UTC).isoformat(timespec="seconds"),
         report=report, groups=groups, tables=report.tables(), paper=paper_tables(rows),
         against=[comparison_table(c) for c in against or []],
         on_front=on_front, axis=axis, leaderboard=leaderboard_table(board), plots=plots,
         games=[(row, transcript_link(batch_dir, page, row), sides_label(row))
-               for row in sorted(rows, key=lambda r: r.position)])
+               for row in sorted(rows, key=lambda r: r.position)]))
 
 
 def sides_label(row: GameRow) -> str:

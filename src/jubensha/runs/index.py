@@ -15,7 +15,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Self
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
+
+from jubensha.runlog.provenance import Provenance
 
 INDEX_FILE = "batch.sqlite"
 Status = Literal["pending", "running", "finished", "failed"]
@@ -72,13 +74,15 @@ class GameRow(BaseModel):
     metrics: dict[str, Any] = Field(default_factory=dict,
                                     description="Metric name → its headline numbers or error.")
     error: str | None = None
+    provenance: Provenance | None = Field(None, description=(
+        "The code, prompts and models of the latest attempt (meta.json's)."))
 
 
 COLUMNS = ("id", "position", "name", "script", "procedure", "architecture", "model", "seed",
            "settings", "status", "attempts", "started", "finished", "duration_s", "winner",
            "failures", "calls", "prompt_tokens", "completion_tokens", "tokens", "cost_usd",
            "spent_calls", "spent_prompt_tokens", "spent_completion_tokens", "spent_cost_usd",
-           "votes_on_murderer", "votes_counted", "metrics", "error", "sides")
+           "votes_on_murderer", "votes_counted", "metrics", "error", "sides", "provenance")
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY, position INTEGER NOT NULL, name TEXT NOT NULL UNIQUE,
@@ -91,7 +95,7 @@ CREATE TABLE IF NOT EXISTS games (
     spent_calls INTEGER NOT NULL, spent_prompt_tokens INTEGER NOT NULL,
     spent_completion_tokens INTEGER NOT NULL, spent_cost_usd REAL,
     votes_on_murderer INTEGER, votes_counted INTEGER, metrics TEXT NOT NULL, error TEXT,
-    sides TEXT NOT NULL DEFAULT '{}'
+    sides TEXT NOT NULL DEFAULT '{}', provenance TEXT
 );
 CREATE INDEX IF NOT EXISTS games_status ON games (status);
 """
@@ -109,14 +113,26 @@ def _values(row: GameRow) -> tuple[Any, ...]:
             row.usage.tokens, row.usage.cost_usd, row.spent.calls, row.spent.prompt_tokens,
             row.spent.completion_tokens, row.spent.cost_usd, row.votes_on_murderer,
             row.votes_counted, json.dumps(row.metrics, ensure_ascii=False), row.error,
-            json.dumps({side: spend.model_dump() for side, spend in row.sides.items()}))
+            json.dumps({side: spend.model_dump() for side, spend in row.sides.items()}),
+            row.provenance.model_dump_json() if row.provenance else None)
+
+
+def _provenance(text: str | None) -> Provenance | None:
+    """A row's provenance; None when not recorded or not readable by this version."""
+    if not text:
+        return None
+    try:
+        return Provenance.model_validate_json(text)
+    except ValidationError:
+        return None
 
 
 def _row(record: sqlite3.Row) -> GameRow:
     data = dict(record)
     return GameRow(
         **{k: data[k] for k in GameRow.model_fields if k in data and k not in
-           ("settings", "metrics", "usage", "spent", "sides")},
+           ("settings", "metrics", "usage", "spent", "sides", "provenance")},
+        provenance=_provenance(data.get("provenance")),
         settings=json.loads(data["settings"]), metrics=json.loads(data["metrics"]),
         sides={side: Spend(**spend) for side, spend in json.loads(data["sides"]).items()},
         usage=Spend(calls=data["calls"], prompt_tokens=data["prompt_tokens"],
@@ -141,6 +157,8 @@ class BatchIndex:
         known = {record[1] for record in self._db.execute("PRAGMA table_info(games)")}
         if "sides" not in known:  # an index written before model use was split by side
             self._db.execute("ALTER TABLE games ADD COLUMN sides TEXT NOT NULL DEFAULT '{}'")
+        if "provenance" not in known:  # an index written before provenance was kept
+            self._db.execute("ALTER TABLE games ADD COLUMN provenance TEXT")
         if "fallbacks" in known:  # the failures column's earlier name (same numbers)
             self._db.execute("ALTER TABLE games RENAME COLUMN fallbacks TO failures")
         self._db.commit()

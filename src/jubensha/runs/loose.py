@@ -108,7 +108,8 @@ def _row(folder: Path, root: Path, position: int, run: RunLog | None,
         architecture="+".join(sorted({s.architecture for s in seats})) or "?",
         model="+".join(sorted({s.model for s in seats})) or "?",
         seed=meta.seed if meta else 0, settings={}, status="failed" if error else "pending",
-        attempts=1, started=meta.started if meta else None, error=error)
+        attempts=1, started=meta.started if meta else None, error=error,
+        provenance=meta.provenance if meta else None)
     if run is not None:
         row.usage, row.spent = spend_of(run.calls), spend_of(spent(run.calls))
     return row

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast, get_args
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from jubensha.agents.human import hot_seat_spec, is_human
 from jubensha.agents.registry import (
@@ -43,6 +42,7 @@ from jubensha.llm.registry import (
     validate_model_spec,
 )
 from jubensha.llm.replay import RecordingModel
+from jubensha.prompts import tracking
 from jubensha.runlog.attempts import earlier_attempts
 from jubensha.runlog.folder import (
     META,
@@ -55,6 +55,7 @@ from jubensha.runlog.folder import (
     read_run,
     versions,
 )
+from jubensha.runlog.provenance import completed, provenance
 from jubensha.runlog.resume import Resume, ResumingModel
 from jubensha.runlog.script import played_script
 from jubensha.runs.transcript import render_markdown
@@ -88,6 +89,37 @@ class SeatPlan(BaseModel):
     name: str
     architecture: str
     model: str
+
+
+class PlayConfig(BaseModel):
+    """One game, as every way of starting one gives it: the command line
+    (``prepare_game``), a web table and a batch job build it, and ``play_game`` plays it."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    script: Script
+    procedure: Procedure
+    plans: dict[str, SeatPlan]
+    seed: int = 0
+    language: Language | None = Field(None, description="None: the script's.")
+    model_options: ModelOptions | None = Field(
+        None, description="None: the defaults of the process the game plays in (its "
+        "environment gives the endpoint and key: a batch job carries no key).")
+    embedder: str = Field("none", description="The seats' shared embedder "
+                                              "(``llm.embeddings``).")
+    record: Path | None = Field(None, description="A cassette every model call is appended "
+                                "to (``--model replay:<file>`` plays it back).")
+    script_source: str = Field("", description="Where the script came from, as meta.json "
+                                               "records it.")
+    health: GameHealth = Field(default_factory=GameHealth)
+    resume: Resume | None = Field(None, description="An earlier attempt at this game whose "
+                                  "logged calls are answered again before it goes on live.")
+    preset: dict[str, Any] | None = Field(None, description="The paper preset applied "
+                                          "(``runs.presets.Applied``), for meta.json.")
+
+    @property
+    def game_language(self) -> Language:
+        return self.language or self.script.language
 
 
 def resolve_seat_name(name: str, script: Script) -> str:
@@ -213,8 +245,11 @@ def default_out(script: Script, root: Path = Path("runs")) -> Path:
     return path
 
 
-def build_models(plans: dict[str, SeatPlan], options: ModelOptions) -> dict[str, Model]:
-    """One client per distinct model spec (seats share it through their SeatModel)."""
+def build_models(plans: dict[str, SeatPlan], options: ModelOptions | None
+                 ) -> dict[str, Model]:
+    """One client per distinct model spec (seats share it through their SeatModel);
+    ``options`` None: the defaults of this process."""
+    options = options or ModelOptions()
     models: dict[str, Model] = {}
     for spec in dict.fromkeys(plan.model for plan in plans.values() if plan.model != NO_MODEL):
         try:
@@ -245,95 +280,102 @@ def track_seen(log: CallLog, seats: list[str]) -> EventSink:
     return sink
 
 
-async def play_game(script: Script, procedure: Procedure, plans: dict[str, SeatPlan], *,
-                    out: Path, seed: int = 0, language: Language | None = None,
-                    model_options: ModelOptions | None = None, embedder: str = "none",
-                    record: Path | None = None, script_source: str = "",
-                    sinks: Sequence[EventSink] = (), on_ask: AskHook | None = None,
-                    on_draft: DraftHook | None = None,
-                    models: Mapping[str, Model] | None = None,
+async def play_game(config: PlayConfig, out: Path, *, sinks: Sequence[EventSink] = (),
+                    on_ask: AskHook | None = None,
+                    on_draft: DraftHook | None = None, models: Mapping[str, Model] | None = None,
                     agents: Mapping[str, Agent] | None = None,
-                    health: GameHealth | None = None,
-                    resume: Resume | None = None,
-                    preset: Mapping[str, Any] | None = None,
                     on_call: OnCall | None = None) -> RunResult:
-    """Play one game and write its run folder at ``out``.
+    """Play the game of ``config`` and write its run folder at ``out``.
 
-    ``embedder`` names the seats' shared embedder (``llm.embeddings``); ``record`` appends
-    every model call to a cassette that ``--model replay:<file>`` plays back; ``models``
-    (spec → client) replaces building clients from the specs (tests pass fakes this way);
-    ``agents`` (seat → agent) seats agents made elsewhere, e.g. a person's web page.
-    ``resume`` answers the calls an earlier attempt at this game logged before the game
-    goes on live (``runlog.resume``); a log of another game is refused (``ResumeError``)
-    before anything is written. ``preset`` (``runs.presets.Applied``) is recorded in
-    meta.json: which paper's settings the game used and what was overridden. ``on_call`` is
-    told of each model call (a progress bar), ``on_draft`` of public speech as it is
-    written (``engine.drafts``).
+    ``models`` (spec → client) replaces building clients from the specs (tests pass fakes
+    this way; the caller closes them); ``agents`` (seat → agent) seats agents made
+    elsewhere, e.g. a person's web page; ``sinks`` and ``on_ask`` see every event and
+    decision, ``on_call`` every model call (a progress bar), ``on_draft`` public speech as
+    it is written (``engine.drafts``). A ``config.resume`` of another
+    game is refused (``ResumeError``) before anything is written.
     """
-    procedure.check_acts(script)  # before the run folder: a refused game leaves none
-    options = model_options or ModelOptions()
-    language = language or script.language
-    meta = RunMeta(script_id=script.id, script_title=script.title, script_source=script_source,
-                   language=language, procedure=procedure.model_dump(mode="json"),
-                   seats={n: SeatInfo(architecture=p.architecture, model=p.model,
-                                      guard=guarded(p.architecture)[0])
-                          for n, p in plans.items()},
-                   seed=seed, versions=versions(),
-                   options={"embedder": embedder, "record": str(record) if record else None,
-                            **({"preset": dict(preset)} if preset else {})})
-    if resume is not None:
-        resume.check(meta)
-        meta.options["resumed_calls"] = len(resume.records)
-    built = models is None
-    clients = build_models(plans, options) if models is None else dict(models)
-    vectors = build_memory_embedder(embedder, options)
-    folder = RunFolder(out, meta, script)
-    rules = health or GameHealth()
-    log = CallLog(folder, Health(rules.max_consecutive_failures), on_call)
-    bound: dict[str, Model] = {spec: RecordingModel(client, record) if record else client
-                               for spec, client in clients.items()}
-    if resume is not None:
-        answers = resume.answers()
-        bound = {spec: ResumingModel(client, answers) for spec, client in bound.items()}
-    given = agents or {}
-    seats = {name: Seat(agent=given.get(name) or make_agent(plan.architecture),
-                        embedder=vectors,
-                        model=None if plan.model == NO_MODEL else log.seat(
-                            bound[plan.model], name, access="seat"))
-             for name, plan in plans.items()}
-    game = Game(script, procedure, seats, seed=seed, language=language,
-                sinks=[folder.write_event, track_seen(log, list(plans)), *sinks],
-                on_ask=on_ask, on_draft=on_draft, degraded_share=rules.degraded_share)
+    config.procedure.check_acts(config.script)  # before the run folder: none for a refusal
+    meta = run_meta(config)
+    if config.resume is not None:
+        config.resume.check(meta)
+        meta.options["resumed_calls"] = len(config.resume.records)
+    options = config.model_options or ModelOptions()
+    clients = build_models(config.plans, options) if models is None else dict(models)
+    vectors = build_memory_embedder(config.embedder, options)
+    folder = RunFolder(out, meta, config.script)
+    log = CallLog(folder, Health(config.health.max_consecutive_failures), on_call)
+    seats = _seats(config, log, _bound(config, clients), agents or {}, vectors)
+    game = Game(config.script, config.procedure, seats, seed=config.seed,
+                language=config.game_language,
+                sinks=[folder.write_event, track_seen(log, list(config.plans)), *sinks],
+                on_ask=on_ask, on_draft=on_draft, degraded_share=config.health.degraded_share)
     folder.write_meta(folder.meta.model_copy(update={"order": game.table.seats}))
     try:
-        result = await game.run()
+        with tracking() as used:
+            result = await game.run()
+        write_provenance(folder, used, {spec: c.name for spec, c in clients.items()})
         return folder.finish(result, render_markdown(game.table.events, folder.meta))
     finally:
-        if not (out / "result.json").exists():
+        if not (out / RESULT).exists():
             folder.write_transcript(render_markdown(game.table.events, folder.meta, False))
         folder.close()
-        if built:
+        if models is None:
             for client in clients.values():
                 await client.aclose()
 
 
-@dataclass
-class Continuation:
-    """An interrupted game, as its log tells it: what ``play --resume`` plays again."""
+def run_meta(config: PlayConfig) -> RunMeta:
+    """What meta.json says of the game before it is played."""
+    record, preset = config.record, config.preset
+    return RunMeta(script_id=config.script.id, script_title=config.script.title,
+                   script_source=config.script_source, language=config.game_language,
+                   procedure=config.procedure.model_dump(mode="json"),
+                   seats={n: SeatInfo(architecture=p.architecture, model=p.model,
+                                      guard=guarded(p.architecture)[0])
+                          for n, p in config.plans.items()},
+                   seed=config.seed, versions=versions(),
+                   options={"embedder": config.embedder,
+                            "record": str(record) if record else None,
+                            **({"preset": dict(preset)} if preset else {})},
+                   provenance=provenance(
+                       versions().get("jubensha", ""),
+                       sorted({p.model for p in config.plans.values() if p.model != NO_MODEL}),
+                       config.model_options or ModelOptions(),
+                       str(preset["name"]) if preset else None))
 
-    resume: Resume
-    script: Script
-    procedure: Procedure
-    plans: dict[str, SeatPlan]
-    seed: int
-    language: Language
-    embedder: str
-    script_source: str
+
+def write_provenance(folder: RunFolder, used: dict[str, str], names: dict[str, str]) -> None:
+    """meta.json with the templates the game rendered and what the servers said ran."""
+    if folder.meta.provenance is not None:
+        folder.write_meta(folder.meta.model_copy(update={"provenance": completed(
+            folder.meta.provenance, used, folder.served, names)}))
 
 
-def continuation(folder: Path, people: Collection[str] = ()) -> Continuation:
-    """The game of the run folder ``folder`` and the longest log of its attempts (the folder
-    and those set aside as ``<folder>.partial-<n>``); ``PlayError`` when it cannot go on.
+def _bound(config: PlayConfig, clients: Mapping[str, Model]) -> dict[str, Model]:
+    """Each client recording to the cassette, and answering first from the resumed log."""
+    record = config.record
+    bound = {spec: RecordingModel(client, record) if record else client
+             for spec, client in clients.items()}
+    if config.resume is None:
+        return bound
+    answers = config.resume.answers()
+    return {spec: ResumingModel(client, answers) for spec, client in bound.items()}
+
+
+def _seats(config: PlayConfig, log: CallLog, models: Mapping[str, Model],
+           agents: Mapping[str, Agent], embedder: Embedder | None) -> dict[str, Seat]:
+    """Each seat's agent (made here unless given) with its logged, seat-bound model."""
+    return {name: Seat(agent=agents.get(name) or make_agent(plan.architecture),
+                       embedder=embedder,
+                       model=None if plan.model == NO_MODEL else log.seat(
+                           models[plan.model], name, access="seat"))
+            for name, plan in config.plans.items()}
+
+
+def continuation(folder: Path, people: Collection[str] = ()) -> PlayConfig:
+    """The game of the run folder ``folder``, resumed from the longest log of its attempts
+    (the folder and those set aside as ``<folder>.partial-<n>``): its script, procedure,
+    seats, seed, language and embedder are the run's; ``PlayError`` when it cannot go on.
     ``people``: seats played in person whose moves the caller supplies again (the browser
     table keeps them); any other seat played in person stops the resume, since a person's
     moves are not in the model-call log."""
@@ -361,13 +403,15 @@ def continuation(folder: Path, people: Collection[str] = ()) -> Continuation:
         procedure = parse_procedure(meta.procedure, f"{folder / META}: procedure")
     except (RunError, ProcedureError) as exc:
         raise PlayError(f"--resume {folder}: {exc}") from None
-    source = meta.script_source or meta.script_id
+    if meta.language not in get_args(Language):
+        raise PlayError(f"--resume {folder}: {folder / META}: language {meta.language!r}: "
+                        f"use one of {', '.join(get_args(Language))}")
     plans = {name: SeatPlan(name=name, architecture=seat.architecture, model=seat.model)
              for name, seat in meta.seats.items()}
-    return Continuation(resume=found, script=script, procedure=procedure, plans=plans,
-                        seed=meta.seed, language=meta.language,  # type: ignore[arg-type]
-                        embedder=str(meta.options.get("embedder") or "none"),
-                        script_source=source)
+    return PlayConfig(resume=found, script=script, procedure=procedure, plans=plans,
+                      seed=meta.seed, language=cast(Language, meta.language),
+                      embedder=str(meta.options.get("embedder") or "none"),
+                      script_source=meta.script_source or meta.script_id)
 
 
 def replay_transcript(path: Path) -> str:

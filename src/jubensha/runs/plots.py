@@ -18,7 +18,8 @@ from matplotlib.figure import Figure
 
 from jubensha.runs.index import GameRow
 from jubensha.runs.ratings import Leaderboard, Rating
-from jubensha.runs.report import BatchReport, GroupStats, Interval, build_report
+from jubensha.runs.report import BatchReport, GroupStats, build_report
+from jubensha.runs.statistics import Estimate
 
 
 def _labels(groups: list[GroupStats]) -> list[str]:
@@ -26,14 +27,16 @@ def _labels(groups: list[GroupStats]) -> list[str]:
 
 
 def _rates(axes: Axes, groups: list[GroupStats], pick: str, title: str, label: str) -> None:
+    """Each group's mean as a point, with its interval where a method gives one."""
     for x, group in enumerate(groups):
-        interval: Interval = getattr(group, pick)
-        if interval.rate is None or interval.low is None or interval.high is None:
+        found: Estimate | None = getattr(group, pick)
+        if found is None:
             continue
-        axes.errorbar([x], [interval.rate], yerr=[[interval.rate - interval.low],
-                                                  [interval.high - interval.rate]],
-                      fmt="o", capsize=6, color="tab:blue")
-        axes.annotate(f"{interval.k}/{interval.n}", (x, interval.rate), xytext=(8, 0),
+        low, high = found.ci_low, found.ci_high
+        errors = ([[found.mean - low], [high - found.mean]]
+                  if low is not None and high is not None else None)
+        axes.errorbar([x], [found.mean], yerr=errors, fmt="o", capsize=6, color="tab:blue")
+        axes.annotate(f"n={found.n}", (x, found.mean), xytext=(8, 0),
                       textcoords="offset points", va="center", fontsize=8)
     axes.set_title(title, fontsize=10)
     axes.set_ylabel(label)
@@ -47,10 +50,10 @@ def rates_figure(report: BatchReport) -> Figure:
     figure = Figure(figsize=(max(8.0, 3.2 * len(report.groups)), 4), layout="constrained")
     FigureCanvasAgg(figure)
     left, right = figure.subplots(1, 2)
-    _rates(left, report.groups, "civilian_wins", "Civilian win rate (95% Wilson)",
+    _rates(left, report.groups, "civilian_wins", "Civilian win rate (95% interval)",
            "share of finished games")
-    _rates(right, report.groups, "identification", "Murderer identification (95% Wilson)",
-           "share of ballots on a culprit")
+    _rates(right, report.groups, "identification", "Murderer identification (95% interval)",
+           "mean share of a game's ballots on a culprit")
     return figure
 
 

@@ -30,6 +30,11 @@ class Value(BaseModel):
 class PaperPreset(BaseModel):
     name: str
     paper: str
+    agent: Value = Field(description="The architecture the paper's method plays: every "
+                         "seat's unless the architectures or seats are given.")
+    judge: Value = Field(description="required: the paper scored some of its metrics with "
+                         "a model judge (those ``metric(paper_judge=...)`` marks), so a "
+                         "batch evaluating one needs `judge`; none: it used no judge.")
     procedure: Value
     metrics: Value
     settings: dict[str, dict[str, Value]] = Field(
@@ -50,7 +55,9 @@ class PaperPreset(BaseModel):
 
     def rows(self) -> list[tuple[str, str, str]]:
         """(setting, value, where the paper states it): the docs' table."""
-        found = [("procedure", str(self.procedure.value), self.procedure.source),
+        found = [("agent", str(self.agent.value), self.agent.source),
+                 ("judge", str(self.judge.value), self.judge.source),
+                 ("procedure", str(self.procedure.value), self.procedure.source),
                  ("metrics", ", ".join(self.metrics.value), self.metrics.source)]
         found += [(f"{arch}: {key}", str(value.value), value.source)
                   for arch, values in self.settings.items() for key, value in values.items()]

@@ -22,13 +22,13 @@ import io
 from collections import Counter
 from typing import Any, Literal
 
-from openskill.models import PlackettLuce
 from pydantic import BaseModel, Field, computed_field
 
 from jubensha.eval.report import ResultTable, markdown_table, number
 from jubensha.runs.arena import label
 from jubensha.runs.index import GameRow
 from jubensha.runs.report import fake_warning
+from jubensha.terminal import plain_text
 
 Role = Literal["civilian", "murderer"]
 ROLES: tuple[Role, ...] = ("civilian", "murderer")
@@ -119,7 +119,8 @@ def _skip_reason(row: GameRow) -> str | None:
 class _Pool:
     """Ratings of named players in one openskill model, with games and wins counted."""
 
-    def __init__(self, model: PlackettLuce) -> None:
+    def __init__(self, model: Any) -> None:
+        """``model``: an openskill model (``PlackettLuce``)."""
         self.model = model
         self.ratings: dict[str, Any] = {}
         self.games: Counter[str] = Counter()
@@ -143,6 +144,8 @@ class _Pool:
 
 def rate(rows: list[GameRow], batch: str = "") -> Leaderboard:
     """The leaderboard of a batch's index rows (see the module docstring)."""
+    from openskill.models import PlackettLuce  # the ratings extra, only when rating
+
     roles, combined = _Pool(PlackettLuce()), _Pool(PlackettLuce())
     skipped: Counter[str] = Counter()
     entrants: list[str] = []
@@ -219,7 +222,12 @@ def flat(board: Leaderboard) -> list[dict[str, Any]]:
 
 
 def render_leaderboard(board: Leaderboard, fmt: LeaderboardFormat) -> str:
-    """Markdown, CSV or JSON text (``table`` is drawn by the caller)."""
+    """Markdown, CSV or JSON text (``table`` is drawn by the caller), without escape
+    sequences."""
+    return plain_text(_render(board, fmt))
+
+
+def _render(board: Leaderboard, fmt: LeaderboardFormat) -> str:
     if fmt == "json":
         return board.model_dump_json(indent=2)
     if fmt == "csv":

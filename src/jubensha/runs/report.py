@@ -1,20 +1,19 @@
 """A batch's report: games grouped by the civilians' architecture × model (× script).
 
-Per group: games, civilian win rate and murderer identification accuracy (the share of
-counted ballots that name a culprit, ``eval.vote_metrics``) with 95% Wilson intervals,
-failed games, model calls, tokens, cost and duration, and the mean of every number the
-post-game metrics wrote. Data first (``BatchReport``), rendered as tables (the eval
-package's ``ResultTable``: terminal or Markdown), CSV or JSON.
-
-The win rate counts games; the identification interval counts ballots, which are not
-independent within a game, so that interval is narrower than the games alone justify.
+Per group: games, the civilian win rate and the murderer identification (the mean over
+games of each game's share of counted ballots on a culprit: ``runs.game_scores``, the one
+definition the comparisons and the HTML page use too), each with its 95% interval where a
+method holds (``runs.statistics``), failed games, model calls, tokens, cost and duration,
+and the mean of every real-valued number the post-game metrics wrote, per metric and way
+of scoring it, with the share of games on which the metric failed (never averaged in).
+Data first (``BatchReport``), rendered as tables (the eval package's ``ResultTable``:
+terminal or Markdown), JSON, or CSV whose columns are the JSON's keys joined by dots.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import math
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
@@ -23,53 +22,36 @@ from pydantic import BaseModel, Field
 
 from jubensha.eval.report import ResultTable, markdown_table, number
 from jubensha.runs.arena import label
+from jubensha.runs.game_scores import identification, win
+from jubensha.runs.game_scores import outcomes as game_outcomes
 from jubensha.runs.index import GameRow
+from jubensha.runs.provenance import check_pooled, summary
 from jubensha.runs.statistics import Estimate, estimate
+from jubensha.terminal import plain_text
 
 ReportFormat = Literal["table", "md", "csv", "json"]
-Z95 = 1.959963984540054
-"""The standard normal quantile of 0.975."""
 MATRIX_NOTE = ("k/n: the civilians won k of the n finished games in which these murderers "
                "met these civilians.")
-CI_NOTE = ("95% interval: percentile bootstrap of the mean over finished games, "
-           "resampling scripts, then games within each script drawn.")
-RATE_NOTE = ("Rates: value (k/n) [95% Wilson interval]. Win rate over finished games with a "
-             "winner (a script that records no solution has none); "
-             "identification over their counted ballots (ballots of one game are not "
-             "independent). Cost: finished games only (– while no price is known).")
+CI_NOTE = ("mean [ci_low, ci_high]: the 95% interval of the mean over finished games, by "
+           "the method named (cluster bootstrap from 10 scripts; else a bootstrap within "
+           "scripts from 10 games; else too few: no interval; docs/experiments.md). "
+           "failed: games on which the metric failed (most of its answers failed): no "
+           "value, never averaged in.")
+RATE_NOTE = ("Win rate: finished games with a winner (a script that records no solution "
+             "has none), value (k/n); identification: the mean over finished games of each "
+             "game's share of counted ballots on a culprit. Intervals: 95%, by the method "
+             "that holds (exact binomial for the win rate below 10 scripts; "
+             "docs/experiments.md). Cost: finished games only (– while no price is known).")
 
 
-class Interval(BaseModel):
-    """``k`` of ``n`` with the rate and its Wilson score interval (``None`` when n = 0)."""
-
-    k: int
-    n: int
-    rate: float | None = None
-    low: float | None = None
-    high: float | None = None
-
-    def render(self) -> str:
-        if self.rate is None:
-            return "– (0/0)"
-        assert self.low is not None and self.high is not None
-        return f"{self.rate:.3f} ({self.k}/{self.n})\n[{self.low:.3f}, {self.high:.3f}]"
-
-
-def wilson(k: int, n: int, z: float = Z95) -> Interval:
-    """Wilson's score interval for ``k`` successes in ``n`` trials (Wilson 1927): unlike
-    the normal approximation it stays inside [0, 1] and is sensible for small ``n`` and
-    rates near 0 or 1, which is what batches of a few seeds produce."""
-    if not 0 <= k <= n:
-        raise ValueError(f"wilson: need 0 <= k <= n, got k={k}, n={n}")
-    if n == 0:
-        return Interval(k=0, n=0)
-    rate = k / n
-    denominator = 1 + z * z / n
-    centre = (rate + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / denominator
-    # exact at the ends: 0/n has low 0 and n/n high 1 (rounding can leave 3e-17 below)
-    return Interval(k=k, n=n, rate=rate, low=0.0 if k == 0 else max(0.0, centre - half),
-                    high=1.0 if k == n else min(1.0, centre + half))
+def rate_cell(found: Estimate | None, counted: bool = False) -> str:
+    """``0.500 (2/4)`` or ``0.625 (n=4)``, the interval on a second line; – without games."""
+    if found is None:
+        return "– (0 games)"
+    count = f"{round(found.mean * found.n)}/{found.n}" if counted else f"n={found.n}"
+    interval = (f"[{found.ci_low:.3f}, {found.ci_high:.3f}]"
+                if found.ci_low is not None and found.ci_high is not None else "too few")
+    return f"{found.mean:.3f} ({count})\n{interval}"
 
 
 FAKE_MODEL = "scripted"
@@ -101,6 +83,20 @@ class SideUse(BaseModel):
     cost_usd: float | None = None
 
 
+class MetricSummary(BaseModel):
+    """One metric over a group's finished games: how it was scored, the games it was
+    scored or failed on, and the mean of each of its numbers over the scored ones."""
+
+    metric: str
+    scoring: str = ""
+    games: int = Field(description="Finished games the metric was scored or failed on.")
+    failed: int = Field(0, description="Of those, the games on which it failed: no value.")
+    values: dict[str, Estimate] = Field(default_factory=dict)
+
+    def failure_share(self) -> str:
+        return f"{self.failed}/{self.games}"
+
+
 class GroupStats(BaseModel):
     architecture: str
     model: str
@@ -111,8 +107,10 @@ class GroupStats(BaseModel):
     finished: int
     failed: int
     unfinished: int = Field(description="Pending or running.")
-    civilian_wins: Interval
-    identification: Interval
+    civilian_wins: Estimate | None = Field(None, description="Per finished game with a "
+                                           "winner, 1 when the civilians won.")
+    identification: Estimate | None = Field(None, description="Per finished game with a "
+                                            "counted ballot, its share on a culprit.")
     failures_per_game: float | None = Field(
         None, description="Failure events (failed calls answered by a fallback) per finished game.")
     calls_per_game: float | None = None
@@ -120,9 +118,8 @@ class GroupStats(BaseModel):
     cost_usd: float | None = Field(None, description="Finished games' cost.")
     spent_cost_usd: float | None = Field(None, description="Every attempt's cost.")
     mean_duration_s: float | None = None
-    metrics: dict[str, dict[str, Estimate]] = Field(default_factory=dict)
-    metric_errors: int = Field(0, description="Metrics that failed on a finished game "
-                               "(skipped ones, e.g. not applicable, are not counted).")
+    metrics: dict[str, MetricSummary] = Field(default_factory=dict, description=(
+        "Per metric (and way of scoring it, when the games differ in it), its numbers."))
     sides: dict[str, SideUse] = Field(default_factory=dict, description=(
         "Model use of the civilians' and the murderers' seats."))
 
@@ -160,6 +157,9 @@ class BatchReport(BaseModel):
         "Wins of each murderers' entrant against each civilians' entrant (arenas)."))
     presets: list[str] = Field(default_factory=list, description=(
         "The paper presets the games played, each with what was overridden."))
+    provenance: list[str] = Field(default_factory=list, description=(
+        "What the games were played with (code, prompts, models), and what differs when "
+        "games of different provenance were pooled on request (runs.provenance)."))
 
     @property
     def against(self) -> bool:
@@ -180,19 +180,19 @@ class BatchReport(BaseModel):
                      "identification", "failures/game", "calls/game", "tokens/game",
                      "cost $", "mean s"],
             rows=[[*self._keys(g), str(g.games), str(g.finished), str(g.failed),
-                   g.civilian_wins.render(), g.identification.render(),
+                   rate_cell(g.civilian_wins, counted=True), rate_cell(g.identification),
                    number(g.failures_per_game, 2), number(g.calls_per_game, 1),
                    number(g.tokens_per_game, 0), number(g.cost_usd, 4),
                    number(g.mean_duration_s, 2)] for g in self.groups],
-            notes=[RATE_NOTE, *self.presets])
+            notes=[RATE_NOTE, *self.presets, *self.provenance])
         tables = [main]
-        metric_rows = [[*self._keys(g), metric, name, mean.render(), str(mean.n)]
-                       for g in self.groups for metric, numbers in g.metrics.items()
-                       for name, mean in numbers.items()]
+        metric_rows = [row for g in self.groups for found in g.metrics.values()
+                       for row in self._metric_rows(g, found)]
         if metric_rows:
             tables.append(ResultTable(
                 title="Post-game metrics (mean over finished games)",
-                columns=[*keys, "metric", "value", "mean [95% interval]", "games"],
+                columns=[*keys, "metric", "scoring", "value", "mean [ci_low, ci_high]",
+                         "games", "interval", "failed"],
                 rows=metric_rows, notes=[CI_NOTE]))
         if any(g.sides for g in self.groups):
             tables.append(self._sides_table(keys))
@@ -205,6 +205,14 @@ class BatchReport(BaseModel):
                 rows=[[f.name, str(f.attempts), f.error.splitlines()[0] if f.error else ""]
                       for f in self.failed]))
         return tables
+
+    def _metric_rows(self, group: GroupStats, found: MetricSummary) -> list[list[str]]:
+        """A row per value of the metric; one row of dashes when it failed on every game."""
+        first = [*self._keys(group), found.metric, found.scoring or "–"]
+        if not found.values:
+            return [[*first, "–", "–", "0", "–", found.failure_share()]]
+        return [[*first, name, mean.render(), str(mean.n), mean.method, found.failure_share()]
+                for name, mean in found.values.items()]
 
     def _sides_table(self, keys: list[str]) -> ResultTable:
         def cells(use: SideUse | None) -> list[str]:
@@ -230,35 +238,22 @@ class BatchReport(BaseModel):
             notes=[MATRIX_NOTE])
 
     def flat(self) -> list[dict[str, Any]]:
-        """One flat record of raw numbers per group (the CSV rows)."""
-        records = []
-        for g in self.groups:
-            record: dict[str, Any] = {"architecture": g.architecture, "model": g.model}
-            if self.against:
-                record["murderers"] = g.murderers
-            if self.by_script:
-                record["script"] = g.script
-            record |= {"games": g.games, "finished": g.finished, "failed": g.failed,
-                       "unfinished": g.unfinished}
-            for name, interval in (("win", g.civilian_wins), ("ident", g.identification)):
-                record |= {f"{name}_k": interval.k, f"{name}_n": interval.n,
-                           f"{name}_rate": interval.rate, f"{name}_low": interval.low,
-                           f"{name}_high": interval.high}
-            record |= {"failures_per_game": g.failures_per_game,
-                       "calls_per_game": g.calls_per_game, "tokens_per_game": g.tokens_per_game,
-                       "cost_usd": g.cost_usd, "spent_cost_usd": g.spent_cost_usd,
-                       "mean_duration_s": g.mean_duration_s}
-            for side, use in g.sides.items():
-                record |= {f"{side}_calls_per_game": use.calls_per_game,
-                           f"{side}_tokens_per_game": use.tokens_per_game,
-                           f"{side}_cost_usd": use.cost_usd}
-            for metric, numbers in g.metrics.items():
-                for name, mean in numbers.items():
-                    record |= {f"{metric}.{name}": mean.mean,
-                               f"{metric}.{name}.ci_low": mean.low,
-                               f"{metric}.{name}.ci_high": mean.high}
-            records.append(record)
-        return records
+        """One record per group (the CSV rows): its JSON with nested keys joined by dots,
+        so a CSV column and a JSON key have the same name."""
+        return [flatten(g.model_dump(mode="json", exclude_none=False,
+                                     exclude=set() if self.against else {"murderers"}))
+                for g in self.groups]
+
+
+def flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"a": {"b": 1}}`` → ``{"a.b": 1}`` (lists are kept whole)."""
+    found: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict) and value:
+            found |= flatten(value, f"{prefix}{key}.")
+        elif not isinstance(value, dict):
+            found[f"{prefix}{key}"] = value
+    return found
 
 
 def batch_title(folder: Path) -> str:
@@ -322,19 +317,44 @@ def presets_of(rows: list[GameRow]) -> list[str]:
     return list(found)
 
 
+def metric_summaries(done: list[GameRow]) -> dict[str, MetricSummary]:
+    """Every metric of the finished games, per way of scoring it: failures counted, the
+    real values of the games it scored averaged with their intervals."""
+    outcomes = [(row, metric, outcome) for row in done
+                for metric, outcome in game_outcomes(row).items()]
+    scorings: dict[str, set[str]] = {}
+    for _, metric, outcome in outcomes:
+        if not outcome.failed:
+            scorings.setdefault(metric, set()).add(outcome.scoring)
+    found: dict[str, MetricSummary] = {}
+    values: dict[str, dict[str, list[tuple[float, str]]]] = {}
+    for row, metric, outcome in outcomes:
+        several = len(scorings.get(metric, ())) > 1
+        key = f"{metric} · {outcome.scoring}" if several and not outcome.failed else metric
+        summary = found.setdefault(key, MetricSummary(
+            metric=metric, scoring="" if outcome.failed and several else outcome.scoring,
+            games=0))
+        summary.games += 1
+        summary.failed += outcome.failed
+        for name, value in outcome.values.items():
+            values.setdefault(key, {}).setdefault(name, []).append((value, row.script))
+    for key, numbers in values.items():
+        found[key].values = {name: estimate([x for x, _ in v], [c for _, c in v])
+                             for name, v in numbers.items()}
+    return dict(sorted(found.items()))
+
+
+def _estimate(values: list[tuple[float, str]], trials: bool = False) -> Estimate | None:
+    return (estimate([x for x, _ in values], [c for _, c in values], trials) if values
+            else None)
+
+
 def group_stats(rows: list[GameRow], architecture: str, model: str,
                 script: str | None = None, murderers: str | None = None) -> GroupStats:
     """The numbers of one group of games."""
     done = [r for r in rows if r.status == "finished"]
-    metrics: dict[str, dict[str, list[tuple[float, str]]]] = {}
-    errors = 0
-    for row in done:
-        for metric, numbers in row.metrics.items():
-            errors += "error" in numbers
-            for name, value in numbers.items():
-                if isinstance(value, int | float) and not isinstance(value, bool):
-                    metrics.setdefault(metric, {}).setdefault(name, []).append(
-                        (value, row.script))
+    wins = [(w, r.script) for r in done if (w := win(r)) is not None]
+    shares = [(i, r.script) for r in done if (i := identification(r)) is not None]
     sides = {side: use for side in ("civilians", "murderers")
              if (use := side_use(done, side)) is not None}
     return GroupStats(
@@ -342,25 +362,21 @@ def group_stats(rows: list[GameRow], architecture: str, model: str,
         games=len(rows), sides=sides,
         finished=len(done), failed=sum(r.status == "failed" for r in rows),
         unfinished=sum(r.status in ("pending", "running") for r in rows),
-        civilian_wins=wilson(sum(r.winner == "civilians" for r in done),
-                             sum(r.winner in ("civilians", "murderers") for r in done)),
-        identification=wilson(sum(r.votes_on_murderer or 0 for r in done),
-                              sum(r.votes_counted or 0 for r in done)),
+        civilian_wins=_estimate(wins, trials=True), identification=_estimate(shares),
         failures_per_game=_mean([r.failures or 0 for r in done]),
         calls_per_game=_mean([r.usage.calls for r in done]),
         tokens_per_game=_mean([r.usage.tokens for r in done]),
         cost_usd=_cost(r.usage.cost_usd for r in done),
         spent_cost_usd=_cost(r.spent.cost_usd for r in rows),
         mean_duration_s=_mean([r.duration_s or 0.0 for r in done]),
-        metrics={metric: {name: estimate([x for x, _ in v], [c for _, c in v])
-                          for name, v in sorted(numbers.items())}
-                 for metric, numbers in sorted(metrics.items())},
-        metric_errors=errors)
+        metrics=metric_summaries(done))
 
 
 def build_report(rows: list[GameRow], *, by_script: bool = False,
-                 batch: str = "") -> BatchReport:
-    """Group ``rows`` (in the batch's order) and compute each group's numbers."""
+                 batch: str = "", allow_mixed: bool = False) -> BatchReport:
+    """Group ``rows`` (in the batch's order) and compute each group's numbers; games of
+    different provenance are pooled only when ``allow_mixed`` (else ``MixedProvenance``)."""
+    mixed = check_pooled(rows, allow_mixed)
     groups: dict[tuple[str, str, str | None, str | None], list[GameRow]] = {}
     for row in sorted(rows, key=lambda r: r.position):
         key = (row.architecture, row.model, row.script if by_script else None,
@@ -371,13 +387,18 @@ def build_report(rows: list[GameRow], *, by_script: bool = False,
     cells = matrix(rows) if any(g.murderers for g in stats) else []
     return BatchReport(batch=batch, games=len(rows), by_script=by_script,
                        warning=fake_warning(rows), groups=stats, matrix=cells,
-                       presets=presets_of(rows),
+                       presets=presets_of(rows), provenance=[*summary(rows), *mixed],
                        failed=[FailedGame(name=r.name, attempts=r.attempts, error=r.error or "")
                                for r in rows if r.status == "failed"])
 
 
 def render(report: BatchReport, fmt: ReportFormat) -> str:
-    """The report as Markdown, CSV or JSON text (``table`` is drawn by the caller)."""
+    """The report as Markdown, CSV or JSON text (``table`` is drawn by the caller),
+    without escape sequences (``terminal.plain_text``): names in it come from scripts."""
+    return plain_text(_render(report, fmt))
+
+
+def _render(report: BatchReport, fmt: ReportFormat) -> str:
     if fmt == "json":
         return report.model_dump_json(indent=2)
     if fmt == "csv":

@@ -9,6 +9,7 @@ are ``runs.spec_schema``'s.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,16 +28,22 @@ from jubensha.engine.procedure import ProcedureError, find_procedure
 from jubensha.eval.registry import UnknownMetric, get_metric, options_problems
 from jubensha.llm.embeddings import EmbedderSpecError, parse_embedder_spec
 from jubensha.llm.registry import ModelSpecError, validate_model_spec
+from jubensha.llm.wrappers import PriceTable, SqliteCache
 from jubensha.runs.presets import find_preset
 from jubensha.runs.spec_schema import CACHE_FILE, METRIC_EMBEDDERS, UNATTENDED, BatchSpec, SpecError
-from jubensha.safeload import DocumentError, is_path, read_document
+from jubensha.safeload import DocumentError, is_path, one_line, read_document
 from jubensha.scripts.bundled import bundled_scripts, script_location
 from jubensha.scripts.io import ScriptError
 
+Confine = Callable[[BatchSpec], list[tuple[str, str]]]
+"""The problems of paths a spec may not name (``runs.spec_trust``), found before any of
+them is opened."""
 
-def load_spec(path: str | Path) -> BatchSpec:
+
+def load_spec(path: str | Path, confine: Confine | None = None) -> BatchSpec:
     """Read, check and resolve a spec file: relative paths become absolute (from the spec's
-    folder), and every name (script, procedure, architecture, model, metric) is checked."""
+    folder), ``confine`` refuses paths before any is opened, and every name (script,
+    procedure, architecture, model, metric) is checked."""
     file = Path(path)
     try:
         data = read_document(file)
@@ -49,6 +56,9 @@ def load_spec(path: str | Path) -> BatchSpec:
         spec = with_preset(spec)
     if spec is not None:
         spec = resolve_paths(spec, file.parent)
+        refused = confine(spec) if confine is not None else []
+        if refused:
+            raise SpecError(file, problems + refused)
         problems += check_names(spec, skip={field.split(".")[0] for field, _ in problems})
     if problems or spec is None:
         raise SpecError(file, problems)
@@ -58,7 +68,8 @@ def load_spec(path: str | Path) -> BatchSpec:
 
 
 def with_preset(spec: BatchSpec) -> BatchSpec:
-    """The spec with its preset's procedure and metrics where it names none."""
+    """The spec with its preset's procedure, metrics and agent where it names none (an
+    arena names its entrants itself)."""
     assert spec.preset is not None
     paper = find_preset(spec.preset)
     given = spec.model_fields_set
@@ -67,6 +78,8 @@ def with_preset(spec: BatchSpec) -> BatchSpec:
         update["procedures"] = [paper.procedure.value]
     if "metrics" not in given:
         update["metrics"] = list(paper.metrics.value)
+    if "architectures" not in given and spec.arena is None:
+        update["architectures"] = [paper.agent.value]
     return spec.model_copy(update=update)
 
 
@@ -191,11 +204,33 @@ def check_names(spec: BatchSpec, skip: set[str] | frozenset[str] = frozenset()
         if "judge" in needs and spec.judge is None:
             needed = f"metric {name!r} needs a judge model (set `judge`)"
             problems.append((f"metrics.{i}", needed))
-    if spec.wrappers.prices is not None and not is_path(Path(spec.wrappers.prices), "file"):
-        problems.append(("wrappers.prices", f"no such file: {spec.wrappers.prices}"))
+        elif spec.preset and get_metric(name).paper_judge and spec.judge is None:
+            problems.append((f"metrics.{i}", (
+                f"metric {name!r}: the paper of preset {spec.preset} scored it with a model "
+                f"judge ({get_metric(name).paper_judge}); set `judge`, or leave {name!r} out "
+                "of `metrics`")))
+    problems += wrapper_problems(spec)
     if "metric_options" not in skip:
         problems += [(f"metric_options.{field}", problem)
                      for field, problem in options_problems(spec.metric_options)]
+    return problems
+
+
+def wrapper_problems(spec: BatchSpec) -> list[tuple[str, str]]:
+    """The price table read and the reply cache looked at now, before any game: a file
+    that is neither is refused here, not written to or failed on mid-batch."""
+    problems = []
+    prices, cache = spec.wrappers.prices, spec.wrappers.cache
+    if prices is not None and not is_path(Path(prices), "any"):
+        problems.append(("wrappers.prices", f"no such file: {one_line(prices, 120)}"))
+    elif prices is not None:
+        try:
+            PriceTable.load(Path(prices))
+        except ValueError as exc:
+            problems.append(("wrappers.prices", str(exc)))
+    unusable = SqliteCache.unusable(Path(cache)) if cache is not None else None
+    if unusable is not None:
+        problems.append(("wrappers.cache", f"{one_line(str(cache), 120)}: {unusable}"))
     return problems
 
 

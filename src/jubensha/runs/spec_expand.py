@@ -31,6 +31,7 @@ from jubensha.runs.spec_schema import (
     folder_name,
 )
 from jubensha.scripts.bundled import find_script
+from jubensha.scripts.generate import requests, scripts
 from jubensha.scripts.importers import discover, import_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Script
@@ -57,7 +58,12 @@ def load_scripts(spec: BatchSpec) -> list[tuple[str, str | None, Script]]:
 
 
 def _entry_scripts(entry: ScriptEntry) -> Iterator[tuple[str, str | None, Script]]:
-    if entry.dataset is not None:
+    if entry.generated is not None:
+        made = entry.generated
+        batch = requests(made.seed, made.count, made.players, made.acts, made.difficulty)
+        for script in scripts(batch, made.lang):
+            yield f"generated:{script.id}", None, script
+    elif entry.dataset is not None:
         assert entry.format is not None
         folders = discover(entry.format, Path(entry.dataset))[:entry.limit]
         for folder in folders:

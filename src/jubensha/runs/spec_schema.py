@@ -23,12 +23,14 @@ from pydantic import (
 )
 
 from jubensha.engine.procedure import Procedure
+from jubensha.eval.failure import MAX_FAILED
 from jubensha.llm.keys import ENV_NAME, settings_path
 from jubensha.llm.registry import ModelOptions
 from jubensha.llm.wrappers import Budget
 from jubensha.runs.arena import Arena
 from jubensha.runs.play import SeatPlan
 from jubensha.runs.presets import Applied, find_preset
+from jubensha.scripts.generate import MAX_ACTS, MAX_PLAYERS, MIN_PLAYERS, Languages, Level
 from jubensha.scripts.importers import IMPORTERS
 from jubensha.scripts.model import Language, Script
 from jubensha.scripts.validation import Problem
@@ -70,13 +72,26 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class GeneratedSet(_Strict):
+    """Fresh mysteries from the generator, one per seed (``jubensha scripts generate``)."""
+
+    difficulty: Level = "medium"
+    count: int = Field(1, ge=1, le=10_000)
+    seed: int = Field(0, ge=0)
+    players: int = Field(5, ge=MIN_PLAYERS, le=MAX_PLAYERS)
+    acts: int = Field(1, ge=1, le=MAX_ACTS)
+    lang: Languages = "en"
+
+
 class ScriptEntry(_Strict):
-    """One script (``path``), or every script of a dataset folder (``dataset``); ``format``
-    names the importer for a public format (``wellplay``, ``conan``, ...)."""
+    """One script (``path``), every script of a dataset folder (``dataset``), or a set of
+    generated mysteries (``generated``); ``format`` names the importer for a public format
+    (``wellplay``, ``conan``, ...)."""
 
     path: str | None = Field(None, description="Bundled id, our script file/folder, or "
                              "(with format) one folder of a public format.")
     dataset: str | None = Field(None, description="A folder holding many scripts of format.")
+    generated: GeneratedSet | None = Field(None, description="Generated mysteries.")
     format: str | None = Field(None, description="Importer: " + ", ".join(IMPORTERS))
     limit: int | None = Field(None, ge=1, description="The first N scripts of the dataset.")
 
@@ -87,8 +102,10 @@ class ScriptEntry(_Strict):
 
     @model_validator(mode="after")
     def _one_source(self) -> ScriptEntry:
-        if (self.path is None) == (self.dataset is None):
-            raise ValueError("give either path or dataset")
+        if sum(x is not None for x in (self.path, self.dataset, self.generated)) != 1:
+            raise ValueError("give one of path, dataset or generated")
+        if self.generated is not None and self.format is not None:
+            raise ValueError("generated mysteries are native scripts: remove format")
         if self.dataset is not None and self.format is None:
             raise ValueError("a dataset needs its format")
         if self.format is not None and self.format not in IMPORTERS:
@@ -207,6 +224,9 @@ class BatchSpec(_Strict):
     judge: str | None = Field(None, description="Model spec for metrics that need a judge.")
     metric_embedder: str = Field("none", description="none, local, scripted or openai:<model>.")
     metric_samples: int = Field(3, ge=1, description="Samples per post-game question.")
+    metric_max_failed: float = Field(
+        MAX_FAILED, ge=0, lt=1, description="A metric whose answers failed in more than this "
+        "share has no value on that game (eval.failure).")
     metric_options: dict[str, Any] = Field(
         default_factory=dict, description="Metric name → its options (docs/evaluation.md).")
     executor: Executor = Field(default_factory=Executor)

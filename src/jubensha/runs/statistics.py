@@ -1,45 +1,71 @@
-"""Intervals and tests a reviewer accepts for the means of a batch.
+"""Intervals and tests a reviewer accepts for the means of a batch (docs/experiments.md,
+"Statistics", has the methods with a worked example).
 
-Games of one script are not independent draws: a script can be easy for every method.
-The bootstrap therefore resamples the way the batch was built: scripts with replacement,
-then, within each script drawn, its games (seeds) with replacement; with one script it is
-the ordinary bootstrap over games. The interval is the percentile interval of the
-resampled means (``RESAMPLES`` draws, a fixed generator seed so a report is reproducible).
+**A mean** (one group's win rate, identification or metric, over its finished games) gets
+an interval only where its method holds, chosen in this order:
 
-Two entrants are compared on the games they both played with the same script, procedure
-and seed (``pair``): the mean of the paired differences, its bootstrap interval (the same
-two-level resampling over the differences) and the two-sided p-value of a paired
-permutation test (each pair's difference flipped in sign at random: under "no difference"
-either order is as likely), ``scipy.stats.permutation_test``; exact when there are few
-pairs.
+1. ``cluster bootstrap``: with at least ``MIN_CLUSTERS`` scripts, the two-level
+   percentile bootstrap (scripts with replacement, then each drawn script's games);
+   it speaks for scripts like these, not only these;
+2. ``exact binomial``: a mean of trials, each 0 or 1 by definition (the civilian win), on
+   fewer scripts: the Clopper-Pearson interval over games, conditional on the scripts
+   played (games of one script share a rate; a sum of such trials spreads no wider than a
+   binomial, so the interval is conservative);
+3. ``bootstrap within scripts``: any other mean of at least ``MIN_GAMES`` games on fewer
+   scripts: the percentile bootstrap resampling games within each script (each script
+   keeps its number of games), conditional on the scripts played;
+4. ``too few``: no interval.
+
+**A paired comparison** (A - B over games with the same script, procedure and seed) is
+tested with the paired sign-flip permutation test of the mean difference (under "no
+difference" each pair's sign is as likely flipped; exact over every flip up to
+``EXACT_PAIRS`` pairs, else ``PERMUTATIONS`` seeded flips) and its interval is that test
+inverted: every shift ``delta`` the test does not reject at 5% when it is subtracted from
+every difference. So the interval excludes 0 exactly when p < 0.05. With five pairs or
+fewer no p can reach 0.05 (the smallest is 2/2^n) and the interval is ``too few``.
+A table of several tests adjusts its p-values with Holm's step-down method (``holm``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from functools import lru_cache
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel
-from scipy import stats
 
 RESAMPLES = 4000
 LEVEL = 0.95
+ALPHA = 1 - LEVEL
 GENERATOR_SEED = 20240601
+MIN_CLUSTERS = 10
+"""Scripts a cluster bootstrap needs: with fewer, its percentile interval is too narrow."""
+MIN_GAMES = 10
+"""Games a bootstrap within scripts needs."""
+EXACT_PAIRS = 16
+"""Up to this many pairs every sign flip is enumerated (2^16 = 65,536)."""
+PERMUTATIONS = 20_000
+BISECTIONS = 40
+Method = Literal["cluster bootstrap", "exact binomial", "bootstrap within scripts",
+                 "sign-flip inversion", "too few"]
 
 
 class Estimate(BaseModel):
-    """A mean with its 95% bootstrap interval (``None`` with fewer than two values)."""
+    """A mean, its 95% interval (``None``: no method holds) and the method that made it.
+    The field names are those of the CSV columns and the JSON, everywhere."""
 
     mean: float
     n: int
-    low: float | None = None
-    high: float | None = None
+    clusters: int = 1
+    ci_low: float | None = None
+    ci_high: float | None = None
+    method: Method = "too few"
 
     def render(self, digits: int = 3) -> str:
-        interval = (f" [{self.low:.{digits}f}, {self.high:.{digits}f}]"
-                    if self.low is not None and self.high is not None else "")
-        return f"{self.mean:.{digits}f}{interval}"
+        if self.ci_low is None or self.ci_high is None:
+            return f"{self.mean:.{digits}f} (n={self.n}: too few for an interval)"
+        return f"{self.mean:.{digits}f} [{self.ci_low:.{digits}f}, {self.ci_high:.{digits}f}]"
 
 
 def bootstrap_means(values: Sequence[float], clusters: Sequence[Any],
@@ -47,12 +73,7 @@ def bootstrap_means(values: Sequence[float], clusters: Sequence[Any],
     """Means of ``resamples`` two-level resamples: clusters (scripts) with replacement,
     then each drawn cluster's values with replacement."""
     rng = np.random.default_rng(seed)
-    data = np.asarray(values, dtype=float)
-    keys = list(dict.fromkeys(clusters))
-    groups = [data[[i for i, c in enumerate(clusters) if c == key]] for key in keys]
-    if len(groups) == 1:
-        picks = rng.integers(0, len(data), size=(resamples, len(data)))
-        return data[picks].mean(axis=1)
+    groups = _groups(values, clusters)
     sums = np.zeros(resamples)
     counts = np.zeros(resamples)
     drawn = rng.integers(0, len(groups), size=(resamples, len(groups)))
@@ -65,30 +86,134 @@ def bootstrap_means(values: Sequence[float], clusters: Sequence[Any],
     return sums / counts
 
 
-def estimate(values: Sequence[float], clusters: Sequence[Any] | None = None) -> Estimate:
-    """The mean of ``values`` and its 95% bootstrap interval (see the module docstring);
-    ``clusters`` names each value's script."""
+def stratified_means(values: Sequence[float], clusters: Sequence[Any],
+                     resamples: int = RESAMPLES, seed: int = GENERATOR_SEED) -> np.ndarray:
+    """Means of ``resamples`` resamples of each cluster's values within that cluster."""
+    rng = np.random.default_rng(seed)
+    total = np.zeros(resamples)
+    for group in _groups(values, clusters):
+        picks = rng.integers(0, len(group), size=(resamples, len(group)))
+        total += group[picks].sum(axis=1)
+    return total / len(values)
+
+
+def _groups(values: Sequence[float], clusters: Sequence[Any]) -> list[np.ndarray]:
+    data = np.asarray(values, dtype=float)
+    keys = list(dict.fromkeys(clusters))
+    return [data[[i for i, c in enumerate(clusters) if c == key]] for key in keys]
+
+
+def _percentile(means: np.ndarray) -> tuple[float, float]:
+    tail = ALPHA / 2 * 100
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def estimate(values: Sequence[float], clusters: Sequence[Any] | None = None,
+             trials: bool = False) -> Estimate:
+    """The mean of ``values`` and its 95% interval by the first method that holds (see the
+    module docstring); ``clusters`` names each value's script; ``trials``: each value is a
+    0/1 outcome by definition (a metric whose values merely happen to be 0 or 1 is not)."""
     if not values:
         raise ValueError("no values to estimate a mean from")
-    mean = float(np.mean(values))
-    if len(values) < 2:
-        return Estimate(mean=mean, n=len(values))
-    means = bootstrap_means(values, clusters or [0] * len(values))
-    tail = (1 - LEVEL) / 2 * 100
-    low, high = np.percentile(means, [tail, 100 - tail])
-    return Estimate(mean=mean, n=len(values), low=float(low), high=float(high))
+    keys = list(clusters) if clusters is not None else [0] * len(values)
+    scripts = len(set(keys))
+    found = Estimate(mean=float(np.mean(values)), n=len(values), clusters=scripts)
+    if scripts >= MIN_CLUSTERS:
+        low, high = _percentile(bootstrap_means(values, keys))
+        method: Method = "cluster bootstrap"
+    elif trials:
+        if any(v not in (0, 1) for v in values):
+            raise ValueError("trials are 0 or 1")
+        from scipy import stats  # the stats extra: only for an exact interval
+
+        interval = stats.binomtest(int(sum(values)), len(values)).proportion_ci(
+            confidence_level=LEVEL, method="exact")
+        low, high, method = float(interval.low), float(interval.high), "exact binomial"
+    elif len(values) >= MIN_GAMES:
+        low, high = _percentile(stratified_means(values, keys))
+        method = "bootstrap within scripts"
+    else:
+        return found
+    return found.model_copy(update={"ci_low": low, "ci_high": high, "method": method})
+
+
+# -- paired comparisons ---------------------------------------------------------------------
+@lru_cache(maxsize=8)
+def _exact_signs(n: int) -> np.ndarray:
+    """Every vector of n signs, one per row (2^n rows)."""
+    bits = (np.arange(2 ** n)[:, None] >> np.arange(n)) & 1
+    return 1.0 - 2.0 * bits
+
+
+def sign_flips(n: int) -> np.ndarray:
+    """The sign vectors the test averages over: every one for few pairs, else the
+    observed one and ``PERMUTATIONS`` seeded draws."""
+    if n <= EXACT_PAIRS:
+        return _exact_signs(n)
+    rng = np.random.default_rng(GENERATOR_SEED)
+    drawn = rng.choice((1.0, -1.0), size=(PERMUTATIONS, n))
+    return np.vstack([np.ones(n), drawn])
+
+
+class FlipTest:
+    """The paired sign-flip test of "the mean difference is ``delta``", for any delta:
+    the flipped sums are ``S d - delta S 1``, so each delta costs one pass over the flips."""
+
+    def __init__(self, differences: np.ndarray) -> None:
+        signs = sign_flips(len(differences))
+        self.differences = differences
+        self.n = len(differences)
+        self.flipped = signs @ differences
+        self.counts = signs.sum(axis=1)
+
+    def p(self, delta: float = 0.0) -> float:
+        """Two-sided p: the share of flips whose |mean| reaches the observed one."""
+        observed = abs(self.differences.mean() - delta)
+        means = np.abs(self.flipped - delta * self.counts) / self.n
+        return float(np.mean(means >= observed - 1e-12 * max(1.0, observed)))
+
+    def edge(self, rejected: float, accepted: float) -> float:
+        """The last accepted shift between a rejected and an accepted one (bisection)."""
+        for _ in range(BISECTIONS):
+            middle = (rejected + accepted) / 2
+            if self.p(middle) > ALPHA:
+                accepted = middle
+            else:
+                rejected = middle
+        return accepted
+
+    def interval(self, p_zero: float) -> tuple[float, float]:
+        """The shifts the test accepts around the mean, made to agree with ``p_zero``: 0
+        is inside exactly when the test at 0 does not reject."""
+        d = self.differences
+        mean = float(d.mean())
+        span = float(d.max() - d.min()) + 1.0
+        below, above = float(d.min()) - span, float(d.max()) + span
+        if p_zero <= ALPHA:  # 0 is rejected: the edge on its side lies between 0 and mean
+            below, above = (max(below, 0.0), above) if mean > 0 else (below, min(above, 0.0))
+        low, high = self.edge(below, mean), self.edge(above, mean)
+        if p_zero > ALPHA:
+            low, high = min(low, 0.0), max(high, 0.0)
+        return low, high
 
 
 class Paired(BaseModel):
-    """Entrant A against entrant B on the same games: means, the mean difference A - B
-    with its interval, and the paired permutation test's two-sided p-value."""
+    """Entrant A against entrant B on the same games: means, the mean difference A - B with
+    its interval (the sign-flip test inverted), the test's two-sided p and, in a table of
+    several tests, its Holm-adjusted p; ``failed_a``/``failed_b``: games whose metric
+    failed (no value) and were left out of the pairs."""
 
     metric: str
+    scoring: str = ""
     pairs: int
     a: float
     b: float
     difference: Estimate
     p_value: float | None = None
+    p_holm: float | None = None
+    failed_a: int = 0
+    failed_b: int = 0
 
 
 def paired(metric: str, a: Sequence[float], b: Sequence[float],
@@ -96,24 +221,37 @@ def paired(metric: str, a: Sequence[float], b: Sequence[float],
     """Compare paired values (``a[i]`` and ``b[i]`` from the same script and seed)."""
     if len(a) != len(b) or not a:
         raise ValueError(f"{metric}: need as many values of A as of B, at least one pair")
-    differences = [x - y for x, y in zip(a, b, strict=True)]
+    differences = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    scripts = len(set(clusters)) if clusters is not None else 1
+    found = Estimate(mean=float(differences.mean()), n=len(differences), clusters=scripts)
     p_value = None
-    if len(a) > 1 and any(differences):
-        test = stats.permutation_test(
-            (np.asarray(a, dtype=float), np.asarray(b, dtype=float)),
-            lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
-            vectorized=True, n_resamples=9999, alternative="two-sided",
-            random_state=GENERATOR_SEED)
-        p_value = float(test.pvalue)
-    elif len(a) > 1:
-        p_value = 1.0
-    return Paired(metric=metric, pairs=len(a), a=float(np.mean(a)), b=float(np.mean(b)),
-                  difference=estimate(differences, clusters), p_value=p_value)
+    if len(differences) > 1:
+        test = FlipTest(differences)
+        p_value = test.p()
+        if 2.0 ** (1 - len(differences)) <= ALPHA:  # else no p can reject, nor bound
+            low, high = test.interval(p_value)
+            found = found.model_copy(update={"ci_low": low, "ci_high": high,
+                                             "method": "sign-flip inversion"})
+    return Paired(metric=metric, pairs=len(differences), a=float(np.mean(a)),
+                  b=float(np.mean(b)), difference=found, p_value=p_value)
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjustment of a family of p-values (None: no test, left out)."""
+    tested = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    adjusted: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, i) in enumerate(tested):
+        running = max(running, min(1.0, (len(tested) - rank) * p))
+        adjusted[i] = running
+    return adjusted
 
 
 def games_needed(difference: float, spread: float, power: float = 0.8) -> int:
     """Pairs of games a paired comparison needs to find a mean difference ``difference``
     (two-sided, 5% level, ``power``) when the paired differences have standard deviation
     ``spread``: the normal approximation ``((z_0.975 + z_power) spread / difference)^2``."""
-    z = stats.norm.ppf(1 - (1 - LEVEL) / 2) + stats.norm.ppf(power)
+    from scipy import stats  # the stats extra, only for this estimate
+
+    z = stats.norm.ppf(1 - ALPHA / 2) + stats.norm.ppf(power)
     return int(np.ceil((z * spread / difference) ** 2))

@@ -21,9 +21,7 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Protocol
-
-import typer
+from typing import Protocol
 
 from jubensha.jobs import CallBar, Interrupted, run_job, stop_here
 from jubensha.llm.base import GenerateConfig, ImagePart, Message, Model, Request, TextPart
@@ -163,32 +161,16 @@ async def caption_script(script: Script, base: Path, captioner: Captioner,
     return script, done
 
 
-def caption_command(
-    script: Annotated[str, typer.Argument(
-        help="A bundled script id, or a script file or folder (native YAML).")],
-    model: Annotated[str | None, typer.Option(
-        "--model", "-m", help="Describe cards with this vision model (e.g. openai:gpt-4o) "
-        "instead of OCR.")] = None,
-    languages: Annotated[str | None, typer.Option(
-        "--ocr-lang", help="Tesseract languages (default: chi_sim+eng for Chinese scripts, "
-        "eng for English).")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Caption cards that have one.")
-                     ] = False,
-) -> None:
-    """Caption the image clue cards of a script (OCR, or a vision model) and save them in
-    the script, so text-only models can use the cards."""
-    try:
-        file = resolve_script_file(script_location(script))
-        loaded = parse_script(read_data(file), str(file))
-        captioner = _captioner(loaded, model, languages)
-        done = _caption_saving(loaded, file, captioner, force)
-    except ScriptError as exc:
-        for problem in exc.problems:
-            typer.echo(f"{exc.source}: {problem.field}: {problem.message}")
-        raise typer.Exit(code=1) from None
-    images = sum(bool(clue.image) for clue in loaded.clues)
-    typer.echo(f"{file}: captioned {len(done)} of {images} image clue(s) by "
-               f"{captioner.source}" + ("" if done else " (all had captions; --force redoes)"))
+def caption_file(script: str, model: str | None, languages: str | None, force: bool
+                 ) -> tuple[Path, list[str], int, str]:
+    """Caption the image clue cards of ``script`` (a bundled id, a script file or folder),
+    saving the script after every card: the file, the clues captioned, the image clues
+    in all, and what captioned them. ``ScriptError`` when the script cannot be read."""
+    file = resolve_script_file(script_location(script))
+    loaded = parse_script(read_data(file), str(file))
+    captioner = _captioner(loaded, model, languages)
+    done = _caption_saving(loaded, file, captioner, force)
+    return file, done, sum(bool(clue.image) for clue in loaded.clues), captioner.source
 
 
 def _caption_saving(script: Script, file: Path, captioner: Captioner, force: bool

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from jubensha.outdir import OutError, prepare_out
 from jubensha.scripts.bundled import bundled_scripts, find_script, script_location
-from jubensha.scripts.caption import caption_command
+from jubensha.scripts.generate.command import generate_command
 from jubensha.scripts.importers import IMPORTERS, copy_assets, discover, import_script
 from jubensha.scripts.io import (
     SCRIPT_FILENAMES,
@@ -28,10 +28,12 @@ from jubensha.scripts.io import (
     save_script,
 )
 from jubensha.scripts.model import PUBLIC, Derivation, Script
+from jubensha.scripts.proof.explain import proof_lines
 from jubensha.scripts.validation import Problem, validate
 from jubensha.terminal import Terminal, printable
 
-app = typer.Typer(help="List, show, validate and import mystery scripts.", no_args_is_help=True)
+app = typer.Typer(help="List, show, validate, import and generate mystery scripts.",
+                  no_args_is_help=True)
 console = Terminal()
 
 
@@ -39,7 +41,8 @@ def _problem_lines(source: str, problems: list[Problem], err: bool = False) -> N
     """One plain line per problem (no wrapping or markup, so it can be grepped)."""
     for problem in problems:
         prefix = "warning: " if problem.severity == "warning" else ""
-        typer.echo(printable(f"{source}: {problem.field}: {prefix}{problem.message}"), err=err)
+        shown = problem.model_copy(update={"message": prefix + problem.message})
+        typer.echo(printable(shown.render(source)), err=err)  # cut: a value may be 70,000 long
 
 
 def _fail(exc: ScriptError) -> typer.Exit:
@@ -89,6 +92,9 @@ def show(name: Annotated[str, typer.Argument(help="A bundled script id, or a scr
             say(f"note: {note}")
         for found in script.metadata.derivations:
             for line in derivation_lines(found):
+                say(line)
+        if script.truth is not None and script.truth.proof is not None:
+            for line in proof_lines(script.truth.proof):
                 say(line)
     else:
         say("(the solution is hidden; --truth shows it)")
@@ -297,4 +303,31 @@ def schema(out: Annotated[Path | None, typer.Option("--out", help="Write to this
     typer.echo(f"wrote {out}")
 
 
-app.command("caption")(caption_command)
+@app.command("caption")
+def caption_command(
+    script: Annotated[str, typer.Argument(
+        help="A bundled script id, or a script file or folder (native YAML).")],
+    model: Annotated[str | None, typer.Option(
+        "--model", "-m", help="Describe cards with this vision model (e.g. openai:gpt-4o) "
+        "instead of OCR.")] = None,
+    languages: Annotated[str | None, typer.Option(
+        "--ocr-lang", help="Tesseract languages (default: chi_sim+eng for Chinese scripts, "
+        "eng for English).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Caption cards that have one.")
+                     ] = False,
+) -> None:
+    """Caption the image clue cards of a script (OCR, or a vision model) and save them in
+    the script, so text-only models can use the cards."""
+    from jubensha.scripts.caption import caption_file  # models and OCR: only when used
+
+    try:
+        file, done, images, source = caption_file(script, model, languages, force)
+    except ScriptError as exc:
+        for problem in exc.problems:
+            typer.echo(printable(problem.render(exc.source)))
+        raise typer.Exit(code=1) from None
+    typer.echo(f"{file}: captioned {len(done)} of {images} image clue(s) by {source}"
+               + ("" if done else " (all had captions; --force redoes)"))
+
+
+app.command("generate")(generate_command)

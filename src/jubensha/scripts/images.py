@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from PIL import Image, UnidentifiedImageError
-
 MAX_IMAGE_BYTES = 20_000_000
 
 
@@ -29,6 +27,8 @@ def safe_image(image: str, base: Path) -> Path:
         raise ImagePathError("image file not found")
     if path.stat().st_size > MAX_IMAGE_BYTES:
         raise ImagePathError(f"larger than {MAX_IMAGE_BYTES // 1_000_000} MB")
+    from PIL import Image, UnidentifiedImageError  # here: loading a script needs no PIL
+
     try:
         with Image.open(path) as picture:
             picture.verify()

@@ -7,6 +7,8 @@ never see a YAML or pydantic traceback.
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ import yaml
 from pydantic import ValidationError
 
 from jubensha.outdir import write_whole
-from jubensha.safeload import DocumentError, is_path, read_document, shorten
+from jubensha.safeload import DocumentError, is_path, read_document, shorten, shown_key
 from jubensha.scripts.images import ImagePathError, safe_image
 from jubensha.scripts.model import Clue, Script
 from jubensha.scripts.validation import Problem, Report, validate
@@ -63,10 +65,12 @@ def validation_problems(exc: ValidationError) -> list[Problem]:
 
 
 def _from_pydantic(err: Any) -> Problem:
-    field = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in err["loc"])
+    loc = list(err["loc"])
     message = err["msg"]
     if err["type"] == "extra_forbidden":
         message = "unknown field"
+        loc[-1:] = [shown_key(str(part)) for part in loc[-1:]]
+    field = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
     return Problem(severity="error", field=field.lstrip(".") or "(top level)", message=message)
 
 
@@ -160,9 +164,19 @@ _BlockDumper.add_representer(str, _str_presenter)
 
 def dump_script(script: Script) -> str:
     """The script as readable YAML, leaving out fields that hold their default value."""
-    data = script.model_dump(mode="json", exclude_defaults=True)
-    data = {"id": script.id, "title": script.title, "language": script.language, **data}
-    return yaml.dump(data, Dumper=_BlockDumper, allow_unicode=True, sort_keys=False, width=100)
+    head = json.dumps([script.id, script.title, script.language], ensure_ascii=False)
+    return _dumped(head, script.model_dump_json(exclude_defaults=True))
+
+
+@lru_cache(maxsize=16)
+def _dumped(head: str, data: str) -> str:
+    """The YAML of a script's id, title and language (``head``) and its other fields, both
+    JSON; kept for the scripts dumped last: every game of a batch keeps a copy of its
+    script, and PyYAML's representer takes ~30 ms for a large one where the JSON takes
+    ~1 ms (bench/README.md, concurrency)."""
+    fields = dict(zip(("id", "title", "language"), json.loads(head), strict=True))
+    return yaml.dump({**fields, **json.loads(data)}, Dumper=_BlockDumper,
+                     allow_unicode=True, sort_keys=False, width=100)
 
 
 def save_script(script: Script, path: str | Path) -> Path:

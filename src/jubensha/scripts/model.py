@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from jubensha.scripts.proof.model import Proof
+
 Language = Literal["en", "zh"]
 Side = Literal["murderer", "civilian"]
 PUBLIC = "public"
@@ -180,6 +182,9 @@ class Truth(_Model):
         description="Victims no character at the table killed (an earlier death, a killer "
         "outside the cast, as in WellPlay's Ghost Revenge); they need no Kill.",
     )
+    proof: Proof | None = Field(
+        None, description="The proof that exactly one answer is consistent with what the "
+        "game reveals (generated mysteries; `scripts validate` re-checks it).")
 
 
 class FactualQuestion(_Model):

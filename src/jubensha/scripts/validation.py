@@ -6,14 +6,18 @@ print ``file: field: problem`` lines a script author can act on.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from typing import Literal
 
+from disarm import skeleton_key
 from pydantic import BaseModel
 
 from jubensha.safeload import one_line
 from jubensha.scripts.model import MAX_TEXT_CHARS, PUBLIC, Script, name_key
+from jubensha.scripts.proof.check import check_proof
 
 Severity = Literal["error", "warning"]
 
@@ -59,6 +63,8 @@ def validate(script: Script) -> Report:
     problems += _clue_refs(script)
     problems += _truth(script)
     problems += _questions(script)
+    if not any(p.severity == "error" for p in problems):
+        problems += [_error(field, message) for field, message in check_proof(script)]
     return Report(problems=problems)
 
 
@@ -92,8 +98,10 @@ def _duplicates(script: Script) -> list[Problem]:
 
 
 def _name_clashes(script: Script) -> list[Problem]:
-    """Names that are empty, or that another character's (or victim's) name equals once
-    case, spaces and invisible characters are set aside (``name_key``): a person typing
+    """Names that are empty, that carry a bidirectional control, or that another
+    character's (or victim's) name equals once case, spaces and invisible characters are
+    set aside (``name_key``) or that it looks like (Unicode's confusable skeletons, UTS
+    #39: "Tоm Hаle" with Cyrillic letters is "Tom Hale"): a person reading or typing
     either could not say which one they mean."""
     problems: list[Problem] = []
     for group, named in (("characters", [(f"characters[{i}]", c.name, c.all_names)
@@ -101,21 +109,45 @@ def _name_clashes(script: Script) -> list[Problem]:
                          ("victims", [(f"victims[{i}]", v.name, [v.name])
                                       for i, v in enumerate(script.victims)])):
         owner: dict[str, tuple[str, str]] = {}
+        looks: dict[str, tuple[str, str]] = {}
         for where, main, names in named:
             for j, name in enumerate(names):
                 field = f"{where}.name" if j == 0 else f"{where}.aliases[{j - 1}]"
-                key = name_key(name)
-                if not key:
-                    problems.append(_error(field, "a name needs a visible character"))
-                    continue
-                first, written = owner.setdefault(key, (main, name))
-                if first != main:
-                    whose = repr(first) if written == first else f"{written!r} ({first})"
-                    problems.append(_error(field, f"{name!r} is {whose} written differently "
-                                           "(names are compared ignoring case, spaces and "
-                                           f"invisible characters; {group} need names that "
-                                           "tell them apart)"))
+                problem = _name_problem(name, main, owner, looks, group)
+                if problem is not None:
+                    problems.append(_error(field, problem))
     return problems
+
+
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _name_problem(name: str, main: str, owner: dict[str, tuple[str, str]],
+                  looks: dict[str, tuple[str, str]], group: str) -> str | None:
+    """What is wrong with ``name`` (of the character ``main``) among the names seen so far
+    (``owner`` by ``name_key``, ``looks`` by skeleton), which it joins."""
+    control = _BIDI.search(name)
+    if control:
+        return (f"{name!r} carries a bidirectional control (U+{ord(control.group()):04X}), "
+                "which changes the order its letters are shown in; remove it")
+    key = name_key(name)
+    if not key:
+        return "a name needs a visible character"
+    first, written = owner.setdefault(key, (main, name))
+    if first != main:
+        whose = repr(first) if written == first else f"{written!r} ({first})"
+        return (f"{name!r} is {whose} written differently (names are compared ignoring "
+                f"case, spaces and invisible characters; {group} need names that tell them "
+                "apart)")
+    first, written = looks.setdefault(name_key(skeleton_key(name)), (main, name))
+    if first != main:
+        whose = repr(first) if written == first else f"{written!r} ({first})"
+        odd = [char for char in dict.fromkeys(name + written)
+               if not char.isspace() and skeleton_key(char) != char.casefold()][:3]
+        letters = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, '?')}" for c in odd)
+        return (f"{name!r} looks like {whose} (look-alike letters: {letters or 'mixed'}); "
+                f"{group} need names that tell them apart")
+    return None
 
 
 def _known_names(script: Script) -> set[str]:

@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from jubensha.llm.registry import ModelOptions, ModelSpecError, validate_model_spec
-from jubensha.terminal import Terminal
+from jubensha.signing import KeyFileError
+from jubensha.terminal import Terminal, fail
 from jubensha.web.app import Settings, create_app
 from jubensha.web.restore import resume_table
+from jubensha.web.serverlimits import uvicorn_options
 from jubensha.web.tables import MAX_TABLES, TableHost
-from jubensha.web.tokens import ServerKeyError
 
 if TYPE_CHECKING:
     import socket
@@ -49,6 +50,10 @@ def serve(
                              "Requests naming any other host are refused.")] = None,
     max_tables: Annotated[int, typer.Option(
         min=1, help="Tables that may play at once; the lobby refuses more.")] = MAX_TABLES,
+    proxy: Annotated[list[str] | None, typer.Option(
+        "--proxy", help="The address (or network, 10.0.0.0/8) of a reverse proxy in front "
+                        "of the server, whose X-Forwarded-For and X-Forwarded-Proto are "
+                        "believed (repeatable). Without one they are ignored.")] = None,
     state: Annotated[Path | None, typer.Option(
         help="Where the server keeps the key its invite links are made with, so that the "
              "links of tables still work after a restart (default: "
@@ -76,12 +81,12 @@ def serve(
     try:
         tables = TableHost(runs, options, embedder=embedder, max_tables=max_tables,
                            state=state or default_state(), resumer=resume_table)
-    except ServerKeyError as exc:
-        errors.print(f"error: {exc}", markup=False)
-        raise typer.Exit(2) from None
+    except KeyFileError as exc:
+        raise fail(str(exc)) from None
     print(f"jubensha: the lobby is at http://{host}:{port}/", flush=True)
     config = uvicorn.Config(create_app(settings, tables), host=host, port=port,
-                            log_level="warning", timeout_graceful_shutdown=GRACE_S)
+                            log_level="warning", timeout_graceful_shutdown=GRACE_S,
+                            **uvicorn_options(proxy or []))
     web_server(config, tables).run()
 
 

@@ -7,7 +7,13 @@ table wrote (``tablelog``) becomes a table with the same links again.
   the log, the people's moves from their answers, then live); the pages, which lost their
   connection while the server was away, find their seats where they were.
 - An unfinished game the server cannot play on (no resumer, no room under
-  ``--max-tables``, its script gone) opens as interrupted: its history, and a notice.
+  ``--max-tables``, a seat model this server does not offer, its script gone) opens as
+  interrupted: its history, and a notice.
+
+Only tables this server started are found again: a record not signed with its key (a
+folder another server wrote, or one planted by hand), or one whose ``meta.json`` no longer
+describes the game that was signed, is left as a run folder to review under past runs,
+and nothing of it is played (``tablelog``).
 
 Seat views of ended and interrupted tables are rebuilt from ``events.jsonl`` exactly as
 the engine delivered them: each person sees the events whose audience included their seat.
@@ -30,10 +36,18 @@ from jubensha.llm.registry import ModelOptions
 from jubensha.runlog.attempts import set_aside
 from jubensha.runlog.folder import META, RunError, RunLog, RunResult, read_run
 from jubensha.runlog.resume import ResumeDiverged, ResumeError
-from jubensha.runs.play import PlayError, SeatPlan, continuation, play_game
+from jubensha.runs.play import NO_MODEL, PlayError, SeatPlan, continuation, play_game
+from jubensha.safeload import one_line
 from jubensha.scripts.model import Script
 from jubensha.web.library import ScriptLibrary
-from jubensha.web.tablelog import Answer, AnswerLog, TableRecord, read_record, table_folders
+from jubensha.web.tablelog import (
+    Answer,
+    AnswerLog,
+    TableRecord,
+    game_digest,
+    read_record,
+    table_folders,
+)
 from jubensha.web.tables import KEEP_ENDED, LiveTable, TableHost
 
 log = logging.getLogger(__name__)
@@ -56,17 +70,18 @@ class Found:
                 for name, seat in self.run.meta.seats.items()}
 
 
-async def restore_tables(host: TableHost, library: ScriptLibrary) -> list[LiveTable]:
-    """Open again the tables of ``host.runs``: every unfinished one the server plays on
-    (while there is room), and the newest ``KEEP_ENDED`` of the others (ended or
-    interrupted)."""
+async def restore_tables(host: TableHost, library: ScriptLibrary,
+                         models: Sequence[str]) -> list[LiveTable]:
+    """Open again the tables this server started in ``host.runs``: every unfinished one
+    whose seats play ``models`` the server offers it plays on (while there is room), and
+    the newest ``KEEP_ENDED`` of the others (ended or interrupted)."""
     restored: list[LiveTable] = []
     still = 0
-    for folder in await asyncio.to_thread(own_folders, host.runs):
+    for folder in await asyncio.to_thread(own_folders, host.runs, host.key):
         found = await asyncio.to_thread(read_table, folder, library)
         if found is None or found.record.id in host.tables:
             continue
-        resume = resumes(host, found)
+        resume = resumes(host, found, models)
         if not resume:
             still += 1
             if still > KEEP_ENDED:
@@ -75,15 +90,22 @@ async def restore_tables(host: TableHost, library: ScriptLibrary) -> list[LiveTa
     return restored
 
 
-def own_folders(runs: Path) -> list[Path]:
-    """The table folders under ``runs``, newest first, one per table: an attempt set aside
-    when a game was resumed (``<folder>.partial-<n>``) holds the same table record as the
-    game's own folder, whose name is the shortest."""
+def own_folders(runs: Path, key: bytes) -> list[Path]:
+    """The folders under ``runs`` of tables signed with ``key``, newest first, one per
+    table: an attempt set aside when a game was resumed (``<folder>.partial-<n>``) holds
+    the same table record as the game's own folder, whose name is the shortest. A record
+    not signed with ``key`` is passed over (and said so), so a folder planted with another
+    table's id cannot stand in for it."""
     folders = table_folders(runs)
     chosen: dict[str, Path] = {}
     for folder in folders:
         record = read_record(folder)
         if record is None:
+            continue
+        if not record.signed_by(key):
+            log.warning("not restored: %s: not a table this server started (its record "
+                        "does not carry this server's signature); it stays a run to review",
+                        folder)
             continue
         known = chosen.get(record.id)
         if known is None or len(folder.name) < len(known.name):
@@ -105,6 +127,11 @@ def read_table(folder: Path, library: ScriptLibrary) -> Found | None:
     script = library.played(run)
     if run.meta is None or script is None:
         log.warning("table not restored: %s: its script is not among this server's", folder)
+        return None
+    if record.game != game_digest(run.meta):
+        log.warning("not restored: %s: its %s no longer describes the game this server "
+                    "started (seats, models or script changed); it stays a run to review",
+                    folder, META)
         return None
     try:
         procedure = parse_procedure(run.meta.procedure, f"{folder / META}: procedure")
@@ -128,22 +155,29 @@ async def resume_table(folder: Path, *, agents: Mapping[str, Agent],
     ``ResumeFailed`` (a diverged log is a ``BaseException`` the table would not catch)."""
     try:
         again = continuation(folder, people=set(agents))
+        assert again.resume is not None
         kept = set_aside(folder)
         if again.resume.source == folder:
             again.resume.source = kept
-        return await play_game(again.script, again.procedure, again.plans, out=folder,
-                               seed=again.seed, language=again.language,
-                               embedder=again.embedder, model_options=model_options,
-                               script_source=again.script_source, sinks=sinks,
-                               on_ask=on_ask, agents=agents, resume=again.resume)
+        config = again.model_copy(update={"model_options": model_options})
+        return await play_game(config, folder, sinks=sinks, on_ask=on_ask, agents=agents)
     except (PlayError, ResumeError, ResumeDiverged) as exc:
         raise ResumeFailed(str(exc)) from None
 
 
-def resumes(host: TableHost, found: Found) -> bool:
-    """Whether the server plays the table's game on: unfinished, a resumer, and room."""
-    return (not found.run.finished and host.resumer is not None
-            and host.playing < host.max_tables)
+def resumes(host: TableHost, found: Found, models: Sequence[str]) -> bool:
+    """Whether the server plays the table's game on: unfinished, a resumer, room, and every
+    seat's model one the server offers (started with other ``--model``s, it plays none
+    it no longer offers)."""
+    if found.run.finished or host.resumer is None or host.playing >= host.max_tables:
+        return False
+    missing = sorted({plan.model for plan in found.plans.values()
+                      if plan.model != NO_MODEL and plan.model not in models})
+    if missing:
+        log.warning("not played on: %s: seats play %s, which this server does not offer "
+                    "(--model); it opens as interrupted", found.run.path,
+                    ", ".join(one_line(model, 80) for model in missing))
+    return not missing
 
 
 def reopen(host: TableHost, folder: Path, found: Found, resume: bool) -> LiveTable:

@@ -83,6 +83,7 @@ def metrics(folder: Path) -> list[MetricRow] | None:
     rows: list[MetricRow] = []
     for metric, found in sorted(read_metrics(folder).items()):
         note = str(found.get("error") or found.get("skipped") or "")
-        numbers = {} if note else {key: float(value) for key, value in found.items()}
+        numbers = {} if note else {key: float(value) for key, value in found.items()
+                                   if isinstance(value, int | float)}  # not its scoring
         rows.append(MetricRow(metric=metric, numbers=numbers, note=note))
     return rows

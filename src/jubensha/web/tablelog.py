@@ -4,7 +4,12 @@ restart: which table it was (``table.json``) and what its people answered
 
 ``table.json`` holds the table's id, the lobby's key of its script, whether spectators
 may watch and which seats people play; no link: links are derived from the id with the
-server's key (``tokens``), so a run folder someone shares gives none away.
+server's key (``tokens``), so a run folder someone shares gives none away. It is signed
+with that key, together with a digest of what its ``meta.json`` says the game is (the
+seats' architectures and models, the script copy's hash, procedure, seed, language,
+embedder): a server restores only tables it started itself, as they were started, and
+a folder planted under ``--runs`` (or a signed one whose ``meta.json`` was changed) is a
+run to review, never a game to play (``restore``).
 
 A model's replies are in ``calls.jsonl``; a person's moves are not model calls, so each is
 appended here as it is taken: the seat, the number of the decision (the seat's first, its
@@ -15,6 +20,8 @@ which decision on the table plays the seat. Nothing here is secret: the moves ar
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import os
 from collections import defaultdict
@@ -23,6 +30,8 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from jubensha.engine.decisions import Action
+from jubensha.runlog.folder import RunMeta
+from jubensha.signing import sign, verify
 
 log = logging.getLogger(__name__)
 WEB_DIR = "web"
@@ -42,9 +51,38 @@ class TableRecord(BaseModel):
     script: str
     spectators: bool
     people: list[str]
+    game: str = ""
+    """``game_digest`` of the folder's meta.json when the table was noted."""
+    signature: str = ""
+
+    def signed_part(self) -> bytes:
+        return self.model_dump_json(exclude={"signature"}).encode()
+
+    def signed_by(self, key: bytes) -> bool:
+        """Whether the record was signed with ``key`` (by the server that holds it)."""
+        return bool(self.signature) and verify(key, SIGNED, self.signed_part(), self.signature)
 
 
-def write_record(folder: Path, record: TableRecord) -> None:
+SIGNED = "jubensha table record"
+
+
+def game_digest(meta: RunMeta) -> str:
+    """What a run's ``meta.json`` says the game is, as far as playing it on goes: who sits
+    where with which architecture and model, the script copy, procedure, seed, language and
+    the seats' embedder (not when it started or which versions wrote it)."""
+    game = meta.model_dump(mode="json", include={"script_id", "script_sha256", "language",
+                                                 "procedure", "seats", "seed"})
+    game["embedder"] = meta.options.get("embedder")
+    return hashlib.sha256(json.dumps(game, sort_keys=True).encode()).hexdigest()
+
+
+def write_record(folder: Path, record: TableRecord, key: bytes, meta: RunMeta | None) -> None:
+    """Note the table in its run folder, signed with the server's ``key`` for the game
+    ``meta`` describes (a folder without meta.json gets no record: nothing to restore)."""
+    if meta is None:
+        return
+    record = record.model_copy(update={"game": game_digest(meta)})
+    record.signature = sign(key, SIGNED, record.signed_part())
     path = folder / WEB_DIR / TABLE
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")

@@ -22,19 +22,19 @@ from typing import Literal, Protocol
 
 from jubensha.agents.human import HumanAgent, SeatView
 from jubensha.engine.agent import Agent
-from jubensha.engine.decisions import Decision
+from jubensha.engine.decisions import BaseDecision
 from jubensha.engine.events import Event
 from jubensha.engine.procedure import Procedure
 from jubensha.engine.table import AskHook, EventSink
 from jubensha.llm.registry import ModelOptions
-from jubensha.runlog.folder import RunResult
-from jubensha.runs.play import NO_MODEL, SeatPlan, default_out, play_game
+from jubensha.runlog.folder import META, RunResult, read_meta
+from jubensha.runs.play import NO_MODEL, PlayConfig, SeatPlan, default_out, play_game
 from jubensha.scripts.model import Language, Script
-from jubensha.web.guard import same_secret
+from jubensha.web.gate import same_secret
 from jubensha.web.roster import Progress, SeatChip, progress, roster
 from jubensha.web.seatio import WebIO
 from jubensha.web.tablelog import Answer, AnswerLog, TableRecord, write_record
-from jubensha.web.tokens import link_token, load_key
+from jubensha.web.tokens import link_token, server_key
 
 log = logging.getLogger(__name__)
 Status = Literal["playing", "ended", "failed", "interrupted"]
@@ -86,6 +86,8 @@ class LiveTable:
     asked: Counter[str] = field(default_factory=Counter)
     """Seats being asked a decision right now (an agent thinking, a person's turn)."""
     result: RunResult | None = None
+    key: bytes = field(default=b"", repr=False)
+    """The server's key, which signs the table's record (``tablelog``)."""
 
     @property
     def humans(self) -> list[str]:
@@ -126,13 +128,14 @@ class LiveTable:
 
     def record(self, event: Event) -> None:
         """Event sink: every event, whatever its audience (pages filter by token). The
-        first also notes the table in its run folder, which exists from then on."""
+        first also notes the table in its run folder (signed for the game its meta.json,
+        written by then, describes)."""
         if not self.events:
-            write_record(self.out, self.as_record())
+            write_record(self.out, self.as_record(), self.key, read_meta(self.out / META))
         self.events.append(event)
         self.touch()
 
-    def on_ask(self, seat: str, decision: Decision) -> Callable[[], None]:
+    def on_ask(self, seat: str, decision: BaseDecision) -> Callable[[], None]:
         """Ask hook: the seat is being asked until the returned function is called."""
         self.asked[seat] += 1
         self.touch()
@@ -168,7 +171,7 @@ class TableHost:
         self.model_options = model_options or ModelOptions()
         self.embedder = embedder
         self.max_tables = max_tables
-        self.key = load_key(state)
+        self.key = server_key(state)
         self.resumer = resumer
         self.tables: dict[str, LiveTable] = {}
         self.closing = False
@@ -186,26 +189,27 @@ class TableHost:
                              f"started for (--max-tables {self.max_tables}); try again when "
                              f"one has ended")
 
-    def open(self, script: Script, procedure: Procedure, plans: dict[str, SeatPlan], *,
-             language: Language | None = None, seed: int = 0, spectators: bool = False,
+    def open(self, config: PlayConfig, *, spectators: bool = False,
              script_key: str = "") -> LiveTable:
-        """Seat the table and start the game in the background; ``TablesFull`` when
-        ``max_tables`` are playing already."""
+        """Seat the table and start the game of ``config`` (as the lobby chose it, played
+        with this server's model options and embedder) in the background; ``TablesFull``
+        when ``max_tables`` are playing already."""
         self.check_room()
         self._forget_ended()
-        humans = [name for name, plan in plans.items() if plan.model == NO_MODEL]
+        config = config.model_copy(update={"model_options": self.model_options,
+                                           "embedder": self.embedder})
+        script = config.script
+        humans = [name for name, plan in config.plans.items() if plan.model == NO_MODEL]
         record = TableRecord(id=secrets.token_hex(8), script=script_key or script.id,
                              spectators=spectators or not humans, people=humans)
-        table = self.seat(record, script, procedure, plans, language or script.language,
-                          default_out(script, self.runs))
+        table = self.seat(record, script, config.procedure, config.plans,
+                          config.game_language, default_out(script, self.runs))
         agents = self.agents(table)
 
         async def game(agents: Mapping[str, Agent], sinks: Sequence[EventSink],
                        on_ask: AskHook) -> RunResult:
-            return await play_game(
-                script, procedure, plans, out=table.out, seed=seed, language=table.language,
-                embedder=self.embedder, model_options=self.model_options,
-                script_source=script.id, sinks=sinks, agents=agents, on_ask=on_ask)
+            return await play_game(config, table.out, sinks=sinks, agents=agents,
+                                   on_ask=on_ask)
 
         self.start(table, agents, game)
         return table
@@ -220,7 +224,7 @@ class TableHost:
             spectator_token=link_token(self.key, record.id, "spectator")
             if record.spectators else None,
             seat_tokens={name: link_token(self.key, record.id, f"seat:{name}")
-                         for name in record.people})
+                         for name in record.people}, key=self.key)
         self.tables[table.id] = table
         return table
 

@@ -14,46 +14,21 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import os
 import secrets
 from pathlib import Path
 
+from jubensha.signing import KEY_BYTES, load_key
+
 KEY_FILE = "serve.key"
-KEY_BYTES = 32
 
 
-class ServerKeyError(Exception):
-    """The key file cannot be read or made; the message names the file and the problem."""
-
-
-def load_key(folder: Path | None) -> bytes:
-    """The server key in ``folder`` (made on first use, mode 0600); a fresh key that is
-    never written when ``folder`` is None."""
+def server_key(folder: Path | None) -> bytes:
+    """The server key in ``folder`` (made on first use; ``signing`` checks the folder and
+    the file before reading it); a fresh key that is never written when ``folder`` is
+    None."""
     if folder is None:
         return secrets.token_bytes(KEY_BYTES)
-    path = folder / KEY_FILE
-    try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if not path.exists():
-            _create(path)
-        if path.is_symlink() or not path.is_file():
-            raise ServerKeyError(f"{path}: not a regular file")
-        key = path.read_bytes()
-    except OSError as exc:
-        raise ServerKeyError(f"{path}: {exc.strerror or exc}") from None
-    if len(key) != KEY_BYTES:
-        raise ServerKeyError(f"{path}: holds {len(key)} bytes, not a key of {KEY_BYTES}; remove "
-                        "it to make a new one (every earlier invite link stops working)")
-    return key
-
-
-def _create(path: Path) -> None:
-    try:
-        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another server made it first: read theirs
-        return
-    with os.fdopen(handle, "wb") as out:
-        out.write(secrets.token_bytes(KEY_BYTES))
+    return load_key(folder, KEY_FILE)
 
 
 def link_token(key: bytes, table: str, role: str) -> str:

@@ -4,7 +4,8 @@
 ``IMPORTERS`` maps a format name to its ``Importer`` (a ``jubensha.registry.Registry``: a
 format's module is imported the first time the format is used); ``import_script`` and
 ``discover`` are what the ``jubensha scripts import`` command uses. Every importer raises
-``ScriptError`` naming the file, the field and the problem on malformed input.
+``ScriptError`` naming the file, the field and the problem on malformed input. Their shared
+helpers load with the first import: listing the formats imports none of them.
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from pydantic import ValidationError
 
 from jubensha.registry import Registry
 from jubensha.scripts.images import ImagePathError, safe_image
-from jubensha.scripts.importers.common import fail, linked_part, reading_from
-from jubensha.scripts.importers.truth_file import apply_truth, read_truth_file, truth_beside
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Script
 from jubensha.scripts.validation import Problem
@@ -35,6 +34,8 @@ class Importer:
 
 
 def _unknown(name: str, known: list[str]) -> ScriptError:
+    from jubensha.scripts.importers.common import fail
+
     return fail(name, "(format)", f"unknown format; one of: {', '.join(known)}")
 
 
@@ -67,6 +68,9 @@ def import_script(name: str, src: Path, truth: Path | None = None) -> Script:
     """Import one script of format ``name`` from ``src``. The truth a user supplies —
     the file ``truth`` names, else a ``truth.yaml`` beside the source — overrides what
     the importer derived."""
+    from jubensha.scripts.importers.common import fail, reading_from
+    from jubensha.scripts.importers.truth_file import apply_truth, read_truth_file, truth_beside
+
     load = importer(name).load
     if not src.exists():
         raise fail(src, "(file)", "no such file or folder")
@@ -90,6 +94,8 @@ def import_script(name: str, src: Path, truth: Path | None = None) -> Script:
 def discover(name: str, root: Path) -> list[Path]:
     """Every script of format ``name`` under the dataset folder ``root``, except those
     reached through a symbolic link inside it (a folder of the dataset linked elsewhere)."""
+    from jubensha.scripts.importers.common import fail, linked_part
+
     if not root.exists():
         raise fail(root, "(folder)", "no such folder")
     return [found for found in importer(name).discover(root)
@@ -99,6 +105,8 @@ def discover(name: str, root: Path) -> list[Path]:
 def copy_assets(script: Script, src: Path, dest: Path) -> list[Path]:
     """Copy the files the script's clues point to (images) from the source folder to the
     folder the script is written to, keeping their relative paths; the copies made."""
+    from jubensha.scripts.importers.common import fail
+
     base = src.parent if src.is_file() else src
     copied = []
     for clue in script.clues:

@@ -7,8 +7,12 @@ A label map ``{A: [[B, "Victim of X, Hate of X"]]}`` reads "B is Victim of A, B 
 of A"; it becomes ``Relationship(other=B, labels=[...])`` on character A, so a label's X
 is always the character that owns the relationship. "Same person as X" labels make the
 other name an alias. People the labels call a victim ("Victim of X", "Killed by X", or
-the reverse "Murderer of X") become ``victims``; who killed them stays out of sight of
-the players, in ``extra["killers"]``.
+the reverse "Murderer of X") are candidates for the case's ``victims``: the labels record
+deaths of the backstory, and harm that is no death, the same way, so each is weighed by
+how many of the characters' stories name it (the case every player is told of) and decided
+with the confidence rule every importer uses (``truth.decide``); when unsure, none is
+derived and the candidates are noted for a ``truth.yaml``. Who killed whom stays out of
+sight of the players, in ``extra["killers"]``.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from jubensha.scripts.importers.common import (
+    CJK,
     Names,
     expect,
     fail,
@@ -28,7 +33,16 @@ from jubensha.scripts.importers.common import (
     slugify,
     text_of,
 )
-from jubensha.scripts.model import Character, Metadata, Relationship, Script, Victim
+from jubensha.scripts.importers.truth import Finding, decide
+from jubensha.scripts.model import (
+    Character,
+    Derivation,
+    Evidence,
+    Metadata,
+    Relationship,
+    Script,
+    Victim,
+)
 
 _SAME_PERSON = re.compile(r"^same person as x\b", re.IGNORECASE)
 _VICTIM_OF = re.compile(r"^(?:victim of x|killed by x)$", re.IGNORECASE)
@@ -58,7 +72,8 @@ def import_conan(src: Path) -> Script:
     if (folder / "json").is_dir():
         notes.append("json/ (a WellPlay copy of this narrative) is not read here")
     extra: dict[str, Any] = {"unmatched_full_texts": unmatched} if unmatched else {}
-    victims = _labels(folder, characters, names, notes, extra)
+    derivations: list[Derivation] = []
+    victims = _labels(folder, characters, names, notes, extra, derivations)
     title = re.sub(r"^\s*\d+\s*-\s*", "", folder.name)
     return Script(
         id=f"conan-{language}-{slugify(folder.name)}",
@@ -67,7 +82,8 @@ def import_conan(src: Path) -> Script:
         victims=victims,
         characters=characters,
         metadata=Metadata(source="conan", has_truth=False, player_count=len(characters),
-                          source_path="/".join(folder.parts[-3:]), notes=notes),
+                          source_path="/".join(folder.parts[-3:]), notes=notes,
+                          derivations=derivations),
         extra=extra,
     )
 
@@ -125,16 +141,16 @@ def _label_sets(folder: Path) -> dict[str, Path]:
 
 
 def _labels(folder: Path, characters: list[Character], names: Names, notes: list[str],
-            extra: dict[str, Any]) -> list[Victim]:
+            extra: dict[str, Any], derivations: list[Derivation]) -> list[Victim]:
     """Relations, aliases and victims from the label sets (``label/``, ``label_v2/``...).
 
     A character's sheet holds only what its OWN label files say (``<set>/<narrative>/
     <Character>.json``, every set merged): its relationships are the pairs it owns there,
     and the whole file is its ``extra["known_relations"]``. ``all.json``, the union of every
     character's knowledge, would tell a civilian what only the murderer knows, so it goes
-    to the script's ``extra`` (for evaluation), never to a sheet. A victim is listed for
-    every player only when half the characters' stories mention the death (``_victims``);
-    who killed whom stays in ``extra["killers"]``.
+    to the script's ``extra`` (for evaluation), never to a sheet. The case's victims are
+    weighed from the labelled killings (``_victims``); who killed whom stays in
+    ``extra["killers"]``.
     """
     sets = _label_sets(folder)
     if not sets:
@@ -166,10 +182,12 @@ def _labels(folder: Path, characters: list[Character], names: Names, notes: list
     if not own:
         notes.append("no per-character label files: sheets carry no relationships "
                      "(all.json stays with the script, for evaluation)")
-    victims, killers = _victims(union, characters, names, same, notes)
+    victims, killers, finding = _victims(union, characters, names, same, notes)
     extra["relations_all"] = union
     if killers:
         extra["killers"] = killers
+    if finding.candidates:
+        derivations.append(finding.derivation("label*/"))
     classes = _relation_classes(folder, union)
     if classes:
         extra["relation_classes"] = classes
@@ -219,30 +237,46 @@ def _aliases(relations: dict, characters: list[Character], names: Names) -> dict
     return same
 
 
+WITNESS_WEIGHT = 4.0
+"""The evidence a labelled death gets when every character's story names the dead: one
+plain statement in the shared weighing (``truth.NOBODY`` is 3), less in proportion to the
+stories that do not name it. Fit on half of the Conan stories whose truth WellPlay or
+MIRAGE states (``bench/truth_derivation.yaml``), measured on the other half
+(docs/script-format.md)."""
+
+
 def _victims(union: dict, characters: list[Character], names: Names, same: dict[str, str],
-             notes: list[str]) -> tuple[list[str], dict[str, list[str]]]:
-    """Everyone the labels call a victim, with their killers (truth data). Only the killer's
-    own file labels a killing, so the public victim list keeps the deaths that half the
-    characters' stories (at least two) mention by name: the case everyone is told of, not
-    a killing one person knows."""
+             notes: list[str]) -> tuple[list[str], dict[str, list[str]], Finding]:
+    """The case's victims weighed from the labelled killings, with their killers (truth
+    data), and the finding that decided them. A labelled death told in every story is
+    the case; one few stories name is more likely the backstory's or harm that was no
+    death: its weight is its share of the stories (``WITNESS_WEIGHT``)."""
     killers = _killings(union, same)
-    stories = [c.story for c in characters]
-    witnesses = {victim: sum(victim.casefold() in story.casefold() for story in stories)
-                 for victim in killers}
-    needed = max(2, (len(stories) + 1) // 2)
-    victims = []
+    stories = [c.story.casefold() for c in characters]
+    scores: dict[str, float] = {}
+    evidence: dict[str, list[Evidence]] = {}
     for victim, who in killers.items():
         killers[victim] = list(dict.fromkeys(names.exact(k) or k for k in who))
         if names.exact(victim):
             notes.append(f"labels call the character {names.exact(victim)!r} a victim; "
                          "not listed as a victim")
-        elif witnesses[victim] < needed:
-            notes.append(f"{victim!r}: a killing the labels record but only "
-                         f"{witnesses[victim]} of {len(stories)} characters' stories mention;"
-                         " kept with the truth data, not on the public victim list")
-        else:
-            victims.append(victim)
-    return victims, {v: killers[v] for v in killers if not names.exact(v)}
+            continue
+        told = sum(bool(mentions(victim).search(story)) for story in stories)
+        scores[victim] = WITNESS_WEIGHT * told / max(1, len(stories))
+        evidence[victim] = [Evidence(
+            rule=f"a killing the labels record, named in {told} of {len(stories)} stories",
+            source="label*/", text=victim, weight=round(scores[victim], 2))]  # not who
+    finding = decide("victims", scores, evidence, {}, {n: {"character"} for n in scores})
+    if killers:
+        notes.append(finding.note())
+    return finding.names, {v: killers[v] for v in killers if not names.exact(v)}, finding
+
+
+def mentions(name: str) -> re.Pattern[str]:
+    """Where a story names ``name``: a whole word for a Latin name (``Man`` is not in
+    ``woman``), anywhere for a Chinese one; case ignored."""
+    text = re.escape(name.casefold())
+    return re.compile(text if CJK.search(name) else rf"(?<!\w){text}(?!\w)")
 
 
 def _killings(relations: dict, same: dict[str, str]) -> dict[str, list[str]]:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from jubensha.safeload import DocumentError, is_path, parse_document
+from jubensha.safeload import DocumentError, is_path, parse_document, read_bounded
 from jubensha.scripts.importers.common import Names, fail, linked_part, read_text
 from jubensha.scripts.io import ScriptError, validation_problems
 from jubensha.scripts.model import Derivation, Kill, Script, Truth, Victim
@@ -56,19 +56,17 @@ def truth_beside(src: Path) -> Path | None:
 
 
 def read_truth_file(path: Path, *, inside: bool = False) -> TruthFile:
-    """The truth file at ``path``; a ScriptError naming the file, field and problem. A
-    file ``inside`` the source being imported is read like the source's own files (never
-    through a symbolic link)."""
+    """The truth file at ``path``; a ScriptError naming the file, field and problem. Read
+    within bounds (a regular file, not a link, at most ``MAX_BYTES``: a FIFO or
+    ``/dev/zero`` is refused before a byte is read), like a file ``inside`` the source
+    being imported; no error quotes a line of a file that is not a truth file."""
     if inside and linked_part(path) is not None:
         raise fail(path, "(file)", "reached through a symbolic link: a truth file beside a "
                                    "script must be a regular file")
     try:
-        if path.stat().st_size > MAX_BYTES:
-            raise fail(path, "(file)", f"larger than {MAX_BYTES // 1000} kB")
-        data = parse_document(read_text(path) if inside else path.read_text(encoding="utf-8"),
-                              json_syntax=path.suffix.lower() == ".json")
-    except OSError as exc:
-        raise fail(path, "(file)", f"cannot read: {exc.strerror or exc}") from None
+        text = read_text(path) if inside else read_bounded(
+            path, MAX_BYTES, links=False).decode("utf-8-sig")
+        data = parse_document(text, json_syntax=path.suffix.lower() == ".json")
     except UnicodeDecodeError as exc:
         raise fail(path, "(file)", f"not UTF-8 text (byte {exc.start})") from None
     except DocumentError as exc:

@@ -13,6 +13,7 @@ Bolong) goes to ``truth.killed_offstage``.
 from __future__ import annotations
 
 import csv
+import os
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from jubensha.llm.text import HAN
-from jubensha.safeload import is_path, one_line
+from jubensha.safeload import one_line
 from jubensha.scripts.importers.common import (
     CJK,
     Names,
@@ -131,7 +132,9 @@ def _listed_characters(info: dict, info_path: Path, folder: Path) -> list[str]:
 
 
 def _read_character(path: Path) -> dict[str, Any]:
-    if not is_path(path, "file"):
+    """A character's file; one that is there but no regular file (a FIFO, a folder) is
+    reported as what it is by the bounded reader, not as missing."""
+    if not os.path.lexists(path):
         raise fail(path, "(file)", "no such file (the character is listed in "
                                    "script_info.json character_name)")
     raw = expect(read_json(path)[0], dict, path, "(top level)")

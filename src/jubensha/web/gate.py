@@ -80,7 +80,7 @@ def same_origin(origin: str, host: str, scheme: str = "http") -> bool:
                                                                    split[1] or default)
 
 
-class RequestGuard:
+class RequestGate:
     """ASGI middleware: the host allow-list, the origin check and the security headers."""
 
     def __init__(self, app: ASGIApp, allowed_hosts: Iterable[str] = ()):

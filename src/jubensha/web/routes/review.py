@@ -1,0 +1,56 @@
+"""Reviews: the host's list of run folders and the omniscient review of one, and a
+table's review for its people and spectators once the truth is out."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from fastapi import APIRouter, Depends, HTTPException
+from fastapi.responses import HTMLResponse, Response
+
+from jubensha.runlog.folder import RunError, read_run
+from jubensha.scripts.model import Script
+from jubensha.web.access import House, HouseDep, missing, require_host
+from jubensha.web.review import review_values
+from jubensha.web.runsdir import list_runs, not_own_files, resolve_run
+from jubensha.web.strings import text
+from jubensha.web.tables import LiveTable
+
+router = APIRouter(dependencies=[Depends(require_host)])
+
+
+@router.get("/runs", response_class=HTMLResponse)
+async def runs(house: HouseDep) -> Response:
+    return house.pages.page("runs.html", "en",
+                            runs=await asyncio.to_thread(list_runs, house.settings.runs))
+
+
+@router.get("/review/{path:path}", response_class=HTMLResponse)
+async def review(path: str, house: HouseDep) -> Response:
+    folder = resolve_run(house.settings.runs, path)
+    if folder is None:
+        raise missing()
+    problem = await asyncio.to_thread(not_own_files, folder)
+    if problem is not None:
+        raise HTTPException(status_code=422, detail=f"{path}: not shown: {problem}; a "
+                            "run folder is read only from its own files")
+    return await review_page(house, folder, back="/")
+
+
+async def table_review(house: House, table: LiveTable, back: str) -> Response:
+    """A table's review, for its people and spectators once the truth is out."""
+    if table.status != "ended":
+        raise HTTPException(status_code=403, detail=text(table.language, "review_later"))
+    return await review_page(house, table.out, back=back, script=table.script)
+
+
+async def review_page(house: House, folder: Path, back: str,
+                      script: Script | None = None) -> Response:
+    try:
+        run = await asyncio.to_thread(read_run, folder)
+    except RunError as exc:
+        raise HTTPException(status_code=422, detail=str(exc)) from None
+    script = script or await asyncio.to_thread(house.library.played, run)
+    values = await asyncio.to_thread(review_values, run, script)
+    return house.pages.page("review.html", values.pop("lang"), back=back, **values)
