@@ -122,3 +122,41 @@ def test_without_a_measured_speed_the_estimate_gives_the_count_only() -> None:
     line = estimate_line(282, ["openai:never-seen"])
     assert line.startswith("about 282 model calls (")
     assert " h" not in line and "min" not in line
+
+
+def test_the_count_never_passes_its_total() -> None:
+    bar = CallBar(Console(file=open(os.devnull, "w")), "playing", expected=3)  # noqa: SIM115
+    with bar.shown():
+        for _ in range(5):
+            bar.advance()
+            task = bar.progress.tasks[0]
+            assert task.total is not None and task.completed <= task.total
+    assert bar.progress.tasks[0].total == 5  # over: all done
+
+
+def test_the_time_left_moves_while_a_call_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [100.0]
+    monkeypatch.setattr(jobs.time, "perf_counter", lambda: now[0])
+    bar = CallBar(Console(file=open(os.devnull, "w")), "playing", expected=10)  # noqa: SIM115
+    with bar.shown():
+        assert bar.seconds_left() is None  # nothing measured yet
+        now[0] += 20
+        bar.advance(2)  # 10 s a call, 8 to go
+        assert bar.seconds_left() == 80
+        now[0] += 4
+        assert bar.seconds_left() == 76  # the running call counts down
+        now[0] += 60
+        assert bar.seconds_left() == 70  # a slow call takes off at most one call's time
+
+
+def test_a_draft_shows_above_the_bar_until_it_is_cleared() -> None:
+    from rich.text import Text
+
+    out = Console(record=True, force_terminal=True, width=80)
+    bar = CallBar(out, "playing", expected=2)
+    with bar.shown():
+        bar.draft(Text("Agnes Pike is saying: I was in the kitchen."))
+        rendered = list(bar.progress.get_renderables())
+        assert "I was in the kitchen" in str(rendered[0])
+        bar.draft(None)
+        assert len(list(bar.progress.get_renderables())) == 1

@@ -220,8 +220,8 @@ class _DraftProgress(Progress):
     """A progress display with the speech being written, when there is one, above it."""
 
     def __init__(self, *columns: Any, draft: Callable[[], Text | None], **options: Any) -> None:
+        self._draft = draft  # first: rich renders once while it starts
         super().__init__(*columns, **options)
-        self._draft = draft
 
     def get_renderables(self) -> Iterable[RenderableType]:
         shown = self._draft()
@@ -242,6 +242,7 @@ class CallBar:
 
     def __init__(self, console: Console, title: str, expected: int | None = None,
                  unit: str = "calls", *, count_calls: bool = True, eta: str = "ETA") -> None:
+        self.drafting: Text | None = None
         self.progress = _DraftProgress(
             SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
             MofNCompleteColumn(), TextColumn(unit), TextColumn("{task.fields[note]}"),
@@ -256,7 +257,6 @@ class CallBar:
         self.live: dict[str, int] = {}
         self.started = time.perf_counter()
         self.last_done = self.started
-        self.drafting: Text | None = None
 
     def on_call(self, record: CallRecord) -> None:
         if not self.open:

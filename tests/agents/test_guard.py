@@ -225,3 +225,36 @@ async def test_safe_lines_vary_so_two_seats_do_not_copy_each_other() -> None:
     assert all(first != second for first, second in lines)  # a seat moves on
     assert len({first for first, _ in lines}) > 1  # seats start apart
     assert all(line.endswith("?") for pair in lines for line in pair)
+
+
+def tingsong_guard(name: str) -> GuardedAgent:
+    from jubensha.scripts.bundled import find_script
+
+    agent = make_agent("naive:guard")
+    assert isinstance(agent, GuardedAgent)
+    sheet = CharacterSheet.for_seat(find_script("tingsong-tea-estate"), name)
+    asyncio.run(agent.start(SeatContext(sheet=sheet, model=ScriptedModel())))
+    return agent
+
+
+def test_a_line_labelled_with_the_speakers_other_name_is_caught() -> None:
+    """周妈's real name is 周桂芳: a speech that opens "周桂芳：" is a transcript line."""
+    agent = tingsong_guard("周妈")
+    check = agent.check("周桂芳：不好意思，我确实偷看了老爷的信。", False)
+    assert "label" in check.degenerate
+    assert agent.problems(check)
+
+
+def test_an_introduction_made_of_two_other_seats_lines_is_a_copy() -> None:
+    agent = tingsong_guard("沈青禾")
+    first = "我是许松，跟了师父十二年，是茶庄里焙茶最好的徒弟，师父待我像亲儿子一样。"
+    second = "我是从上海来的茶商顾远之，为了买焙火秘谱进山，晚饭时被庄主当众回绝了。"
+    for speaker, text in (("许松", first), ("顾远之", second)):
+        asyncio.run(agent.observe(Spoke(index=1, speaker=speaker, kind="introduction",
+                                        text=text)))
+    copied = ("我跟了师父十二年，是茶庄里焙茶最好的徒弟，师父待我像亲儿子一样。"
+              "为了买焙火秘谱进山，晚饭时被庄主当众回绝了。")
+    check = agent.check(copied, False)
+    assert "copy" in check.degenerate
+    assert "许松" in check.evidence["copy"] and "顾远之" in check.evidence["copy"]
+    assert not agent.check("我是沈青禾，三天前刚从上海回来。", False).degenerate

@@ -400,17 +400,24 @@ def label_of(text: str, names: Sequence[str]) -> str | None:
 
 def copy_of(words: list[str], others: Iterable[tuple[str, str]], n: int,
             share: float = COPY_SHARE, free: Container[tuple[str, ...]] = ()) -> str | None:
-    """``speaker: speech`` of the other seat's speech this one mostly repeats, or None.
-    Windows in ``free`` (the question answered: "I never left the kitchen at ten" answers
-    "Did you leave the kitchen at ten?", whoever else said so) are no copy."""
+    """``speaker: speech`` of the other seats' speeches this one mostly repeats (one, or
+    several taken together: an introduction made of two others' lines), or None. Windows
+    in ``free`` (the question answered: "I never left the kitchen at ten" answers "Did
+    you leave the kitchen at ten?", whoever else said so) are no copy."""
     spans = windows(words, n)
     if not spans:
         return None
+    hits = [False] * len(spans)
+    sources: list[str] = []
     for speaker, other in others:
         theirs = set(windows(units(other), n))
-        copied = covered([w in theirs and w not in free for w in spans], n)
-        if copied >= COPY_UNITS and copied >= share * len(words):
-            return f"{speaker}: {other}"
+        taken = [w in theirs and w not in free for w in spans]
+        if any(taken):
+            sources.append(f"{speaker}: {other}")
+        hits = [h or t for h, t in zip(hits, taken, strict=True)]
+    copied = covered(hits, n)
+    if copied >= COPY_UNITS and copied >= share * len(words):
+        return " / ".join(sources)
     return None
 
 

@@ -83,7 +83,12 @@ def kill_words(text: str) -> list[str]:
 
 def clock_times(text: str) -> set[str]:
     """Clock times in ``text``, normalised (``９：05`` and ``9:05`` are both ``9:05``)."""
-    return {t.replace("：", ":").lstrip("0") or "0" for t in _CLOCK.findall(text)}
+    return {_normal_time(t) for t in _CLOCK.findall(text)}
+
+
+def _normal_time(found: str) -> str:
+    hours, _, minutes = found.replace("：", ":").partition(":")
+    return f"{hours.lstrip('0') or '0'}:{minutes}"
 
 
 # -- names -------------------------------------------------------------------------------------

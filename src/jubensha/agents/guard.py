@@ -212,7 +212,9 @@ class GuardedAgent(Agent):
         return ""
 
     def check(self, text: str, cut: bool) -> SpeechCheck:
-        return screen_speech(text, self.text, names=self.seat.sheet.seat_names, cut=cut,
+        sheet = self.seat.sheet
+        names = [*sheet.me.all_names, *(o.name for o in sheet.others)]
+        return screen_speech(text, self.text, names=names, cut=cut,
                             instructions=self.echo, echo_n=self.settings.echo_words,
                             others=self.heard, asked=self.answering)
 

@@ -153,6 +153,7 @@ def speech_checks(script: Script, run: RunLog, settings: DisclosureSettings
     seats = {c.name: SeatText.of(c, public, n, murderer=c.name in script.murderers,
                                  victims=c.killed or victims)
              for c in script.characters}
+    names = [name for c in script.characters for name in c.all_names]
     checks: dict[str, list[tuple[int, SpeechCheck]]] = {name: [] for name in seats}
     heard: dict[str, list[tuple[int, str, str]]] = {name: [] for name in seats}
     instructions = {name: _instructions(script, run, name, settings) for name in seats
@@ -162,7 +163,7 @@ def speech_checks(script: Script, run: RunLog, settings: DisclosureSettings
         if isinstance(event, Spoke) and event.speaker in seats and _public(event, seats):
             call = speaking_call(run.calls, event)
             checks[event.speaker].append((event.index, screen_speech(
-                event.text, seats[event.speaker], names=list(seats),
+                event.text, seats[event.speaker], names=names,
                 cut=call is not None and call.finish_reason == "length",
                 instructions=instructions.get(event.speaker), echo_n=settings.echo_words,
                 others=[(who, text) for _, who, text in heard[event.speaker]],

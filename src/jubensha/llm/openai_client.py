@@ -218,7 +218,9 @@ class OpenAIModel(Model):
         while True:
             mode = self.response_format if request.json_schema is not None else "plain"
             sink = stream_sink(request) if self.streams else None
-            create = partial(self._complete, self._arguments(request, mode), sink)
+            body = self._arguments(request, mode)
+            create = (partial(self._complete, body) if sink is None
+                      else partial(self._complete_streamed, body, sink))
             try:
                 completion = await self._retrying(create)
                 break
@@ -250,21 +252,19 @@ class OpenAIModel(Model):
             finish_reason=completion.finish_reason, notes=notes,
             served_model=completion.model)
 
-    async def _complete(self, body: dict[str, Any], sink: TextSink | None = None
-                        ) -> Completion | None:
+    async def _complete(self, body: dict[str, Any]) -> Completion | None:
         """POST ``body`` as it is and read the reply's JSON here: the SDK's typed ``create``
         walks every argument against its TypedDicts and builds a model of the reply, ~2 ms
         of CPU a call that 64 games at once wait on. A body that is not a completion is a
-        ``ValueError``, retried like a garbled reply. With a ``sink`` the reply is streamed
-        (server-sent chunks) and the sink gets the text so far at every chunk."""
-        if sink is not None:
-            return await self._complete_streamed(body, sink)
+        ``ValueError``, retried like a garbled reply."""
         async with self._wall_clock("/chat/completions"):
             response = await self.client.post("/chat/completions", cast_to=httpx2.Response,
                                               body=body)
         return read_completion(response.json())
 
     async def _complete_streamed(self, body: dict[str, Any], sink: TextSink) -> Completion:
+        """The reply as server-sent chunks, through the SDK's stream (a speech's few calls
+        can afford its parsing); ``sink`` gets the text so far at every chunk."""
         text: list[str] = []
         finish: str | None = None
         usage: Any = None

@@ -66,7 +66,7 @@ PresetOption = Annotated[str | None, typer.Option(
     f"({', '.join(paper_presets())}; docs/presets.md). Options given by hand win.")]
 AgentsOption = Annotated[str | None, typer.Option(
     "--agents", "-a", help="Default architecture of every seat, e.g. naive (default: "
-    "naive, or the --preset paper's agent).")]
+    "detective, or the --preset paper's agent).")]
 ModelOption = Annotated[str | None, typer.Option(
     "--model", "-m", envvar=MODEL_ENV,
     help="Default model: local, local:qwen2.5-coder-1.5b, local:<file.gguf>, "
@@ -83,7 +83,8 @@ MurdererModelOption = Annotated[str | None, typer.Option(
 GuardOption = Annotated[bool | None, typer.Option(
     "--guard/--no-guard", help="Check what each model seat says before it is said "
     "(own secrets, confessions, echoes; docs/agents/guard.md). Default: on for naive "
-    "seats on the embedded local models, off for the papers' architectures.")]
+    "and detective seats on the embedded local models, off for the papers' "
+    "architectures.")]
 RoundsOption = Annotated[int | None, typer.Option(
     min=1, help="Rounds of every open questioning stage.")]
 QuestionsOption = Annotated[int | None, typer.Option(

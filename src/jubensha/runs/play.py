@@ -211,15 +211,20 @@ def seat_humans(plans: dict[str, SeatPlan], hot_seat: bool = False) -> dict[str,
     return plans
 
 
+GUARDED_BY_DEFAULT = ("naive", "detective")
+"""Architectures whose seats on the embedded local models get the speech guard unasked."""
+
+
 def guard_seats(plans: dict[str, SeatPlan], guard: bool | None) -> dict[str, SeatPlan]:
     """The speech guard (``agents.guard``) on every model seat (``guard`` True), on none
-    (False), or by default on the naive seats of the embedded local models: small models
-    recite their sheets, and the naive agent is no paper's, so no paper's setting changes."""
+    (False), or by default on the naive and detective seats of the embedded local models:
+    small models recite their sheets, and neither agent is a paper's, so no paper's setting
+    changes."""
     planned = {}
     for name, plan in plans.items():
         has, bare = guarded(plan.architecture)
         wanted = has if guard is None else guard
-        if guard is None and split_spec(bare)[0] == "naive":
+        if guard is None and split_spec(bare)[0] in GUARDED_BY_DEFAULT:
             wanted = has or plan.model.split(":")[0] == "local"
         if plan.model == NO_MODEL:
             wanted = False

@@ -43,6 +43,9 @@ from jubensha.scripts.bundled import DEFAULT_SCRIPT, find_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language
 
+DEFAULT_AGENT = "detective"
+"""What every seat plays when nothing says otherwise: the agent that plays best on the
+embedded local model within the demo game's time (docs/models.md has the table)."""
 RUN_MARKERS = (META, EVENTS, ERROR_FILE)
 """Files that show a folder holds a run (``--overwrite`` empties only such a folder)."""
 
@@ -56,7 +59,7 @@ class PlayOptions(BaseModel):
     procedure: str | None = None
     preset: str | None = None
     agents: str | None = None
-    """None: naive, or the preset paper's agent."""
+    """None: ``DEFAULT_AGENT``, or the preset paper's agent."""
     model: str | None = None
     seats: list[str] = Field(default_factory=list)
     murderer_agents: str | None = None
@@ -126,7 +129,7 @@ def _new_game(options: PlayOptions) -> PlayConfig:
     procedure = find_procedure(named).with_options(rounds=options.rounds,
                                                    questions=options.questions)
     procedure.check_acts(script)
-    agent = options.agents or (paper.agent.value if paper else "naive")
+    agent = options.agents or (paper.agent.value if paper else DEFAULT_AGENT)
     plans = plan_seats(script, agent, options.model or default_play_model(),
                        options.seats, murderer_architecture=options.murderer_agents,
                        murderer_model=options.murderer_model, hot_seat=options.hot_seat)

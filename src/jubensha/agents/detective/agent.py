@@ -95,7 +95,7 @@ class DetectiveAgent(Agent):
         sheet = seat.sheet
         self.victims = [v.name for v in sheet.victims]
         self.names = name_forms(sheet)
-        self.knowledge = Knowledge(sheet, self.names)
+        self.knowledge = Knowledge(sheet, self.names, crime=" ".join(self.death_texts()))
         profiles = {o.name: o.description for o in sheet.others}
         profiles[self.name] = sheet.me.description
         self.relevance = Relevance(seat.embedder, self.knowledge.tokens, self.config.threshold)
@@ -186,7 +186,8 @@ class DetectiveAgent(Agent):
         if decision.kind == "clue_share":
             notes = [c for c in self.clues if not self.knowledge.murderer
                      or self.knowledge.guard.direct(c) is None]
-            return await self.speech(decision.kind, "speak", notes, prompt=decision.prompt)
+            return await self.speech(decision.kind, "speak", notes, prompt=decision.prompt,
+                                     suspect=None, reason="")
         suspect, reason = await self.top_suspect(self.seats())
         query = " ".join([*self.victims, reason])
         notes = self.knowledge.tell(self.knowledge.best(query, self.config.notes - 1))
@@ -318,7 +319,8 @@ class DetectiveAgent(Agent):
         line of this seat's speech; speeches stream to the live views."""
         if not self.config.phrase:
             return fallback
-        asked = render("detective", template, self.lang, me=self.name, **values)
+        asked = render("detective", template, self.lang, me=self.name,
+                       sentences=self.config.sentences, **values)
         request = Request(messages=[Message(role="system", content=self.system()),
                                     Message(role="user", content=asked)],
                           config=GenerateConfig(temperature=self.config.temperature,

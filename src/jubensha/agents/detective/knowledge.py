@@ -53,6 +53,9 @@ class Knowledge:
     withheld: dict[int, str] = field(default_factory=dict)
     said: set[int] = field(default_factory=set)
     acts: set[int] = field(default_factory=set)
+    crime: str = ""
+    """What is known of the crime (the background's death sentences): the query that
+    ranks what a civilian tells first."""
 
     def __post_init__(self) -> None:
         self.tokens = CachedTokenizer(keep_words=self.names.keep_words)
@@ -89,7 +92,7 @@ class Knowledge:
 
     def voice(self, number: int) -> str:
         """A fact as the character says it: in the first person; an entry of its day
-        with "I" as its subject (a small model reads "At 20:30: Mixes the dough" as said
+        marked with whose it is (a small model reads "At 20:30: Mixes the dough" as said
         of whoever was named last)."""
         fact = self.facts[number]
         day = self.sheet.me.timeline
@@ -97,7 +100,8 @@ class Knowledge:
             entry = day[fact.position]
             if entry.time:
                 return render("detective", "timeline", self.sheet.language, time=entry.time,
-                              text=first_person(entry.text, self.sheet.language))
+                              me=self.sheet.me.name,
+                              text=first_person(entry.text.strip(), self.sheet.language))
         return first_person(fact.text, self.sheet.language)
 
     def best(self, query: str, count: int, among: Sequence[int] | None = None) -> list[int]:
@@ -124,8 +128,20 @@ class Knowledge:
         day = [i for i in self.sayable() if self.facts[i].source == "timeline"]
         if not day:
             day = [i for i in self.sayable() if self.facts[i].source in ("story", "act")]
-        chosen += self.cover(day, count - len(chosen))
+        left = count - len(chosen)
+        if not self.murderer and self.crime:
+            chosen += self.observations(day, left)
+        chosen += [i for i in self.cover(day, left) if i not in chosen]
         return chosen[:count]
+
+    def observations(self, day: list[int], count: int) -> list[int]:
+        """What a civilian saw of the others that best matches what is known of the crime:
+        entries of its day that name another seat, by BM25 against the crime."""
+        others = [n for n in self.sheet.seat_names if n != self.sheet.me.name]
+        named = [i for i in day if self.names.mentioned(self.facts[i].text, others)]
+        scores = self.index.scores(self.crime).tolist()
+        ranked = sorted(named, key=lambda i: (-scores[i], i))
+        return sorted(i for i in ranked[:count] if scores[i] > 0)
 
     def cover(self, day: list[int], count: int) -> list[int]:
         """The last ``count`` of ``day`` before the crime: a murderer's ends where its
