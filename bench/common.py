@@ -3,10 +3,12 @@ temporary folder, tables, and the closing ``NAME: figure`` line."""
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from rich.console import Console
@@ -61,3 +63,29 @@ def table(title: str, columns: Sequence[str], rows: Sequence[Sequence[object]]) 
 def figure(name: str, value: str) -> None:
     """The script's last line, ``NAME: figure``, so a tracker can read it."""
     print(f"{name}: {value}", flush=True)
+
+
+@dataclass(frozen=True)
+class Share:
+    """``k`` of ``n`` with its 95% Wilson score interval (Wilson 1927), which stays inside
+    [0, 1] and is sensible for the few games a bench plays."""
+
+    k: int
+    n: int
+    rate: float
+    low: float
+    high: float
+
+    def __str__(self) -> str:
+        return f"{self.rate:.2f} [{self.low:.2f}, {self.high:.2f}]"
+
+
+def wilson(k: int, n: int, z: float = 1.959963984540054) -> Share:
+    if not 0 <= k <= n or n == 0:
+        raise ValueError(f"wilson: need 0 <= k <= n and n > 0, got k={k}, n={n}")
+    rate = k / n
+    denominator = 1 + z * z / n
+    centre = (rate + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / denominator
+    return Share(k, n, rate, 0.0 if k == 0 else max(0.0, centre - half),
+                 1.0 if k == n else min(1.0, centre + half))

@@ -27,13 +27,12 @@ import time
 from itertools import combinations, pairwise
 from pathlib import Path
 
-from common import figure, machine, table
+from common import figure, machine, table, wilson
 from extractive_floor import play
 
 from jubensha.agents.registry import make_agent
 from jubensha.engine.game import Game, Seat
 from jubensha.engine.procedure import find_procedure, presets
-from jubensha.runs.report import wilson
 from jubensha.scripts.generate.batch import requests, scripts, write_all
 from jubensha.scripts.generate.knobs import LEVELS
 from jubensha.scripts.model import Script

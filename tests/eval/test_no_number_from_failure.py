@@ -141,14 +141,15 @@ def ballots_fail(request: Request) -> str | None:
 
 def test_ballots_the_table_filled_in_are_no_identification(tmp_path: Path) -> None:
     from jubensha.engine.procedure import find_procedure
-    from jubensha.runs.play import plan_seats, play_game
+    from jubensha.runs.play import PlayConfig, plan_seats, play_game
     from jubensha.scripts import find_script
 
     script = find_script("lighthouse-keeper")
     out = tmp_path / "run"
+    config = PlayConfig(script=script, procedure=find_procedure("demo"),
+                        plans=plan_seats(script, "naive", "scripted"), seed=3)
     result = asyncio.run(play_game(
-        script, find_procedure("demo"), plan_seats(script, "naive", "scripted"), out=out,
-        seed=3, models={"scripted": ScriptedModel(replies={"vote": ballots_fail})}))
+        config, out, models={"scripted": ScriptedModel(replies={"vote": ballots_fail})}))
     assert result.degraded and result.winner == "none"  # no result: nobody won
     answer = runner.invoke(app, ["eval", "identification", str(out)])
     assert answer.exit_code == 4, answer.output

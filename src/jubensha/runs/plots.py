@@ -1,7 +1,7 @@
 """A batch report's plots, written as PNG files with matplotlib's Agg renderer.
 
 ``rates.png``: civilian win rate and murderer identification per architecture × model,
-each a point with its 95% Wilson interval; ``tokens.png``: tokens per finished game, a box
+each a point with its 95% interval where a method gives one (``runs.statistics``); ``tokens.png``: tokens per finished game, a box
 per group with the games drawn over it; ``ratings.png`` (``runs leaderboard --plot``): each
 entrant's combined, civilian and murderer rating, mu with a bar of ± 2 sigma. The ``Figure`` API is used without ``pyplot``, so
 nothing depends on a display or on global plotting state.
