@@ -258,3 +258,19 @@ def test_an_introduction_made_of_two_other_seats_lines_is_a_copy() -> None:
     assert "copy" in check.degenerate
     assert "许松" in check.evidence["copy"] and "顾远之" in check.evidence["copy"]
     assert not agent.check("我是沈青禾，三天前刚从上海回来。", False).degenerate
+
+
+def test_a_seat_that_says_it_is_another_is_caught() -> None:
+    """Asked a confusing question, Agnes Pike once answered "I am Nora Vance."."""
+    from jubensha.scripts.bundled import find_script
+
+    agent = make_agent("naive:guard")
+    assert isinstance(agent, GuardedAgent)
+    sheet = CharacterSheet.for_seat(find_script("lighthouse-keeper"), "Agnes Pike")
+    asyncio.run(agent.start(SeatContext(sheet=sheet, model=ScriptedModel())))
+    check = agent.check("I am Nora Vance.", False)
+    assert "impersonation" in check.degenerate and agent.problems(check)
+    assert not agent.check("I am Agnes Pike, the cook. Nora is Elias's niece.", False).degenerate
+    zh = tingsong_guard("周妈")
+    assert "impersonation" in zh.check("我是沈青禾。", False).degenerate
+    assert not zh.check("我是周桂芳，大家叫我周妈。", False).degenerate

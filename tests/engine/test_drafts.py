@@ -23,8 +23,8 @@ def play_with_drafts(architecture: str) -> tuple[Game, list[tuple[str, str, str]
     game = Game(script, find_procedure("demo"),
                 {n: Seat(make_agent(architecture), model=ScriptedModel())
                  for n in script.names}, seed=0,
-                on_draft=lambda seat, decision, text: drafts.append(
-                    (seat, decision.type, text)))
+                on_draft=lambda draft: drafts.append(
+                    (draft.seat, draft.decision.type, draft.text)))
     asyncio.run(game.run())
     return game, drafts
 
@@ -83,3 +83,25 @@ def test_a_model_streams_into_the_sink_only_inside_streaming() -> None:
     asyncio.run(call())
     assert grown == ["One", "One two", "One two three.", "One two three. Four",
                      "One two three. Four five."]
+
+
+def test_a_private_exchange_is_drafted_only_for_those_who_hear_it() -> None:
+    from jubensha.engine.procedure import parse_procedure
+
+    script = find_script("lighthouse-keeper")
+    procedure = parse_procedure({"name": "p", "stages": [
+        {"kind": "questioning", "questions": 1, "audience": "pair"}]}, "test")
+    drafts: list = []
+    game = Game(script, procedure, {n: Seat(make_agent("detective"), model=ScriptedModel())
+                                    for n in script.names}, seed=0, on_draft=drafts.append)
+    asyncio.run(game.run())
+    asked = [d for d in drafts if d.decision.type == "ask"]
+    answered = [d for d in drafts if d.decision.type == "speak"]
+    assert asked and answered
+    assert all(d.audience == [d.seat] for d in asked)
+    pairs = {frozenset([e.speaker, e.to]) for e in game.table.events
+             if isinstance(e, Spoke) and e.kind == "question"}
+    for draft in answered:
+        assert draft.seat in draft.audience and frozenset(draft.audience) in pairs
+        assert not draft.visible_to(next(n for n in script.names
+                                         if n not in draft.audience))

@@ -13,8 +13,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from jubensha.engine.decisions import Speak
-from jubensha.engine.events import GameEnded, HostSpoke, StageStarted, VictimOutcome, VoteCast
+from jubensha.engine.decisions import CastVote, Speak
+from jubensha.engine.events import (
+    GameEnded,
+    HostSpoke,
+    Spoke,
+    StageStarted,
+    VictimOutcome,
+    VoteCast,
+)
 from jubensha.engine.procedure import find_procedure
 from jubensha.scripts.bundled import find_script
 from jubensha.web.ending import ending
@@ -66,18 +73,22 @@ def test_the_roster_names_people_and_agents_and_whose_turn_it_is(mirage):
     assert 'role="log"' in mirage["first"] and 'aria-live="polite"' in mirage["first"]
 
 
-def test_a_seat_being_asked_is_shown_thinking_until_it_has_answered(tmp_path):
+def test_a_seat_being_asked_is_shown_doing_it_until_it_has_answered(tmp_path):
     with client(tmp_path) as web:
         _, invites, _ = open_table(web, seat_form("lighthouse-keeper", "demo", {0: "human"}, 4))
         invite = next(iter(invites.values()))
         wait_for_decision(web, invite)
         table = next(iter(web.app.state.tables.tables.values()))
-        agent = next(name for name in table.plans if name not in invites)
-        answered = table.on_ask(agent, Speak(kind="statement"))
+        agent, other = [name for name in table.plans if name not in invites][:2]
+        speaking = table.on_ask(agent, Speak(kind="statement"))
+        voting = table.on_ask(other, CastVote(candidates=[agent]))
         chips = web.get(invite + "/live").json()["roster"]
-        assert re.search(re.escape(agent) + r".*?thinking…", chips, re.DOTALL)
-        answered()
-        assert "thinking…" not in web.get(invite + "/live").json()["roster"]
+        assert re.search(re.escape(agent) + r".*?speaking…", chips, re.DOTALL)
+        assert re.search(re.escape(other) + r".*?weighing the vote…", chips, re.DOTALL)
+        speaking()
+        voting()
+        chips = web.get(invite + "/live").json()["roster"]
+        assert "speaking…" not in chips and "weighing" not in chips
 
 
 def test_before_the_first_stage_the_agents_are_shown_reading_their_scripts():
@@ -321,3 +332,28 @@ def test_every_page_string_exists_in_both_languages_without_ascii_colons_in_chin
     assert set(table["en"]) == set(table["zh"])
     for key, value in table["zh"].items():
         assert not re.search(r"[\u4e00-\u9fff]\s?[:;,]|[:;,]\s?[\u4e00-\u9fff]", value), key
+
+
+def test_a_speech_being_written_shows_on_the_seat_spectator_and_host_pages(tmp_path):
+    """Speech streams to every live page while it is written; a private exchange only to
+    the pages of those who hear it; the final line replaces it."""
+    from jubensha.engine.drafts import Draft
+
+    with client(tmp_path) as web:
+        form = seat_form("lighthouse-keeper", "demo", {0: "human"}, 4, spectators="on")
+        host, invites, page = open_table(web, form)
+        invite = next(iter(invites.values()))
+        watch = re.search(r'id="spectator" href="([^"]+)"', page).group(1)
+        wait_for_decision(web, invite)
+        table = next(iter(web.app.state.tables.tables.values()))
+        agent, other = [name for name in table.plans if name not in invites][:2]
+        table.on_draft(Draft(agent, Speak(kind="statement"), "I was in the <b>kitchen</b>"))
+        for path in (invite, watch, host):
+            shown = web.get(path + "/live").json()["draft"]
+            assert agent in shown and "I was in the &lt;b&gt;kitchen&lt;/b&gt;" in shown
+        table.on_draft(Draft(other, Speak(kind="answer"), "Only for two", [other, agent]))
+        assert "Only for two" not in web.get(invite + "/live").json()["draft"]
+        assert "Only for two" not in web.get(watch + "/live").json()["draft"]
+        table.record(Spoke(index=len(table.events), speaker=agent, kind="statement",
+                           text="I was in the kitchen."))
+        assert agent not in web.get(watch + "/live").json()["draft"]

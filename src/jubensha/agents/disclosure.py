@@ -39,7 +39,7 @@ from jubensha.engine import ActStarted, ClueRevealed, Event, HostSpoke, Spoke
 from jubensha.memory.text import split_sentences, tokenize
 from jubensha.scripts.model import Character, Script
 
-Degenerate = Literal["empty", "cut off", "loop", "label", "prompt echo", "copy"]
+Degenerate = Literal["empty", "cut off", "loop", "label", "prompt echo", "copy", "impersonation"]
 
 _PERSON = {
     "i": "1p", "me": "1p", "you": "1p", "ye": "1p", "my": "1p's", "your": "1p's",
@@ -265,13 +265,14 @@ def screen_speech(text: str, seat: SeatText, *, names: Sequence[str] = (),
                   cut: bool = False,
                   instructions: Container[tuple[str, ...]] | None = None,
                   echo_n: int = 5, others: Iterable[tuple[str, str]] = (),
-                  asked: str | None = None) -> SpeechCheck:
+                  asked: str | None = None, own: Sequence[str] = ()) -> SpeechCheck:
     """Screen one speech of ``seat`` for its own secrets, a confession, echoes and
     degenerate text (the engine's ``check_speech`` is another thing: a stage's correction
     of an empty speech). ``names``: every seat's name (labels); ``cut``: the
     reply ran out of tokens; ``instructions``: windows (``echo_n`` long) of the prompts
     that are instructions; ``others``: (speaker, speech) said before by other seats;
-    ``asked``: the question the speech answers, whose words are free to say again."""
+    ``asked``: the question the speech answers, whose words are free to say again;
+    ``own``: the speaker's names (a speech that says it is another seat fails)."""
     words = units(text)
     check = SpeechCheck(units=len(words))
     _disclosure(text, words, seat, check)
@@ -279,7 +280,7 @@ def screen_speech(text: str, seat: SeatText, *, names: Sequence[str] = (),
         check.confession = confession(text, words, seat)
     for kind, evidence in degenerate(text, words, names=names, cut=cut,
                                      instructions=instructions, echo_n=echo_n,
-                                     others=others, asked=asked, n=seat.n):
+                                     others=others, asked=asked, n=seat.n, own=own):
         check.degenerate.append(kind)
         check.evidence[kind] = evidence
     return check
@@ -357,8 +358,8 @@ def _kill_en(sentence: str, victims: Sequence[str]) -> bool:
 # -- degenerate speech ------------------------------------------------------------------------
 def degenerate(text: str, words: list[str], *, names: Sequence[str], cut: bool,
                instructions: Container[tuple[str, ...]] | None, echo_n: int,
-               others: Iterable[tuple[str, str]], n: int, asked: str | None = None
-               ) -> Iterator[tuple[Degenerate, str]]:
+               others: Iterable[tuple[str, str]], n: int, asked: str | None = None,
+               own: Sequence[str] = ()) -> Iterator[tuple[Degenerate, str]]:
     """Each way the speech fails as speech, with the text that shows it."""
     if not words:
         yield "empty", text
@@ -375,6 +376,23 @@ def degenerate(text: str, words: list[str], *, names: Sequence[str], cut: bool,
     copied = copy_of(words, others, n, free=window_set([asked], n) if asked else set())
     if copied is not None:
         yield "copy", copied
+    if own and (other := impersonated(text, [x for x in names if x not in own])):
+        yield "impersonation", other
+
+
+_SELF = re.compile(r"\b(?:I am|I'm|I’m|my name is|this is)\s+(?:(?:dr|mr|mrs|miss|ms)\.?\s+)?"
+                   r"|(?:我是|我叫|我就是|本人是)", re.IGNORECASE)
+
+
+def impersonated(text: str, others: Sequence[str]) -> str | None:
+    """The sentence in which the speaker calls itself one of ``others`` ("I am Nora Vance"
+    said by Agnes Pike), or None."""
+    for found in _SELF.finditer(text):
+        after = text[found.end():found.end() + 40]
+        for name in sorted(others, key=len, reverse=True):
+            if name and after.lower().startswith(name.lower()):
+                return text[found.start():found.end() + len(name)]
+    return None
 
 
 def loops(words: list[str], n: int = LOOP_WINDOW, share: float = LOOP_SHARE) -> bool:

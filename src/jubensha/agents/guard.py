@@ -214,9 +214,9 @@ class GuardedAgent(Agent):
     def check(self, text: str, cut: bool) -> SpeechCheck:
         sheet = self.seat.sheet
         names = [*sheet.me.all_names, *(o.name for o in sheet.others)]
-        return screen_speech(text, self.text, names=names, cut=cut,
-                            instructions=self.echo, echo_n=self.settings.echo_words,
-                            others=self.heard, asked=self.answering)
+        return screen_speech(text, self.text, names=names, own=sheet.me.all_names, cut=cut,
+                             instructions=self.echo, echo_n=self.settings.echo_words,
+                             others=self.heard, asked=self.answering)
 
     def problems(self, check: SpeechCheck) -> list[str]:
         """Why a text may not be said, in the game's language; empty when it may."""

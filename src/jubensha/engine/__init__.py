@@ -37,7 +37,7 @@ from jubensha.engine.decisions import (
     Vote,
     register_decision,
 )
-from jubensha.engine.drafts import DraftHook, DraftSink, draft_sink, drafting
+from jubensha.engine.drafts import Draft, DraftHook, DraftSink, draft_sink, drafting
 from jubensha.engine.events import (
     Accused,
     ActStarted,
@@ -78,6 +78,7 @@ __all__ = [
     "Decision",
     "DecisionKind",
     "DecisionRoutes",
+    "Draft",
     "DraftHook",
     "DraftSink",
     "Event",

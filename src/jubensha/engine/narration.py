@@ -49,6 +49,16 @@ def labels(lang: str) -> dict[str, str]:
     return messages(lang)
 
 
+ACTIVITIES = ("vote", "rate", "accuse", "ask", "turn")
+"""Decisions a live view names what a seat is doing by; any other is speaking."""
+
+
+def activity(purpose: str) -> str:
+    """What a seat asked a decision of ``purpose`` is doing: one of ``ACTIVITIES``, or
+    ``speak``."""
+    return purpose if purpose in ACTIVITIES else "speak"
+
+
 def purpose_label(purpose: str, words: dict[str, str]) -> str:
     """What a seat is asked to do (a speech kind or a decision), in the game's language."""
     return words.get(purpose, purpose)

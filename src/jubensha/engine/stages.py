@@ -23,6 +23,7 @@ from jubensha.engine.decisions import (
     Speech,
     Vote,
 )
+from jubensha.engine.drafts import hearing
 from jubensha.engine.events import (
     Accused,
     ActStarted,
@@ -104,11 +105,12 @@ async def ask_and_answer(table: Table, asker: str, candidates: Sequence[str], co
     """One questioning turn: ``asker`` picks a target and asks; the target answers each
     question. Returns the target."""
     fallback_target = table.rng.choice(list(candidates))
-    action = await table.ask(
-        asker, AskQuestions(candidates=list(candidates), count=count),
-        fallback=lambda: Questions(target=fallback_target, questions=[
-            table.host_text("fallback_question", to=fallback_target)] * count),
-        check=check_questions(table, candidates, count))
+    with hearing("public" if audience == "public" else [asker]):
+        action = await table.ask(
+            asker, AskQuestions(candidates=list(candidates), count=count),
+            fallback=lambda: Questions(target=fallback_target, questions=[
+                table.host_text("fallback_question", to=fallback_target)] * count),
+            check=check_questions(table, candidates, count))
     assert isinstance(action, Questions)
     target = action.target
     heard: Audience = "public" if audience == "public" else [asker, target]
@@ -117,11 +119,13 @@ async def ask_and_answer(table: Table, asker: str, candidates: Sequence[str], co
         question = await table.emit(Spoke(speaker=asker, kind="question", text=text, to=target,
                                           audience=heard))
         assert isinstance(question, Spoke)
-        answer = await table.ask(
-            target, Speak(kind="answer", prompt=table.host_text("answer", to=target,
-                                                                   asker=asker),
-                          question=question),
-            fallback=lambda: Speech(text=fallback_answer), check=check_speech(fallback_answer))
+        with hearing(heard):
+            answer = await table.ask(
+                target, Speak(kind="answer", prompt=table.host_text("answer", to=target,
+                                                                       asker=asker),
+                              question=question),
+                fallback=lambda: Speech(text=fallback_answer),
+                check=check_speech(fallback_answer))
         assert isinstance(answer, Speech)
         await table.emit(Spoke(speaker=target, kind="answer", text=answer.text, to=asker,
                                reply_to=question.index, audience=heard))

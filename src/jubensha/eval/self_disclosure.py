@@ -164,6 +164,7 @@ def speech_checks(script: Script, run: RunLog, settings: DisclosureSettings
             call = speaking_call(run.calls, event)
             checks[event.speaker].append((event.index, screen_speech(
                 event.text, seats[event.speaker], names=names,
+                own=script.character(event.speaker).all_names,
                 cut=call is not None and call.finish_reason == "length",
                 instructions=instructions.get(event.speaker), echo_n=settings.echo_words,
                 others=[(who, text) for _, who, text in heard[event.speaker]],

@@ -12,15 +12,17 @@ from collections.abc import Callable
 from rich.text import Text
 
 from jubensha.engine.decisions import BaseDecision
-from jubensha.engine.events import Accused, Event, Investigated, Spoke, StageStarted
-from jubensha.engine.narration import labels
+from jubensha.engine.drafts import Draft, drafters_done
+from jubensha.engine.events import Event, StageStarted
+from jubensha.engine.narration import activity, labels
 from jubensha.engine.table import purpose_of
 from jubensha.jobs import CallBar
-from jubensha.prompts import message, messages
+from jubensha.prompts import message
 from jubensha.terminal import printable
 
-SHOWN_SEATS = 3
-"""Seats named in the line; more are counted."""
+SHOWN_SEATS = 2
+"""Seats named in the line; more are counted ("4 players weighing the vote…"): the line
+must leave the bar room on a terminal 80 columns wide."""
 
 
 class Progress:
@@ -42,7 +44,7 @@ class Progress:
             self.title = event.title
             self.show()
         if self.speaker is not None and (isinstance(event, StageStarted)
-                                         or self.speaker in acting(event)):
+                                         or self.speaker in drafters_done(event)):
             self.speaker = None
             self.bar.draft(None)
 
@@ -55,10 +57,10 @@ class Progress:
             self.show()
         return answered
 
-    def on_draft(self, seat: str, decision: BaseDecision, text: str) -> None:
-        self.speaker = seat
-        self.bar.draft(Text(seat, style="bold") + Text(message(self.lang, "draft_mark"),
-                                                       style="dim") + Text(printable(text)))
+    def on_draft(self, draft: Draft) -> None:
+        self.speaker = draft.seat
+        self.bar.draft(Text(draft.seat, style="bold") + Text(
+            message(self.lang, "draft_mark"), style="dim") + Text(printable(draft.text)))
 
     def show(self) -> None:
         if not self.busy:
@@ -67,21 +69,8 @@ class Progress:
             return
         purpose = next(reversed(self.busy.values()))
         seats = [seat for seat, doing in self.busy.items() if doing == purpose]
-        shown = seats[:SHOWN_SEATS]
-        if len(seats) > SHOWN_SEATS:
-            shown.append(message(self.lang, "busy_more", n=len(seats) - SHOWN_SEATS))
-        key = f"busy_{purpose}" if f"busy_{purpose}" in messages(self.lang) else "busy_speak"
+        who = (labels(self.lang)["sep"].join(seats) if len(seats) <= SHOWN_SEATS
+               else message(self.lang, "busy_players", n=len(seats)))
         self.bar.note(message(self.lang, "busy", stage=self.stage, stages=self.stages,
-                              title=self.title, seats=labels(self.lang)["sep"].join(shown),
-                              doing=message(self.lang, key)))
-
-
-def acting(event: Event) -> list[str]:
-    """The seats whose decision ``event`` makes public (a speech, an accusation, a search)."""
-    if isinstance(event, Spoke):
-        return [event.speaker]
-    if isinstance(event, Accused):
-        return [event.accuser]
-    if isinstance(event, Investigated):
-        return [event.seat]
-    return []
+                              title=self.title, seats=who,
+                              doing=message(self.lang, f"busy_{activity(purpose)}")))

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from jubensha.agents.human import SeatView
 from jubensha.engine.agent import Agent, CharacterSheet
+from jubensha.engine.drafts import DraftHook
 from jubensha.engine.events import Event
 from jubensha.engine.procedure import Procedure, ProcedureError, parse_procedure
 from jubensha.engine.table import AskHook, EventSink
@@ -146,7 +147,7 @@ class ResumeFailed(Exception):
 
 
 async def resume_table(folder: Path, *, agents: Mapping[str, Agent],
-                       sinks: Sequence[EventSink], on_ask: AskHook,
+                       sinks: Sequence[EventSink], on_ask: AskHook, on_draft: DraftHook,
                        model_options: ModelOptions, embedder: str) -> RunResult:
     """The server's ``Resumer``: the interrupted game of ``folder`` played on, its model
     calls answered from the log of its longest attempt (``runlog.resume``) and the
@@ -160,7 +161,8 @@ async def resume_table(folder: Path, *, agents: Mapping[str, Agent],
         if again.resume.source == folder:
             again.resume.source = kept
         config = again.model_copy(update={"model_options": model_options})
-        return await play_game(config, folder, sinks=sinks, on_ask=on_ask, agents=agents)
+        return await play_game(config, folder, sinks=sinks, on_ask=on_ask,
+                               on_draft=on_draft, agents=agents)
     except (PlayError, ResumeError, ResumeDiverged) as exc:
         raise ResumeFailed(str(exc)) from None
 
@@ -197,9 +199,10 @@ def reopen(host: TableHost, folder: Path, found: Found, resume: bool) -> LiveTab
     agents = host.agents(table, found.answers, resumed=True)
 
     async def game(agents: Mapping[str, Agent], sinks: Sequence[EventSink],
-                   on_ask: AskHook) -> RunResult:
+                   on_ask: AskHook, on_draft: DraftHook) -> RunResult:
         return await resumer(folder, agents=agents, sinks=sinks, on_ask=on_ask,
-                             model_options=host.model_options, embedder=host.embedder)
+                             on_draft=on_draft, model_options=host.model_options,
+                             embedder=host.embedder)
 
     host.start(table, agents, game)
     return table

@@ -9,7 +9,7 @@ the conversation and every chart of the game and of its review.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 from pydantic import BaseModel
@@ -46,11 +46,14 @@ class SeatChip(BaseModel):
     person: bool
     you: bool = False
     state: State = "waiting"
+    doing: str = ""
+    """What an agent being asked is doing (``vote``, ``speak``...), shown in its words."""
 
 
 def roster(names: Sequence[str], *, people: Iterable[str], asked: Iterable[str],
            removed: Iterable[str], me: str | None = None,
-           starting: bool = False) -> list[SeatChip]:
+           starting: bool = False, doing: Mapping[str, str] | None = None
+           ) -> list[SeatChip]:
     """The seats in order: a person whose answer the table waits for has the turn, an
     agent being asked is thinking, and before the first stage (``starting``) the agents
     are reading their scripts (some condense them with their model: minutes on a small
@@ -65,8 +68,11 @@ def roster(names: Sequence[str], *, people: Iterable[str], asked: Iterable[str],
             return "turn" if name in people else "thinking"
         return "starting" if starting and name not in people else "waiting"
 
+    doing = doing or {}
     return [SeatChip(name=name, colour=palette[name], person=name in people,
-                     you=name == me, state=state(name)) for name in names]
+                     you=name == me, state=state(name),
+                     doing=doing.get(name, "") if state(name) == "thinking" else "")
+            for name in names]
 
 
 class Progress(BaseModel):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,9 +24,11 @@ from typing import Literal, Protocol
 from jubensha.agents.human import HumanAgent, SeatView
 from jubensha.engine.agent import Agent
 from jubensha.engine.decisions import BaseDecision
-from jubensha.engine.events import Event
+from jubensha.engine.drafts import Draft, DraftHook, drafters_done
+from jubensha.engine.events import Event, StageStarted
+from jubensha.engine.narration import activity
 from jubensha.engine.procedure import Procedure
-from jubensha.engine.table import AskHook, EventSink
+from jubensha.engine.table import AskHook, EventSink, purpose_of
 from jubensha.llm.registry import ModelOptions
 from jubensha.runlog.folder import META, RunResult, read_meta
 from jubensha.runs.play import NO_MODEL, PlayConfig, SeatPlan, default_out, play_game
@@ -43,8 +46,12 @@ MAX_TABLES = 8
 KEEP_ENDED = 100
 """Ended tables whose links still work; older ones are forgotten (their run folders stay,
 and the host reviews them under Runs)."""
-Game = Callable[[Mapping[str, Agent], Sequence[EventSink], AskHook], Awaitable[RunResult]]
-"""A game to play with the people's agents, the table's event sinks and its ask hook."""
+Game = Callable[[Mapping[str, Agent], Sequence[EventSink], AskHook, DraftHook],
+               Awaitable[RunResult]]
+"""A game to play with the people's agents, the table's event sinks, ask and draft hooks."""
+DRAFT_EVERY_S = 0.25
+"""A speech being written wakes the pages at most this often (each word would be ~9 a
+second on the local model, and every page fetches on each)."""
 
 
 class Resumer(Protocol):
@@ -54,7 +61,7 @@ class Resumer(Protocol):
     A server given none shows a table it finds unfinished as interrupted."""
 
     async def __call__(self, folder: Path, *, agents: Mapping[str, Agent],
-                       sinks: Sequence[EventSink], on_ask: AskHook,
+                       sinks: Sequence[EventSink], on_ask: AskHook, on_draft: DraftHook,
                        model_options: ModelOptions, embedder: str) -> RunResult: ...
 
 
@@ -85,6 +92,11 @@ class LiveTable:
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     asked: Counter[str] = field(default_factory=Counter)
     """Seats being asked a decision right now (an agent thinking, a person's turn)."""
+    doing: dict[str, str] = field(default_factory=dict)
+    """What each seat being asked is asked (``purpose_of`` the decision)."""
+    drafts: dict[str, Draft] = field(default_factory=dict)
+    """The speech each seat is writing, until it is said."""
+    drafted_at: float = 0.0
     result: RunResult | None = None
     key: bytes = field(default=b"", repr=False)
     """The server's key, which signs the table's record (``tablelog``)."""
@@ -115,7 +127,7 @@ class LiveTable:
         gone = [seat for seat, io in self.ios.items() if io.gone]
         return roster([character.name for character in self.script.characters],
                       people=self.humans, asked=asked, removed=gone, me=me,
-                      starting=not self.events and not self.ended)
+                      starting=not self.events and not self.ended, doing=self.doing)
 
     def progress(self, events: Sequence[Event] | None = None) -> Progress:
         return progress(self.procedure, self.script, self.events if events is None else events)
@@ -133,18 +145,38 @@ class LiveTable:
         if not self.events:
             write_record(self.out, self.as_record(), self.key, read_meta(self.out / META))
         self.events.append(event)
+        for seat in (list(self.drafts) if isinstance(event, StageStarted)
+                     else drafters_done(event)):
+            self.drafts.pop(seat, None)
         self.touch()
 
     def on_ask(self, seat: str, decision: BaseDecision) -> Callable[[], None]:
         """Ask hook: the seat is being asked until the returned function is called."""
         self.asked[seat] += 1
+        self.doing[seat] = activity(purpose_of(decision))
         self.touch()
 
         def answered() -> None:
             self.asked[seat] -= 1
+            if not self.asked[seat]:
+                self.doing.pop(seat, None)
             self.touch()
 
         return answered
+
+    def on_draft(self, draft: Draft) -> None:
+        """Draft hook: the speech a seat is writing; pages wake at most every
+        ``DRAFT_EVERY_S`` (the final speech replaces it when it is said)."""
+        self.drafts[draft.seat] = draft
+        now = time.monotonic()
+        if now - self.drafted_at >= DRAFT_EVERY_S:
+            self.drafted_at = now
+            self.touch()
+
+    def drafts_for(self, seat: str | None) -> list[Draft]:
+        """The drafts ``seat`` may see (None: a spectator, public ones only)."""
+        return [d for d in self.drafts.values() if d.audience == "public"
+                or (seat is not None and d.visible_to(seat))]
 
     async def wait(self, version: int, timeout: float) -> int:
         """The table's version once it is newer than ``version`` (or after ``timeout``)."""
@@ -207,9 +239,9 @@ class TableHost:
         agents = self.agents(table)
 
         async def game(agents: Mapping[str, Agent], sinks: Sequence[EventSink],
-                       on_ask: AskHook) -> RunResult:
+                       on_ask: AskHook, on_draft: DraftHook) -> RunResult:
             return await play_game(config, table.out, sinks=sinks, agents=agents,
-                                   on_ask=on_ask)
+                                   on_ask=on_ask, on_draft=on_draft)
 
         self.start(table, agents, game)
         return table
@@ -247,7 +279,7 @@ class TableHost:
 
     async def _play(self, table: LiveTable, agents: Mapping[str, Agent], game: Game) -> None:
         try:
-            table.result = await game(agents, [table.record], table.on_ask)
+            table.result = await game(agents, [table.record], table.on_ask, table.on_draft)
             table.status = "ended"
         except asyncio.CancelledError:
             table.status, table.error = "failed", "stopped"

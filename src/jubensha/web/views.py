@@ -17,6 +17,7 @@ from jubensha.runlog.folder import RunError, read_run
 from jubensha.web.charts import Chart, charts
 from jubensha.web.ending import Ending, ending
 from jubensha.web.pages import Pages
+from jubensha.web.roster import colour_numbers
 from jubensha.web.tables import LiveTable
 from jubensha.web.timeline import cards, timeline
 
@@ -32,6 +33,13 @@ def table_ending(table: LiveTable, me: str | None = None) -> Ending | None:
     return ending(table.events, me, table.result.extra if table.result else None)
 
 
+def drafts(table: LiveTable, seat: str | None) -> dict[str, Any]:
+    """The speeches being written that ``seat`` may see (None: public ones), with each
+    speaker's colour; none once the game has ended."""
+    shown = [] if table.ended else table.drafts_for(seat)
+    return {"drafts": shown, "colours": colour_numbers(names(table))}
+
+
 def seat_values(table: LiveTable, seat: str, token: str) -> dict[str, Any]:
     io = table.ios[seat]
     view = io.view
@@ -41,7 +49,8 @@ def seat_values(table: LiveTable, seat: str, token: str) -> dict[str, Any]:
             "cards": cards(view.clues, seat), "roster": table.roster(me=seat),
             "progress": table.progress(view.events), "gone": io.gone,
             "pending": None if table.ended else io.pending, "form": {}, "error": "",
-            "ending": table_ending(table, seat), "review_link": f"/seat/{token}/review"}
+            "ending": table_ending(table, seat), "review_link": f"/seat/{token}/review",
+            **drafts(table, seat)}
 
 
 def seat_live(pages: Pages, table: LiveTable, seat: str, token: str, after: int,
@@ -62,6 +71,7 @@ def seat_live(pages: Pages, table: LiveTable, seat: str, token: str, after: int,
         "progress": pages.fragment("progress.html", lang, **values),
         "clues": pages.fragment("clues.html", lang, **values),
         "clue_count": len(values["cards"]),
+        "draft": pages.fragment("draft.html", lang, **values),
         "ending": pages.fragment("ending.html", lang, **values) if values["ending"] else "",
         "ended": table.ended, "status": table.status, "gone": values["gone"]}
 
@@ -85,7 +95,8 @@ def watch_values(table: LiveTable, token: str) -> dict[str, Any]:
     return {"table": table, "token": token, "roster": table.roster(),
             "entries": timeline(shown, table.language, names(table)),
             "progress": table.progress(shown), "charts": live_charts(table), "count": len(shown),
-            "ending": table_ending(table), "review_link": f"/watch/{token}/review"}
+            "ending": table_ending(table), "review_link": f"/watch/{token}/review",
+            **drafts(table, None)}
 
 
 def watch_live(pages: Pages, table: LiveTable, token: str, after: int,
@@ -100,13 +111,14 @@ def watch_live(pages: Pages, table: LiveTable, token: str, after: int,
         "roster": pages.fragment("roster.html", lang, **values),
         "progress": pages.fragment("progress.html", lang, **values),
         "charts": pages.fragment("charts.html", lang, **values),
+        "draft": pages.fragment("draft.html", lang, **values),
         "ending": pages.fragment("ending.html", lang, **values) if values["ending"] else "",
         "ended": table.ended, "status": table.status}
 
 
 def host_values(table: LiveTable, base: str) -> dict[str, Any]:
     return {"table": table, "base": base, "roster": table.roster(),
-            "progress": table.progress(public(table.events))}
+            "progress": table.progress(public(table.events)), **drafts(table, None)}
 
 
 def host_live(pages: Pages, table: LiveTable, base: str, started: str) -> dict[str, Any]:
@@ -114,4 +126,5 @@ def host_live(pages: Pages, table: LiveTable, base: str, started: str) -> dict[s
     return {"version": table.version, "started": started, "ended": table.ended,
             "status": table.status,
             "seats": pages.fragment("host_seats.html", table.language, **values),
+            "draft": pages.fragment("draft.html", table.language, **values),
             "progress": pages.fragment("progress.html", table.language, **values)}

@@ -184,15 +184,21 @@ class DetectiveAgent(Agent):
         if decision.kind == "answer" and decision.question is not None:
             return await self.answer(decision)
         if decision.kind == "clue_share":
-            notes = [c for c in self.clues if not self.knowledge.murderer
-                     or self.knowledge.guard.direct(c) is None]
+            notes = self.held_clues()
             return await self.speech(decision.kind, "speak", notes, prompt=decision.prompt,
                                      suspect=None, reason="")
         suspect, reason = await self.top_suspect(self.seats())
         query = " ".join([*self.victims, reason])
-        notes = self.knowledge.tell(self.knowledge.best(query, self.config.notes - 1))
-        return await self.speech(decision.kind, "speak", notes, prompt=decision.prompt,
-                                 suspect=suspect, reason=reason)
+        notes = [*self.held_clues()[:1],
+                 *self.knowledge.tell(self.knowledge.best(query, self.config.notes - 1))]
+        return await self.speech(decision.kind, "speak", notes[:self.config.notes],
+                                 prompt=decision.prompt, suspect=suspect, reason=reason)
+
+    def held_clues(self) -> list[str]:
+        """The clue cards only this seat holds that it may show: a civilian's all, a
+        murderer's those that tell nothing of its kill."""
+        return [c for c in self.clues if not self.knowledge.murderer
+                or self.knowledge.guard.direct(c) is None]
 
     async def answer(self, decision: Speak) -> Speech:
         question = decision.question
@@ -268,11 +274,12 @@ class DetectiveAgent(Agent):
         return target, topics[:count]
 
     def topic(self, text: str, target: str) -> str:
-        """The sentence of an entry to ask about: the first that names ``target``, else
-        the first (a clue card's title and place are no sentence)."""
+        """The sentence of an entry to ask about: the first that names ``target`` (a whole
+        one before a scrap quoted with "..."), else the first."""
         found = list(sentences(text))
         named = [s for s in found if self.names.mentioned(s, [target])]
-        return (named or found or [text])[0]
+        whole = [s for s in named if "..." not in s and "…" not in s]  # no quoted scraps
+        return (whole or named or found or [text])[0]
 
     def write_ledger(self, candidates: list[str]) -> None:
         ranked = self.ledger.suspicion(candidates)

@@ -10,7 +10,7 @@
   var notice = document.getElementById("notice");
   var events = document.getElementById("events");
   var newer = document.getElementById("newer");
-  var FRAGMENTS = ["roster", "progress", "clues", "charts", "seats", "ending"];
+  var FRAGMENTS = ["roster", "progress", "clues", "charts", "seats", "ending", "draft"];
   var shown = {};
   var busy = false, again = false, lost = false, done = false, stream = null, retry = 1000;
   var pinned = true;  // the reader is at the end of the conversation: keep them there
