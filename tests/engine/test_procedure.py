@@ -72,7 +72,8 @@ def test_player_plays_each_act_as_more_plot_then_questioning() -> None:
 
 def test_demo_is_short() -> None:
     kinds = [s.kind for s in flat(find_procedure("demo"))]
-    assert kinds == ["act", "introduction", "acts", "clues", "questioning", "vote", "reveal"]
+    assert kinds == ["act", "introduction", "acts", "clues", "questioning", "statement",
+                     "vote", "reveal"]
 
 
 def test_rounds_and_questions_apply_to_open_rounds_only() -> None:
