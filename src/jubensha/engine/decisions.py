@@ -71,6 +71,16 @@ class RateStatement(BaseDecision):
     statement: Spoke
 
 
+class RateRound(BaseDecision):
+    """Trust and doubt, 0 to 2 each, for each of several statements at once: what a
+    person is asked instead of one ``RateStatement`` per statement (a form with every
+    speaker of a round on one screen). An architecture without ``on_rate_round`` rates
+    each statement as it would rate it alone."""
+
+    type: Literal["rate_round"] = "rate_round"
+    statements: list[Spoke]
+
+
 class Accuse(BaseDecision):
     type: Literal["accuse"] = "accuse"
     candidates: list[str]
@@ -114,6 +124,13 @@ class Rating(BaseAction):
     type: Literal["rating"] = "rating"
     trust: int = Field(ge=0, le=2)
     doubt: int = Field(ge=0, le=2)
+
+
+class Ratings(BaseAction):
+    """One ``Rating`` per statement of a ``RateRound``, in its order (None: left unrated)."""
+
+    type: Literal["ratings"] = "ratings"
+    ratings: list[Rating | None]
 
 
 class Accusation(BaseAction):

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from jubensha.engine.agent import Agent
+from jubensha.engine.agent import Agent, UnsupportedDecision
 from jubensha.engine.decisions import (
     Accusation,
     Accuse,
@@ -33,8 +33,10 @@ from jubensha.engine.decisions import (
     DecisionKind,
     Investigate,
     Questions,
+    RateRound,
     RateStatement,
     Rating,
+    Ratings,
     Speak,
     Speech,
     TakeTurn,
@@ -96,10 +98,32 @@ async def rate_statement(agent: Agent, decision: RateStatement, seen: Sequence[E
     return Rating(trust=reply.value.trust, doubt=reply.value.doubt)
 
 
+async def rate_each(agent: Agent, decision: RateRound, seen: Sequence[Event]) -> Ratings:
+    """A round's ratings as the agent rates each statement alone (one failed rating is
+    left out, as the table leaves out any failed rating)."""
+    ratings: list[Rating | None] = []
+    for statement in decision.statements:
+        try:
+            rated = await agent.decide(RateStatement(statement=statement, stage=decision.stage,
+                                                     round=decision.round))
+        except UnsupportedDecision:
+            rated = await rate_statement(agent, RateStatement(statement=statement), seen)
+        except ModelError:
+            rated = None
+        ratings.append(rated if isinstance(rated, Rating) else None)
+    return Ratings(ratings=ratings)
+
+
+def unrated(decision: RateRound) -> Ratings:
+    return Ratings(ratings=[None] * len(decision.statements))
+
+
 for _kind in (DecisionKind("speak", Speak, (Speech,)),
               DecisionKind("ask", AskQuestions, (Questions,)),
               DecisionKind("turn", TakeTurn, (Questions, Investigate), default=answer_turn),
               DecisionKind("rate", RateStatement, (Rating,), default=rate_statement),
+              DecisionKind("rate_round", RateRound, (Ratings,), fallback=unrated,
+                           default=rate_each),
               DecisionKind("accuse", Accuse, (Accusation,), default=answer_accuse,
                            asks_culprit=True),
               DecisionKind("vote", CastVote, (Vote,), asks_culprit=True)):

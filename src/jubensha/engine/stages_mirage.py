@@ -22,11 +22,14 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
+from jubensha.engine.agent import PersonAgent
 from jubensha.engine.decisions import (
     Investigate,
     Questions,
+    RateRound,
     RateStatement,
     Rating,
+    Ratings,
     Speak,
     Speech,
     TakeTurn,
@@ -64,7 +67,8 @@ speech and each answer."""
 def mirage_state(table: Table) -> dict[str, Any]:
     """The MIRAGE part of the shared state, created on first use."""
     return table.state.extra.setdefault("mirage", {"scores": {}, "statements": [],
-                                                   "rated": [], "verdicts": []})
+                                                   "rated": [], "verdicts": [],
+                                                   "pending": {}})
 
 
 def host_line(table: Table, name: str, **values: Any) -> str:
@@ -74,35 +78,73 @@ def host_line(table: Table, name: str, **values: Any) -> str:
 # -- trust and doubt -------------------------------------------------------------------------
 async def rate(table: Table, statement: Spoke, audience: Literal["log", "rater"] = "log"
                ) -> None:
-    """Every other seat rates ``statement`` (concurrently); each rating is a ``Rated`` event
-    and the speaker's running totals are updated. A rating that failed is left out rather
-    than replaced by an invented score."""
+    """Every other seat rates ``statement``: agents at once (concurrently), each rating a
+    ``Rated`` event added to the speaker's running totals; a person's rating waits for
+    ``rate_people`` (one form per round, not one question per statement). A rating that
+    failed is left out rather than replaced by an invented score."""
     state = mirage_state(table)
     if statement.index in state["rated"]:
         return
     state["rated"].append(statement.index)
+    entry = {"index": statement.index, "speaker": statement.speaker, "kind": statement.kind,
+             "stage": table.stage, "round": table.round, "trust": 0, "doubt": 0,
+             "ratings": 0, "running_trust": 0, "running_doubt": 0}
+    state["statements"].append(entry)
     raters = table.others(statement.speaker)
+    people = [r for r in raters if isinstance(table.agents[r], PersonAgent)]
+    for person in people:
+        state["pending"].setdefault(person, []).append(statement.index)
+    agents = [r for r in raters if r not in people]
     neutral = Rating(trust=1, doubt=1)
     asks = [(rater, RateStatement(statement=statement), lambda: neutral, None)
-            for rater in raters]
+            for rater in agents]
     actions = await table.ask_all(asks)
-    trust = doubt = count = 0
-    for rater, action in zip(raters, actions, strict=True):
-        if action is neutral or not isinstance(action, Rating):
-            continue
-        await table.emit(Rated(rater=rater, speaker=statement.speaker, statement=statement.index,
-                               trust=action.trust, doubt=action.doubt,
-                               audience=[] if audience == "log" else [rater]))
-        trust, doubt, count = trust + action.trust, doubt + action.doubt, count + 1
+    for rater, action in zip(agents, actions, strict=True):
+        if action is not neutral and isinstance(action, Rating):
+            await add_rating(table, statement, rater, action, audience)
+    _running(state, entry)
+
+
+async def add_rating(table: Table, statement: Spoke, rater: str, rating: Rating,
+                     audience: Literal["log", "rater"]) -> None:
+    """One rating: its ``Rated`` event, and the statement's and the speaker's totals."""
+    state = mirage_state(table)
+    await table.emit(Rated(rater=rater, speaker=statement.speaker, statement=statement.index,
+                           trust=rating.trust, doubt=rating.doubt,
+                           audience=[] if audience == "log" else [rater]))
     score = state["scores"].setdefault(statement.speaker,
                                        {"trust": 0, "doubt": 0, "ratings": 0})
-    score["trust"] += trust
-    score["doubt"] += doubt
-    score["ratings"] += count
-    state["statements"].append({
-        "index": statement.index, "speaker": statement.speaker, "kind": statement.kind,
-        "stage": table.stage, "round": table.round, "trust": trust, "doubt": doubt,
-        "ratings": count, "running_trust": score["trust"], "running_doubt": score["doubt"]})
+    score["trust"] += rating.trust
+    score["doubt"] += rating.doubt
+    score["ratings"] += 1
+    entry = next(e for e in state["statements"] if e["index"] == statement.index)
+    entry["trust"] += rating.trust
+    entry["doubt"] += rating.doubt
+    entry["ratings"] += 1
+
+
+def _running(state: dict[str, Any], entry: dict[str, Any]) -> None:
+    score = state["scores"].setdefault(entry["speaker"], {"trust": 0, "doubt": 0,
+                                                          "ratings": 0})
+    entry["running_trust"], entry["running_doubt"] = score["trust"], score["doubt"]
+
+
+async def rate_people(table: Table, audience: Literal["log", "rater"] = "log") -> None:
+    """Each person rates the statements waiting for them, on one form (``RateRound``);
+    a statement left unrated is left out."""
+    state = mirage_state(table)
+    pending: dict[str, list[int]] = state["pending"]
+    by_index = {e.index: e for e in table.events if isinstance(e, Spoke)}
+    for person in [p for p in table.seats if pending.get(p)]:
+        statements = [by_index[i] for i in pending.pop(person)]
+        action = await table.ask(person, RateRound(statements=statements))
+        ratings = action.ratings if isinstance(action, Ratings) else []
+        for statement, rating in zip(statements, ratings, strict=False):
+            if rating is not None:
+                await add_rating(table, statement, person, rating, audience)
+        for statement in statements:
+            _running(state, next(e for e in state["statements"]
+                                 if e["index"] == statement.index))
 
 
 async def emit_rated(table: Table, spoke: Spoke, rated: bool,
@@ -136,6 +178,7 @@ async def run_rate(spec: RateSpec, table: Table) -> None:
     await table.announce(host_line(table, "host_rate"))
     for statement in _unrated(spec, table):
         await rate(table, statement, spec.audience)
+    await rate_people(table, spec.audience)
 
 
 # -- open conversation -------------------------------------------------------------------------
@@ -274,6 +317,7 @@ async def run_conversation(spec: ConversationSpec, table: Table) -> None:
                                            act=act, phased=len(acts) > 1))
             for seat in table.seats:
                 await take_turn(spec, table, seat)
+            await rate_people(table, spec.ratings)  # a person rates the round on one form
     table.round = None
 
 
@@ -326,6 +370,7 @@ async def accusations(table: Table) -> list[str]:
 
 @register_stage(AccusationVoteSpec)
 async def run_accusation_vote(spec: AccusationVoteSpec, table: Table) -> None:
+    await rate_people(table)  # nothing a person still owes is left out of the scores
     accused = await accusations(table) if spec.accuse else []
     suspects = accused if spec.among == "accused" and accused else list(table.seats)
     rules = table.voting
