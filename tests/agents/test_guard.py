@@ -274,3 +274,23 @@ def test_a_seat_that_says_it_is_another_is_caught() -> None:
     zh = tingsong_guard("周妈")
     assert "impersonation" in zh.check("我是沈青禾。", False).degenerate
     assert not zh.check("我是周桂芳，大家叫我周妈。", False).degenerate
+
+
+@pytest.mark.parametrize("line", [
+    "I had accumulated enough financial resources and connections to recover this bloody "
+    "hatred.",
+    "我和死者有血海深仇，案发当天我做了偷窃宝石的准备。",
+])
+def test_a_murderer_telling_its_motive_or_preparations_in_any_words_is_caught(
+        line: str) -> None:
+    """Lines a murderer said in its own introduction in games on the 1.5B model."""
+    from jubensha.agents.disclosure import SeatText, screen_speech
+
+    sheet = CharacterSheet.for_seat(load_script(TINY), "Ann")
+    seat = SeatText.of(sheet.me, [], 4, murderer=True, victims=["Lord Vale"])
+    assert screen_speech(line, seat).confession
+    innocent = SeatText.of(sheet.me, [], 4, murderer=False, victims=["Lord Vale"])
+    assert not screen_speech(line, innocent).confession
+    for said in ("I never hated him.", "Everyone hated Lord Vale.", "我准备了一壶茶。",
+                 "我从来没有恨过他。"):
+        assert not screen_speech(said, seat).confession, said

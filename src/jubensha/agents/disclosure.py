@@ -17,7 +17,9 @@ What a speech is checked for:
   or shown to the seat before; its share of the speech's units;
 - **confession** (murderers): a sentence in the first person with a killing verb and no
   negation ("I killed him", 是我杀了他), or a window of the seat's own account of the kill
-  (a sentence of its sheet with a killing verb) that holds that verb;
+  (a sentence of its sheet with a killing verb) that holds that verb; and a murderer's own
+  motive or preparations told in the first person, in any words ("I had enough money and
+  friends to avenge that bloody hatred", 我和死者有血海深仇, 案发当天我做了偷窃宝石的准备);
 - **degenerate** speech: empty, cut off (no closing punctuation, where the reply ran out of
   tokens), a loop (a window of four units repeated over much of the speech), a label instead
   of speech ("Tom Hale asks", "Host:"), an echo of the prompt's instructions (windows of the
@@ -320,11 +322,38 @@ doer (passive voice, a noun: "accused of murder", "the killing")."""
 
 
 def _first_person_kill(sentence: str, victims: Sequence[str]) -> bool:
-    """A first-person statement of a kill, not denied, asked or supposed."""
+    """A first-person statement of a kill, its motive or its preparation, not denied,
+    asked or supposed."""
     if sentence.rstrip(_CLOSERS).endswith(("?", "？", "吗", "呢")):
         return False
     lowered = sentence.casefold()
-    return _kill_zh(lowered.replace("自杀", "")) or _kill_en(lowered, victims)
+    return (_kill_zh(lowered.replace("自杀", "")) or _kill_en(lowered, victims)
+            or states_motive(lowered))
+
+
+_HATRED_EN = re.compile(r"\b(?:revenge|avenge[ds]?|vengeance|hat(?:e|ed|red)|grudge|"
+                        r"pay (?:him|her|them) back)\b")
+_PREPARED_EN = re.compile(r"\b(?:prepared|planned|plotted|made ready|got ready)\b")
+_CRIME_EN = re.compile(r"\b(?:kill\w*|murder\w*|poison\w*|steal\w*|stole|stolen|"
+                       r"theft|rob\w*|weapon|knife|rope)\b")
+_MOTIVE_ZH = re.compile("(?:血海深仇|深仇大恨|仇恨|报仇|报复|恨之入骨|恨透)")
+_PREPARED_ZH = re.compile("(?:准备|预谋|谋划|策划|计划)")
+_CRIME_ZH = re.compile("(?:杀|毒|偷|窃|盗|凶器|刀|绳)")
+
+
+def states_motive(sentence: str) -> bool:
+    """A murderer's motive or preparation in the first person, not denied: hatred or
+    revenge it owns ("I hated him", 我和死者有血海深仇), or a crime it prepared ("I had
+    planned to steal", 我做了偷窃宝石的准备)."""
+    zh = "我" in sentence and not _NEGATION_ZH.search(sentence)
+    if zh and (_MOTIVE_ZH.search(sentence)
+               or (_PREPARED_ZH.search(sentence) and _CRIME_ZH.search(sentence))):
+        return True
+    first = re.search(r"\b(?:i|i'm|i've|i'd|my|me)\b", sentence)
+    if first is None or _NEGATION_EN.search(sentence):
+        return False
+    return bool(_HATRED_EN.search(sentence)
+                or (_PREPARED_EN.search(sentence) and _CRIME_EN.search(sentence)))
 
 
 def _kill_zh(sentence: str) -> bool:
