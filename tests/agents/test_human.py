@@ -466,9 +466,9 @@ def test_a_whole_demo_game_with_one_human_seat_from_the_terminal(
     for asker in turn_order(script.names, 5):
         lines += (["9", "agnes pike", "Agnes, where were you at 22:30?"] if asker == HUMAN
                   else [f"Answering {asker}: I was in my room."])
-    lines += [":history", "Agnes Pike", "The flour on the stairs."]
+    lines += ["I think Agnes did it.", ":history", "Agnes Pike", "The flour on the stairs."]
     code, output = invoke("play", "lighthouse-keeper", "--model", "scripted", "--seed", "5",
-                          "--seat", f"{HUMAN}=human", "--embedder", "none",
+                          "--agents", "naive", "--seat", f"{HUMAN}=human", "--embedder", "none",
                           "--out", str(tmp_path / "run"), lines=lines)
     assert code == 0, output
     run = read_run(tmp_path / "run")
@@ -476,7 +476,8 @@ def test_a_whole_demo_game_with_one_human_seat_from_the_terminal(
     mine = [e for e in run.events if isinstance(e, Spoke) and e.speaker == HUMAN]
     assert [(e.kind, e.text) for e in mine if e.kind != "answer"] == [
         ("introduction", "I am Nora, the keeper's niece."),
-        ("question", "Agnes, where were you at 22:30?")]
+        ("question", "Agnes, where were you at 22:30?"),
+        ("statement", "I think Agnes did it.")]
     assert {e.text for e in mine if e.kind == "answer"} == {
         f"Answering {asker}: I was in my room." for asker in others}
     assert run.result.votes[0].ballots[HUMAN] == "Agnes Pike"

@@ -12,13 +12,20 @@ import pytest
 from engine_helpers import one_act, table_game, tiny
 
 from jubensha.agents.registry import make_agent
-from jubensha.engine.agent import Agent
+from jubensha.engine.agent import Agent, PersonAgent
 from jubensha.engine.decisions import (
     Accusation,
+    Accuse,
+    CastVote,
     Decision,
     Investigate,
     Questions,
+    RateRound,
     Rating,
+    Ratings,
+    Speak,
+    Speech,
+    TakeTurn,
     Vote,
 )
 from jubensha.engine.events import (
@@ -276,3 +283,51 @@ def test_mirage_games_finish_on_imported_mirage_scripts(datasets: Any) -> None:
         started = {e.act for e in events if isinstance(e, ActStarted)}
         assert started >= {a.number for a in script.acts if a.number > 1}, script.id
         assert result.extra["mirage"]["verdicts"], script.id
+
+
+class Person(PersonAgent):
+    """A person who rates every statement of a round 2 trust, 0 doubt on one form."""
+
+    architecture = "person"
+
+    def __init__(self) -> None:
+        self.forms: list[RateRound] = []
+
+    async def on_speak(self, decision: Speak) -> Speech:
+        return Speech(text="I was in the library.")
+
+    async def on_turn(self, decision: TakeTurn) -> Questions:
+        return Questions(target=decision.candidates[0], questions=["Where were you?"])
+
+    async def on_rate_round(self, decision: RateRound) -> Ratings:
+        self.forms.append(decision)
+        return Ratings(ratings=[Rating(trust=2, doubt=0) for _ in decision.statements])
+
+    async def on_accuse(self, decision: Accuse) -> Accusation:
+        return Accusation(target=None)
+
+    async def on_vote(self, decision: CastVote) -> Vote:
+        return Vote(target=decision.candidates[0])
+
+
+def test_a_person_rates_each_round_on_one_form_and_agents_rate_as_before() -> None:
+    script = tiny()
+    person = Person()
+    seats = {name: Seat(make_agent("extractive")) for name in script.names}
+    seats["Ann"] = Seat(person)
+    game = Game(script, find_procedure("mirage").with_options(rounds=2), seats, seed=0)
+    result = run(game)
+    events = game.table.events
+    rated_by_ann = [e for e in events if isinstance(e, Rated) and e.rater == "Ann"]
+    others_said = [e for e in events if isinstance(e, Spoke) and e.speaker != "Ann"
+                   and e.kind in ("introduction", "question", "answer", "statement")
+                   and e.audience == "public"]
+    assert len(person.forms) >= 3  # the introductions, then each round of each act
+    assert sum(len(f.statements) for f in person.forms) == len(rated_by_ann)
+    assert {r.statement for r in rated_by_ann} == {e.index for e in others_said}
+    assert all((r.trust, r.doubt) == (2, 0) for r in rated_by_ann)
+    agents_rated = [e for e in events if isinstance(e, Rated) and e.rater != "Ann"]
+    assert agents_rated
+    scores = result.extra["mirage"]["scores"]
+    bob_by_ann = sum(r.trust for r in rated_by_ann if r.speaker == "Bob")
+    assert scores["Bob"]["trust"] >= bob_by_ann

@@ -46,8 +46,10 @@ from jubensha.engine import (
     Investigate,
     PersonAgent,
     Questions,
+    RateRound,
     RateStatement,
     Rating,
+    Ratings,
     SeatContext,
     Speak,
     Speech,
@@ -448,6 +450,25 @@ class ConsoleIO(HumanIO, DecisionRoutes):
                 self.hint("rating")
                 continue
             return Rating(trust=trust, doubt=doubt)
+
+    async def on_rate_round(self, decision: RateRound) -> Ratings:
+        """Every statement of the round on one screen, then a line each (Enter: 1 1)."""
+        statements = decision.statements
+        self.heading(self.text("rate_round", statements=[(s.speaker, s.text)
+                                                         for s in statements]))
+        ratings: list[Rating | None] = []
+        for number, statement in enumerate(statements, 1):
+            while True:
+                answer = await self.line(self.text("field", field="rating_of", n=number,
+                                                   speaker=statement.speaker))
+                try:
+                    trust, doubt = parse_rating(answer) if answer.strip() else (1, 1)
+                except ValueError:
+                    self.hint("rating")
+                    continue
+                ratings.append(Rating(trust=trust, doubt=doubt))
+                break
+        return Ratings(ratings=ratings)
 
     async def choose_with_reason(self, candidates: list[str], none: str
                                  ) -> tuple[str | None, str]:

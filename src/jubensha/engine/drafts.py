@@ -1,6 +1,4 @@
-"""Internal.
-
-Speech being written: what a seat is saying before it has said it.
+"""Speech being written: what a seat is saying before it has said it.
 
 A local model writes about as fast as a person reads, so a table that shows speech only
 once it is final leaves people waiting in silence. While a seat answers a decision whose
