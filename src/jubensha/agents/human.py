@@ -57,7 +57,7 @@ from jubensha.engine import (
 from jubensha.engine.narration import describe
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet
-from jubensha.scripts.naming import names_meant
+from jubensha.scripts.naming import names_meant, names_near
 from jubensha.terminal import Terminal, print_line
 
 Reader = Callable[[str], str]
@@ -381,8 +381,10 @@ class ConsoleIO(HumanIO, DecisionRoutes):
                 return answer
             self.hint("empty")
 
-    async def pick(self, options: Sequence[str], none: str | None = None) -> int | None:
-        """The index of a numbered option (None for option 0, ``none``, when offered)."""
+    async def pick(self, options: Sequence[str], none: str | None = None,
+                   about: str = "") -> int | None:
+        """The index of a numbered option (None for option 0, ``none``, when offered);
+        ``about``: "vote" or "accuse" when the options are whom to vote for or accuse."""
         for number, option in enumerate(options, start=1):
             self.say(f"  {number}) {option}")
         if none is not None:
@@ -394,7 +396,18 @@ class ConsoleIO(HumanIO, DecisionRoutes):
             except Ambiguous as exc:
                 self.hint("ambiguous", typed=exc.answer, options=exc.options)
             except ValueError:
-                self.hint("choice", count=len(options), zero=none is not None)
+                self.refused(answer, options, none, about)
+
+    def refused(self, answer: str, options: Sequence[str], none: str | None,
+                about: str) -> None:
+        """Why ``answer`` chose nothing: the person's own name, a name misspelt (the ones
+        it looks like), or else what may be typed."""
+        if names_meant(answer, [self.name]) and self.name not in options:
+            self.hint("self", about=about)
+        elif near := names_near(answer, options):
+            self.hint("near", options=near)
+        else:
+            self.hint("choice", count=len(options), zero=none is not None)
 
     # -- decisions -----------------------------------------------------------------------
     def fresh(self, prompt: str) -> str:
@@ -453,7 +466,8 @@ class ConsoleIO(HumanIO, DecisionRoutes):
                                  ) -> tuple[str | None, str]:
         shown = [self.text("field", field="nobody_here") if c == NOBODY else c
                  for c in candidates]
-        index = await self.pick(shown, none=self.text("field", field=none))
+        index = await self.pick(shown, none=self.text("field", field=none),
+                                about="vote" if none == "abstain" else "accuse")
         reason = await self.words(self.text("field", field="reason"), optional=True)
         return (None if index is None else candidates[index]), reason
 

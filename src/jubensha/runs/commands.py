@@ -17,7 +17,7 @@ from jubensha.agents.registry import AgentSpecError, make_agent
 from jubensha.engine.decisions import Decision
 from jubensha.engine.events import Event, Failure, StageStarted
 from jubensha.engine.game import DEGRADED_SHARE
-from jubensha.engine.narration import labels, outcome_text, purpose_label
+from jubensha.engine.narration import labels, outcome_text, purpose_label, winner_key
 from jubensha.engine.procedure import ProcedureError, find_procedure, presets
 from jubensha.engine.table import EventSink, purpose_of
 from jubensha.jobs import (
@@ -339,8 +339,8 @@ def summarise(result: RunResult, folder: Path, events: Iterable[Event]) -> None:
     if not result.solution:
         console.print(Text(words["no_solution"], style="bold"))
     elif not result.degraded:  # a game nobody really played has no winner (see `play`)
-        console.print(Text(words["winner"].format(side=words[f"side_{result.winner}"]),
-                           style="bold"))
+        side = winner_key(result.winner, [m for o in result.outcomes for m in o.murderers])
+        console.print(Text(words["winner"].format(side=words[f"side_{side}"]), style="bold"))
     usage = Table(words["seat"], words["prompt_tokens"], words["completion_tokens"],
                   words["model_seconds"], title=words["usage"])
     rows = {**result.usage.seats, words["total"]: result.usage.total}

@@ -31,7 +31,13 @@ from typing import Any
 
 from fastapi import FastAPI, Form, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -42,11 +48,13 @@ from jubensha.runs.play import PlayError, SeatPlan, seat_humans
 from jubensha.scripts.model import Script
 from jubensha.web import serverlimits
 from jubensha.web.guard import RequestGuard, same_secret
+from jubensha.web.head import HeadAsGet
 from jubensha.web.library import ScriptLibrary
+from jubensha.web.lobby import lobby_values
 from jubensha.web.pages import Pages, browser_language, json_response, wants_json
 from jubensha.web.restore import restore_tables
 from jubensha.web.review import review_values
-from jubensha.web.runsdir import list_runs, not_own_files, resolve_run
+from jubensha.web.runsdir import not_own_files, resolve_run
 from jubensha.web.seatio import FormError, NotAskedYet
 from jubensha.web.strings import text
 from jubensha.web.tables import LiveTable, TableHost, TablesFull
@@ -98,6 +106,7 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=static), name="static")
     app.state.tables = tables
     serverlimits.install(app)
+    app.add_middleware(HeadAsGet)
     app.add_middleware(RequestGuard, allowed_hosts=settings.allowed_hosts)
 
     def host_key() -> str:
@@ -132,16 +141,19 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
         return pages.error(request, 422, lang, text(lang, "error_fields",
                                                     fields=", ".join(missing)), back)
 
+    @app.get("/favicon.ico")
+    async def favicon() -> Response:
+        return FileResponse(static / "favicon.svg", media_type="image/svg+xml")
+
     # -- host area -------------------------------------------------------------------------
     @app.get("/", response_class=HTMLResponse)
     async def lobby(request: Request) -> Response:
         if not is_host(request):
             return pages.page("login.html", browser_language(request), status=401,
                               failed=False, wait=0)
-        live = sorted(tables.tables.values(), key=lambda t: t.status)
-        return pages.page("lobby.html", "en", scripts=await library.choices(),
-                          procedures=presets(), tables=live,
-                          runs=(await asyncio.to_thread(list_runs, settings.runs))[:50])
+        listed = await asyncio.to_thread(lobby_values, tables.tables.values(), settings.runs)
+        return pages.page("lobby.html", browser_language(request),
+                          scripts=await library.choices(), procedures=presets(), **listed)
 
     @app.post("/login")
     async def login(request: Request, password: str = Form("")) -> Response:
@@ -161,7 +173,7 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
     async def new_table(request: Request, script: str, procedure: str) -> Response:
         host_only(request)
         found, proc = await _script(library, script), _procedure(procedure)
-        return pages.page("new.html", found.language, script=found, script_key=script,
+        return pages.page("new.html", browser_language(request), script=found, script_key=script,
                           procedure=proc.name, architectures=architectures(),
                           models=settings.models)
 
@@ -220,8 +232,9 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
     @app.get("/runs", response_class=HTMLResponse)
     async def runs(request: Request) -> Response:
         host_only(request)
-        return pages.page("runs.html", "en",
-                          runs=await asyncio.to_thread(list_runs, settings.runs))
+        listed = await asyncio.to_thread(lobby_values, tables.tables.values(), settings.runs,
+                                         None)
+        return pages.page("runs.html", browser_language(request), **listed)
 
     @app.get("/review/{path:path}", response_class=HTMLResponse)
     async def review(request: Request, path: str) -> Response:
