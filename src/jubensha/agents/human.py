@@ -58,7 +58,7 @@ from jubensha.engine.narration import describe
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet
 from jubensha.scripts.naming import names_meant, names_near
-from jubensha.terminal import Terminal, print_line
+from jubensha.terminal import Terminal, print_line, print_text
 
 Reader = Callable[[str], str]
 """Shows a prompt and reads one line (``input``); raises EOFError when the input ended."""
@@ -280,7 +280,7 @@ class ConsoleIO(HumanIO, DecisionRoutes):
         return render("human", template, self.lang, **values)
 
     def say(self, text: str, style: str = "") -> None:
-        self.console.print(Text(text, style=style))
+        print_text(self.console, Text(text, style=style), getattr(self, "lang", "en"))
 
     def hint(self, problem: str, **values: Any) -> None:
         self.say(self.text("hint", problem=problem, **values), "yellow")
