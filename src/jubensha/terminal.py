@@ -23,8 +23,8 @@ from collections.abc import Iterable
 from typing import Protocol
 
 import typer
-from rich.console import Console, ConsoleOptions, RenderableType
 from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 

@@ -40,7 +40,7 @@ from jubensha.scripts.io import (
 )
 from jubensha.scripts.model import Clue, Language, Script
 from jubensha.scripts.validation import Problem
-from jubensha.terminal import Terminal, printable
+from jubensha.terminal import Terminal, fail, printable
 
 OCR_LANGUAGES: dict[str, str] = {"zh": "chi_sim+eng", "en": "eng"}
 """Tesseract languages per script language: Chinese cards often carry English text too."""
@@ -183,9 +183,7 @@ def caption_command(
         captioner = _captioner(loaded, model, languages)
         done = _caption_saving(loaded, file, captioner, force)
     except ScriptError as exc:
-        for problem in exc.problems:
-            typer.echo(printable(problem.render(exc.source)))
-        raise typer.Exit(code=1) from None
+        raise fail("; ".join(printable(p.render(exc.source)) for p in exc.problems)) from None
     images = sum(bool(clue.image) for clue in loaded.clues)
     typer.echo(f"{file}: captioned {len(done)} of {images} image clue(s) by "
                f"{captioner.source}" + ("" if done else " (all had captions; --force redoes)"))
