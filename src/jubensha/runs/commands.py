@@ -186,7 +186,8 @@ def play(
         help="Append every model call to this cassette (play it back with "
         "--model replay:<file>).")] = None,
     verbose: Annotated[bool, typer.Option(
-        "--verbose", "-v", help="Also show log-only events (votes, failures).")] = False,
+        "--verbose", "-v", help="Also show log-only events (votes, failures), and the cost "
+        "as MPIRD-LLMA counts it.")] = False,
     hot_seat: Annotated[bool, typer.Option(
         "--hot-seat", help="Let several human seats share this terminal, taking turns "
         "behind a hand-over screen.")] = False,
@@ -308,7 +309,7 @@ def play(
     if humans:
         console.print(Text(render("human", "over", language, folder=target,
                                   transcript=target / "transcript.md"), style="bold"))
-    summarise(result, target, played)
+    summarise(result, target, played, verbose)
     if result.degraded:
         why = ("degraded_share" if result.fallbacks >= degraded_share * result.decisions
                else "degraded_decisive")
@@ -322,8 +323,11 @@ def play(
         console.print(Text(tiny_model_notice(language), style="bold yellow"))
 
 
-def summarise(result: RunResult, folder: Path, events: Iterable[Event]) -> None:
-    """Votes, outcome and token usage after a game, in the game's language."""
+def summarise(result: RunResult, folder: Path, events: Iterable[Event],
+              verbose: bool = False) -> None:
+    """Votes, outcome and token usage after a game, in the game's language; ``verbose``
+    adds the run's cost as MPIRD-LLMA's table 2 counts it (a paper's accounting, not
+    players' words)."""
     words = labels(result.language)
     for record in result.votes:
         title = (words["votes_for"].format(victim=record.victim) if record.victim
@@ -354,7 +358,9 @@ def summarise(result: RunResult, folder: Path, events: Iterable[Event]) -> None:
     console.print(Text(words["counts"].format(
         calls=result.usage.calls, failures=result.failures, events=result.events,
         seconds=result.duration_s, folder=folder, what=failed_what(events, words))))
-    console.print(Text(words["mirage_counts"].format(**result.usage.counts.model_dump())))
+    if verbose:
+        console.print(Text(words["mirage_counts"].format(**result.usage.counts.model_dump()),
+                           style="dim"))
 
 
 def failed_what(events: Iterable[Event], words: dict[str, str]) -> str:
@@ -369,7 +375,8 @@ def failed_what(events: Iterable[Event], words: dict[str, str]) -> str:
 def replay(
     run_dir: Annotated[Path, typer.Argument(help="A run folder written by `jubensha play`.")],
     verbose: Annotated[bool, typer.Option(
-        "--verbose", "-v", help="Also show log-only events (votes, failures).")] = False,
+        "--verbose", "-v", help="Also show log-only events (votes, failures), and the cost "
+        "as MPIRD-LLMA counts it.")] = False,
 ) -> None:
     """Show a finished or partial run's transcript again, as it was shown live."""
     try:
@@ -386,6 +393,6 @@ def replay(
     for event in run.events:
         live(event)
     if run.result is not None:
-        summarise(run.result, run_dir, run.events)
+        summarise(run.result, run_dir, run.events, verbose)
     else:
         console.print(Text(message(lang, "not_finished"), style="bold yellow"))
