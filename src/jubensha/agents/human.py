@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
+import sys
 import threading
 import weakref
 from abc import ABC, abstractmethod
@@ -204,6 +206,26 @@ async def read_line(read: Reader, prompt: str) -> str:
     return await future
 
 
+def console_input(prompt: str) -> str:
+    """``input``, except from a pipe: the line is read from the file descriptor itself, so
+    that a reading thread left waiting when the game stops (Ctrl-C) holds no lock of
+    ``sys.stdin``, which the interpreter must take to exit (else it aborts). A terminal
+    (line editing) and a replaced ``sys.stdin`` (tests) are read with ``input``."""
+    if sys.stdin is not sys.__stdin__ or sys.stdin is None or sys.stdin.isatty():
+        return input(prompt)
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    line = bytearray()
+    while not line.endswith(b"\n"):
+        byte = os.read(sys.stdin.fileno(), 1)
+        if not byte:
+            if not line:
+                raise EOFError
+            break
+        line += byte
+    return line.decode("utf-8", errors="replace").rstrip("\r\n")
+
+
 _LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
     weakref.WeakKeyDictionary())
 
@@ -266,10 +288,10 @@ class ConsoleIO(HumanIO, DecisionRoutes):
     speech. Invalid input is asked again with a hint; ``:sheet``, ``:history`` and ``:help``
     work at every prompt; end of input means the person left (``HumanLeft``)."""
 
-    def __init__(self, console: Console | None = None, read: Reader = input, *,
+    def __init__(self, console: Console | None = None, read: Reader | None = None, *,
                  history: int = 20, handover: bool = False):
         self.console = console or Terminal(highlight=False)
-        self.read = read
+        self.read = read or console_input
         self.history = history
         self.handover = handover
         self.shown = 0

@@ -41,6 +41,7 @@ from jubensha.runs.attempt import ERROR_FILE
 from jubensha.runs.batch_commands import app as batch_app
 from jubensha.runs.estimate import count_game_calls, worth_estimating
 from jubensha.runs.importers.commands import import_app
+from jubensha.runs.people import record_people
 from jubensha.runs.play import (
     Continuation,
     GameHealth,
@@ -212,7 +213,7 @@ def play(
         if resume is not None:
             if script is not None:
                 raise PlayError("--resume continues the run's own game; give no script")
-            again = continuation(resume)
+            again = continuation(resume, people=None)  # the people's moves: runs.people
             loaded, chosen, plans = again.script, again.procedure, again.plans
             seed, lang, embedder = again.seed, again.language, again.embedder
             script, out = again.script_source, resume
@@ -288,6 +289,9 @@ def play(
             again.resume.source = kept
         console.print(Text(message(language, "resuming", calls=len(again.resume.records),
                                    source=again.resume.source, kept=kept), style="dim"))
+    moves = record_people(seated, target, again.resume.source if again else None)
+    if moves:
+        console.print(Text(message(language, "resuming_moves", moves=moves), style="dim"))
     # A human seat's own console shows what that seat sees; the omniscient live transcript
     # and the spinner (which would also overwrite the person's typing) stay off.
     bar = CallBar(console, message(language, "playing"), expected,

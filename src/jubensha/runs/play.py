@@ -328,12 +328,13 @@ class Continuation:
     script_source: str
 
 
-def continuation(folder: Path, people: Collection[str] = ()) -> Continuation:
+def continuation(folder: Path, people: Collection[str] | None = ()) -> Continuation:
     """The game of the run folder ``folder`` and the longest log of its attempts (the folder
     and those set aside as ``<folder>.partial-<n>``); ``PlayError`` when it cannot go on.
-    ``people``: seats played in person whose moves the caller supplies again (the browser
-    table keeps them); any other seat played in person stops the resume, since a person's
-    moves are not in the model-call log."""
+    ``people``: seats played in person whose moves the caller supplies again from their
+    moves file (``runlog.moves``: the browser's table, the terminal's ``runs.people``), None
+    for every such seat; any other seat played in person stops the resume, since a
+    person's moves are not in the model-call log."""
     if not folder.is_dir():
         raise PlayError(f"--resume {folder}: no such run folder")
     if (folder / RESULT).is_file():
@@ -343,7 +344,7 @@ def continuation(folder: Path, people: Collection[str] = ()) -> Continuation:
         raise PlayError(f"--resume {folder}: not a run folder (no readable meta.json)")
     meta = found.meta
     unknown = [name for name, seat in meta.seats.items()
-               if is_human(seat.architecture) and name not in people]
+               if is_human(seat.architecture) and people is not None and name not in people]
     if unknown:
         raise PlayError(f"--resume {folder}: {', '.join(unknown)} played in person, and a "
                         "person's moves are not in the model-call log")
