@@ -76,6 +76,16 @@ async def test_object_strings_are_talk_of_their_field() -> None:
     assert all(question.endswith("?") for question in asked.questions)
     assert "JSON" not in asked.reason and "Choose" not in " ".join(asked.questions)
 
+    class Made(BaseModel):
+        question: str
+        source: str  # where in the text given the answer comes from: quoted, not talk
+
+    text = "Tom lit the lamp at nine. The boat sank at three."
+    made = Made.model_validate_json((await ScriptedModel().generate(_request(
+        f"Write a question about this text. {text}", json_schema=Made.model_json_schema(),
+        purpose="factual.generate"))).text)
+    assert made.source in text and made.source not in SHEET
+
 
 async def test_max_tokens_bounds_text_replies() -> None:
     request = _request(config=GenerateConfig(max_tokens=4))

@@ -94,6 +94,9 @@ def test_every_page_fits_a_laptop_and_a_phone(server, browser, shots):  # noqa: 
     assert "playing" in lobby.inner_text("table.runs") and "unfinished" not in lobby.inner_text(
         "table.runs")
     check(lobby, "lobby", shots)
+    watcher = browser.new_context(viewport=DESKTOP).new_page()
+    watcher.goto(spectator)
+    check(watcher, "spectator", shots, full=False)
 
     play(seat, "en")
     seat.wait_for_selector(".ending")
@@ -104,8 +107,6 @@ def test_every_page_fits_a_laptop_and_a_phone(server, browser, shots):  # noqa: 
     seat.set_viewport_size(PHONE)
     seat.click(".tabs button[data-show=table]")
     check(seat, "seat-end", shots)
-    watcher = browser.new_context(viewport=DESKTOP).new_page()
-    watcher.goto(spectator)
     watcher.wait_for_selector(".ending", timeout=WAIT_MS)
     check(watcher, "spectator-end", shots)
     seat.click("#review-link")

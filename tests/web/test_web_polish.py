@@ -92,6 +92,9 @@ def test_head_answers_every_page_and_the_favicon_is_served(tmp_path):
             assert head.content == b"" and head.headers["content-type"] == \
                 got.headers["content-type"]
         assert web.head("/seat/nothing").status_code == 404
+        stream = web.head(next(iter(invites.values())) + "/stream")  # ends with its head
+        assert stream.status_code == 200 and stream.content == b""
+        assert stream.headers["content-type"].startswith("text/event-stream")
         icon = web.get("/favicon.ico")
         assert icon.headers["content-type"].startswith("image/svg+xml")
         assert 'rel="icon" href="/static/favicon.svg"' in web.get("/").text

@@ -144,6 +144,22 @@ class HashingEmbedder:
         return hashing_vectors(texts, self.dimensions).tolist()
 
 
+QUOTING = frozenset({"source", "quote", "evidence", "excerpt", "citation"})
+"""Object fields that quote the text given (where in a script an answer comes from): a
+sentence of the request's user messages, not talk."""
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*|\n+")
+
+
+def quotable(request: Request) -> list[str]:
+    """Sentences of the user messages a quoting field may give, never one that is also in
+    a system message (where agents put the seat's own sheet)."""
+    private = {s.strip() for m in request.messages if m.role == "system"
+               for s in _SENTENCE_END.split(m.text)}
+    found = [s.strip() for m in request.messages if m.role == "user"
+             for s in _SENTENCE_END.split(m.text)]
+    return [s for s in found if len(s) > 1 and s not in private]
+
+
 @cache
 def _talk() -> dict[str, dict[str, list[str]]]:
     source = resources.files("jubensha.llm").joinpath("data/table_talk.yaml")
@@ -174,6 +190,7 @@ class TableTalk:
         self.lang = messages_language(request.messages)
         self.me = request.seat or ""
         self.kind = kind_of(request.purpose) or "statement"
+        self.quotable = quotable(request)
 
     def line(self, kind: str | None = None) -> str:
         bank = _talk()[self.lang]
@@ -325,10 +342,14 @@ class SchemaFaker:
     def string(self, schema: dict[str, Any]) -> str:
         if schema.get("format") in FORMATTED:
             return FORMATTED[schema["format"]]
-        kind = kind_of(self.field)
-        text = self.talk.line(kind)
+        def piece() -> str:
+            if self.field in QUOTING and self.talk.quotable:
+                return self.rng.choice(self.talk.quotable)
+            return self.talk.line(kind_of(self.field))
+
+        text = piece()
         while len(text) < int(schema.get("minLength", 0)):
-            text = self.talk.join([text, self.talk.line(kind)])
+            text = self.talk.join([text, piece()])
         high = schema.get("maxLength")
         return text if high is None else text[:int(high)]
 
