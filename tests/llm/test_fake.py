@@ -80,11 +80,10 @@ async def test_object_strings_are_talk_of_their_field() -> None:
         question: str
         source: str  # where in the text given the answer comes from: quoted, not talk
 
-    text = "Tom lit the lamp at nine. The boat sank at three."
+    text = "Write a question about this text. Tom lit the lamp at nine. The boat sank at three."
     made = Made.model_validate_json((await ScriptedModel().generate(_request(
-        f"Write a question about this text. {text}", json_schema=Made.model_json_schema(),
-        purpose="factual.generate"))).text)
-    assert made.source in text and made.source not in SHEET
+        text, json_schema=Made.model_json_schema(), purpose="factual.generate"))).text)
+    assert made.source and made.source in text and made.source not in SHEET
 
 
 async def test_max_tokens_bounds_text_replies() -> None:
