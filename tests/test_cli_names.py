@@ -22,7 +22,7 @@ def test_validate_takes_bundled_ids_and_defaults_to_all_of_them() -> None:
     assert every.exit_code == 0
     assert f"{len(bundled_scripts())} script(s): 0 error(s)" in every.output
     unknown = runner.invoke(app, ["scripts", "validate", "no-such-mystery"])
-    assert unknown.exit_code == 1 and "no bundled script or file" in unknown.output
+    assert unknown.exit_code == 2 and "no bundled script or file" in unknown.stderr
 
 
 def test_caption_takes_a_bundled_id() -> None:

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 import typer
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
@@ -108,6 +109,76 @@ def rich_line(line: NarratedLine) -> Text:
 
 
 def print_line(console: Console, line: NarratedLine, lang: str) -> None:
-    """Print a transcript line. Chinese, written without spaces, is left to the terminal to
-    wrap: rich wraps at spaces only, and would leave a speaker's name alone on its line."""
-    console.print(rich_line(line), soft_wrap=lang.startswith("zh"))
+    """Print a transcript line; Chinese is wrapped by its own rules (``print_text``)."""
+    print_text(console, rich_line(line), lang)
+
+
+def print_text(console: Console, text: Text | str, lang: str) -> None:
+    """Print ``text`` wrapped to the console's width. Chinese, written without spaces, is
+    wrapped by ``wrap``: rich wraps at spaces only, so it would leave "- " alone on a line
+    with the name on the next, and the terminal would begin a line with "。"."""
+    text = Text(text) if isinstance(text, str) else text
+    if not lang.startswith("zh"):
+        console.print(text)
+        return
+    for start, end, indent in wrap(text.plain, console.width):
+        line = text[start:end]
+        line.rstrip()
+        console.print(Text(" " * indent) + line, soft_wrap=True)
+
+
+OPENING = "([{（【「『《〈“‘〔［｛"
+"""Characters a line never ends with (they open what follows)."""
+CLOSING = ")]}、。，．,.;；:：?？!！）】」』》〉”’〕］｝…—～·・%％"
+"""Characters a line never begins with (they close or follow what precedes)."""
+BULLETS = ("- ", "• ", "* ")
+
+
+def wrap(text: str, width: int) -> list[tuple[int, int, int]]:
+    """Lines of ``text`` at most ``width`` cells wide as (start, end, indent): a line is
+    ``text[start:end]`` (trailing spaces aside) after ``indent`` spaces. Lines break at
+    the text's newlines, after spaces, and between wide (Chinese) characters, but never
+    before closing punctuation ("。", "）", "，") nor after opening ("（", "“"); a list item
+    ("- ...") goes on under its first word. A word wider than the line is cut."""
+    lines: list[tuple[int, int, int]] = []
+    offset = 0
+    for paragraph in text.split("\n"):
+        lines += [(offset + a, offset + b, indent)
+                  for a, b, indent in _wrap_paragraph(paragraph, max(width, 8))]
+        offset += len(paragraph) + 1
+    return lines
+
+
+def _wrap_paragraph(text: str, width: int) -> list[tuple[int, int, int]]:
+    if not text.strip():
+        return [(0, len(text), 0)]
+    body = text.lstrip(" ")
+    hang = len(text) - len(body) + (2 if body.startswith(BULLETS) else 0)
+    lines, start, indent = [], 0, 0
+    while start < len(text):
+        end = _line_end(text, start, width - indent, hang)
+        lines.append((start, end, indent))
+        start, indent = end, hang
+        while start < len(text) and text[start] == " ":
+            start += 1
+    return lines
+
+
+def _line_end(text: str, start: int, room: int, hang: int) -> int:
+    """Where the line from ``start`` ends: the last break that fits in ``room`` cells."""
+    used, fits = 0, None
+    for index in range(start, len(text)):
+        if index > start and _breakable(text, index, hang):
+            fits = index
+        used += cell_len(text[index])
+        if used > room and text[index] != " ":
+            return fits if fits is not None else max(index, start + 1)
+    return len(text)
+
+
+def _breakable(text: str, index: int, hang: int) -> bool:
+    """Whether a line may end just before ``text[index]``."""
+    before, after = text[index - 1], text[index]
+    if after in CLOSING or before in OPENING or after == " " or index <= hang:
+        return False
+    return before == " " or cell_len(before) > 1 or cell_len(after) > 1

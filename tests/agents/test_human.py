@@ -147,6 +147,29 @@ def test_the_vote_hint_names_zero_when_abstaining_is_offered() -> None:
     assert "Type a number from 1 to 3" in screen.getvalue()  # no abstaining when asking
 
 
+def test_a_misspelt_name_and_ones_own_name_get_hints_that_say_so() -> None:
+    script = load_script(TINY)
+    agent, _, screen = seat(script, "Bob", "agnus", "bob", "Samual Read", "AGNES PIKE.", "")
+    vote = CastVote(candidates=["Agnes Pike", "Cara", "Samuel Reed"])
+    assert decide(agent, vote) == Vote(target="Agnes Pike")  # a whole name in any case
+    shown = screen.getvalue()
+    assert "Did you mean Agnes Pike? Type the name as listed, or its number." in shown
+    assert "You cannot vote for yourself: type one of the others" in shown
+    assert "Did you mean Samuel Reed?" in shown
+    agent, _, screen = seat(script, "Bob", "Bob", "2", "")
+    decide(agent, Accuse(candidates=["Ann", "Cara"]))
+    assert "You cannot accuse yourself" in screen.getvalue()
+
+
+def test_chinese_hints_name_the_seat_meant() -> None:
+    script = find_script("tingsong-tea-estate")
+    agent, _, screen = seat(script, "沈青禾", "沈青禾", "顾远知", "顾远之", "")
+    assert decide(agent, CastVote(candidates=["许松", "顾远之", "钱守仁"])) == Vote(
+        target="顾远之")
+    shown = screen.getvalue()
+    assert "不能投给自己" in shown and "你是不是想选顾远之？" in shown
+
+
 def test_a_rating_is_trust_then_doubt_each_zero_to_two() -> None:
     assert parse_rating("2 0") == (2, 0)
     assert parse_rating("1,2") == (1, 2)

@@ -1,9 +1,10 @@
-"""The scripted fake: deterministic, schema-valid, prompt-echoing, and scriptable."""
+"""The scripted fake: deterministic, schema-valid, talking like a player, and scriptable."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from typing import Any, Literal
 
@@ -15,6 +16,7 @@ from pydantic import BaseModel, Field, create_model
 
 from jubensha.llm.base import GenerateConfig, Message, ModelError, Request, Response
 from jubensha.llm.fake import HashingEmbedder, ScriptedModel
+from jubensha.llm.text import contains_cjk
 
 SHEET = ("You are Dr. Ling, the family physician. You arrived at the manor at nine. "
          "You saw Mary near the study door.")
@@ -38,15 +40,50 @@ async def test_same_request_same_reply_and_samples_differ() -> None:
     assert len(samples) > 1
 
 
-async def test_text_is_drawn_from_what_was_heard_never_from_the_sheet() -> None:
+async def test_text_is_table_talk_of_its_kind_never_the_prompt_nor_the_sheet() -> None:
     reply = await ScriptedModel().generate(_request())
-    assert reply.text == "Where were you at ten?"  # the user message; the sheet is private
+    assert reply.text and "Where were you at ten?" not in reply.text  # no echo of the prompt
     for seed in range(8):
         said = (await ScriptedModel(seed=seed).generate(_request(
-            "You saw Mary near the study door. Tom said he heard a shout."))).text
-        assert "You saw Mary" not in said and "Tom said he heard a shout" in said
+            "You saw Mary near the study door. Reply with JSON: {\"text\": <words>}"))).text
+        assert "You saw Mary" not in said and "JSON" not in said and "{" not in said
+        assert ":" not in said and '"' not in said  # no label, no quoted speaker
     assert reply.usage.prompt_tokens > 0 and reply.usage.completion_tokens > 0
     assert reply.model == "scripted"
+
+
+async def test_talk_follows_the_kind_the_language_and_the_speaker() -> None:
+    intro = _request("Please introduce yourself.", purpose="introduction", seat="Mary")
+    said = {(await ScriptedModel(seed=n).generate(intro)).text for n in range(12)}
+    assert any("Mary" in text for text in said) and len(said) > 2
+    asked = {(await ScriptedModel(seed=n).generate(_request(purpose="question"))).text
+             for n in range(6)}
+    assert all(text.endswith("?") for text in asked)
+    chinese = _request("请回答：案发时你在哪里？", purpose="answer", seat="林默")
+    text = (await ScriptedModel().generate(chinese)).text
+    assert contains_cjk(text) and not re.search("[A-Za-z]", text)
+
+
+async def test_object_strings_are_talk_of_their_field() -> None:
+    class Ask(BaseModel):
+        target: Literal["Mary", "Tom"]
+        questions: list[str] = Field(min_length=2, max_length=2)
+        reason: str
+
+    request = _request("Choose one player and write 2 questions. Reply with JSON.",
+                       json_schema=Ask.model_json_schema(), purpose="ask")
+    asked = Ask.model_validate_json((await ScriptedModel().generate(request)).text)
+    assert all(question.endswith("?") for question in asked.questions)
+    assert "JSON" not in asked.reason and "Choose" not in " ".join(asked.questions)
+
+    class Made(BaseModel):
+        question: str
+        source: str  # where in the text given the answer comes from: quoted, not talk
+
+    text = "Write a question about this text. Tom lit the lamp at nine. The boat sank at three."
+    made = Made.model_validate_json((await ScriptedModel().generate(_request(
+        text, json_schema=Made.model_json_schema(), purpose="factual.generate"))).text)
+    assert made.source and made.source in text and made.source not in SHEET
 
 
 async def test_max_tokens_bounds_text_replies() -> None:

@@ -36,7 +36,9 @@ def test_the_english_end_screen_tells_votes_from_the_murderer(tmp_path: Path) ->
     [outcome] = result["outcomes"]
     line = next(line for line in output.splitlines() if "votes:" in line and "eliminated:" in line)
     assert f"the murderer was: {', '.join(outcome['murderers'])}" in line
-    assert "killer(s)" not in output and f"Winner: {result['winner']}" in output
+    side = {"civilians": "civilians", "none": "nobody",
+            "murderers": "the murderer" if len(outcome["murderers"]) == 1 else "murderers"}
+    assert "killer(s)" not in output and f"Winner: {side[result['winner']]}" in output
     transcript = (tmp_path / "run" / "transcript.md").read_text(encoding="utf-8")
     assert "the murderer was:" in transcript and "killer(s)" not in transcript
 

@@ -10,6 +10,7 @@ import string
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from rich.console import Console
 from typer.testing import CliRunner
 
@@ -29,8 +30,8 @@ from jubensha.runs.transcript import LiveTranscript
 from jubensha.scripts import find_script
 
 CHINESE = "tingsong-tea-estate"
-NAMES = {"demo", "MPIRD-LLMA"}
-"""Words a Chinese screen may show: the procedure's name and the paper whose counts it gives."""
+NAMES = {"demo"}
+"""Words a Chinese screen may show: the procedure's name."""
 runner = CliRunner()
 
 
@@ -114,13 +115,14 @@ def test_chinese_messages_put_no_space_between_chinese_characters() -> None:
 
 def test_a_long_chinese_line_keeps_its_speaker_with_its_words(tmp_path: Path) -> None:
     """Rich wraps at spaces only: a Chinese speech (no spaces) would leave the speaker's name
-    alone on its line; the terminal wraps it instead."""
+    alone on its line; it is wrapped between characters instead, within the width."""
     shown = tmp_path / "shown.txt"
     with shown.open("w") as file:
         LiveTranscript(Console(file=file, width=40), "zh")(
             Spoke(speaker="顾远之", kind="introduction", text="我是上海同裕茶行的少东家。" * 8))
-    [line] = shown.read_text(encoding="utf-8").splitlines()
-    assert line.startswith("顾远之 自我介绍：我是上海")
+    lines = shown.read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("顾远之 自我介绍：我是上海") and len(lines) > 2
+    assert all(cell_len(line) <= 40 and not line.startswith("。") for line in lines)
 
 
 async def test_failures_are_named_in_the_games_language(tmp_path: Path) -> None:
@@ -136,3 +138,18 @@ async def test_failures_are_named_in_the_games_language(tmp_path: Path) -> None:
     failure = next(e for e in read_run(out).events if isinstance(e, Failure))
     [line] = describe(failure, "zh")
     assert line.text.startswith(f"失败：{failure.seat}（自我介绍）：")
+
+
+def test_the_end_screen_speaks_plainly_and_gives_the_papers_counts_when_verbose(
+        tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    played = runner.invoke(app, ["play", "--model", "scripted", "--embedder", "none",
+                                 "--out", str(out)])
+    assert played.exit_code == 0 and "model calls" in played.output
+    assert "MPIRD" not in played.output and "env " not in played.output
+    assert "MPIRD" not in runner.invoke(app, ["replay", str(out)]).output
+    verbose = runner.invoke(app, ["replay", "--verbose", str(out)])
+    assert "cost as MPIRD-LLMA's table 2 counts it: env " in " ".join(verbose.output.split())
+    chinese = runner.invoke(app, ["play", CHINESE, "--model", "scripted", "--verbose",
+                                  "--out", str(tmp_path / "zh")])
+    assert "按 MPIRD-LLMA 表 2 的计法统计的开销" in chinese.output

@@ -167,5 +167,5 @@ def test_the_caption_command_writes_captions_into_the_script_once(tmp_path: Path
 
 def test_the_caption_command_reports_a_bad_script_in_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["scripts", "caption", str(tmp_path / "none.yaml")])
-    assert result.exit_code == 1 and "no bundled script or file of that name" in result.output
+    assert result.exit_code == 2 and "no bundled script or file of that name" in result.stderr
     assert "Traceback" not in result.output

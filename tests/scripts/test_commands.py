@@ -79,8 +79,8 @@ def test_show_a_file_with_full_texts(tmp_path) -> None:
 
 def test_show_an_unknown_name_is_one_clear_line() -> None:
     result = run("show", "no-such-mystery")
-    assert result.exit_code == 1
-    assert result.output.startswith("no-such-mystery: (name): no bundled script or file")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith("error: no-such-mystery: (name): no bundled script or file")
 
 
 @pytest.mark.parametrize(("fixture", "line"), [
@@ -166,7 +166,7 @@ def test_import_all_of_a_dataset(datasets, tmp_path) -> None:
 def test_import_errors_are_one_clear_line(tmp_path, args, line) -> None:
     result = run(*args[:3], tmp_path / args[3], *args[4:])
     assert result.exit_code == 2  # bad input: on stderr, no empty table, no "imported 0"
-    assert result.stderr.startswith(line) and result.stdout == ""
+    assert result.stderr.startswith(f"error: {line}") and result.stdout == ""
 
 
 def test_schema_prints_and_writes_the_json_schema(tmp_path) -> None:

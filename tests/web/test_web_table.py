@@ -137,7 +137,7 @@ def test_the_ending_marks_each_ballot_and_the_readers_own_vote():
     shown = ending(ballot_events(), me="Bob")
     verdict, = shown.verdicts
     assert [(b.voter, b.target, b.right) for b in verdict.ballots] == [
-        ("Ann", "Bob", False), ("Bob", "Cy", True), ("Cy", None, False)]
+        ("Ann", "Bob", False), ("Bob", "Cy", True), ("Cy", None, None)]  # abstained
     assert verdict.mine.target == "Cy" and shown.right is True
     assert verdict.tie and shown.truth == "Cy did it."
     assert ending(ballot_events()[:-1]) is None  # no ballots before the reveal

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
+import sys
 import threading
 import weakref
 from abc import ABC, abstractmethod
@@ -59,8 +61,8 @@ from jubensha.engine import (
 from jubensha.engine.narration import describe
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet
-from jubensha.scripts.naming import names_meant
-from jubensha.terminal import Terminal, print_line
+from jubensha.scripts.naming import names_meant, names_near
+from jubensha.terminal import Terminal, print_line, print_text
 
 Reader = Callable[[str], str]
 """Shows a prompt and reads one line (``input``); raises EOFError when the input ended."""
@@ -206,6 +208,26 @@ async def read_line(read: Reader, prompt: str) -> str:
     return await future
 
 
+def console_input(prompt: str) -> str:
+    """``input``, except from a pipe: the line is read from the file descriptor itself, so
+    that a reading thread left waiting when the game stops (Ctrl-C) holds no lock of
+    ``sys.stdin``, which the interpreter must take to exit (else it aborts). A terminal
+    (line editing) and a replaced ``sys.stdin`` (tests) are read with ``input``."""
+    if sys.stdin is not sys.__stdin__ or sys.stdin is None or sys.stdin.isatty():
+        return input(prompt)
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    line = bytearray()
+    while not line.endswith(b"\n"):
+        byte = os.read(sys.stdin.fileno(), 1)
+        if not byte:
+            if not line:
+                raise EOFError
+            break
+        line += byte
+    return line.decode("utf-8", errors="replace").rstrip("\r\n")
+
+
 _LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
     weakref.WeakKeyDictionary())
 
@@ -268,10 +290,10 @@ class ConsoleIO(HumanIO, DecisionRoutes):
     speech. Invalid input is asked again with a hint; ``:sheet``, ``:history`` and ``:help``
     work at every prompt; end of input means the person left (``HumanLeft``)."""
 
-    def __init__(self, console: Console | None = None, read: Reader = input, *,
+    def __init__(self, console: Console | None = None, read: Reader | None = None, *,
                  history: int = 20, handover: bool = False):
         self.console = console or Terminal(highlight=False)
-        self.read = read
+        self.read = read or console_input
         self.history = history
         self.handover = handover
         self.shown = 0
@@ -282,7 +304,7 @@ class ConsoleIO(HumanIO, DecisionRoutes):
         return render("human", template, self.lang, **values)
 
     def say(self, text: str, style: str = "") -> None:
-        self.console.print(Text(text, style=style))
+        print_text(self.console, Text(text, style=style), getattr(self, "lang", "en"))
 
     def hint(self, problem: str, **values: Any) -> None:
         self.say(self.text("hint", problem=problem, **values), "yellow")
@@ -383,8 +405,10 @@ class ConsoleIO(HumanIO, DecisionRoutes):
                 return answer
             self.hint("empty")
 
-    async def pick(self, options: Sequence[str], none: str | None = None) -> int | None:
-        """The index of a numbered option (None for option 0, ``none``, when offered)."""
+    async def pick(self, options: Sequence[str], none: str | None = None,
+                   about: str = "") -> int | None:
+        """The index of a numbered option (None for option 0, ``none``, when offered);
+        ``about``: "vote" or "accuse" when the options are whom to vote for or accuse."""
         for number, option in enumerate(options, start=1):
             self.say(f"  {number}) {option}")
         if none is not None:
@@ -396,7 +420,18 @@ class ConsoleIO(HumanIO, DecisionRoutes):
             except Ambiguous as exc:
                 self.hint("ambiguous", typed=exc.answer, options=exc.options)
             except ValueError:
-                self.hint("choice", count=len(options), zero=none is not None)
+                self.refused(answer, options, none, about)
+
+    def refused(self, answer: str, options: Sequence[str], none: str | None,
+                about: str) -> None:
+        """Why ``answer`` chose nothing: the person's own name, a name misspelt (the ones
+        it looks like), or else what may be typed."""
+        if names_meant(answer, [self.name]) and self.name not in options:
+            self.hint("self", about=about)
+        elif near := names_near(answer, options):
+            self.hint("near", options=near)
+        else:
+            self.hint("choice", count=len(options), zero=none is not None)
 
     # -- decisions -----------------------------------------------------------------------
     def fresh(self, prompt: str) -> str:
@@ -474,7 +509,8 @@ class ConsoleIO(HumanIO, DecisionRoutes):
                                  ) -> tuple[str | None, str]:
         shown = [self.text("field", field="nobody_here") if c == NOBODY else c
                  for c in candidates]
-        index = await self.pick(shown, none=self.text("field", field=none))
+        index = await self.pick(shown, none=self.text("field", field=none),
+                                about="vote" if none == "abstain" else "accuse")
         reason = await self.words(self.text("field", field="reason"), optional=True)
         return (None if index is None else candidates[index]), reason
 

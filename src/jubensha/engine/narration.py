@@ -11,6 +11,7 @@ the browser and ``transcript.md`` their own way.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -144,10 +145,17 @@ def outcome_text(outcome: VictimOutcome, words: dict[str, str]) -> str:
     return f"{said}{killer}{colon}{sep.join(outcome.murderers)}{verdict}"
 
 
+def winner_key(winner: str, murderers: Iterable[str]) -> str:
+    """The side that won as the message key names it: "murderer" when a single murderer
+    won ("The murderer wins."), else the side itself."""
+    return "murderer" if winner == "murderers" and len(set(murderers)) == 1 else winner
+
+
 def _ended(event: GameEnded, words: dict[str, str], tag: str) -> list[Line]:
     lines = [Line("result", outcome_text(outcome, words), outcome.victim or words["murderer"],
                   tag) for outcome in event.outcomes]
-    verdict = words[event.winner] if event.solution else words["no_solution"]
+    side = winner_key(event.winner, [m for o in event.outcomes for m in o.murderers])
+    verdict = words[f"{side}_wins"] if event.solution else words["no_solution"]
     lines.append(Line("result", verdict, words["result"], tag))
     if event.truth:
         lines.append(Line("result", event.truth, words["truth"], tag))

@@ -10,18 +10,16 @@ deletes every Han character. Formulas and defaults are documented in docs/evalua
 
 from __future__ import annotations
 
-import logging
 import re
 from collections import Counter
 from collections.abc import Sequence
-from functools import cache
-from types import ModuleType
 
 import numpy as np
 from pydantic import BaseModel
 
 from jubensha.llm.base import Embedder
 from jubensha.memory.text import TokenizerOptions, chunk
+from jubensha.segmenter import jieba_module
 
 ROUGE_TOKENS = TokenizerOptions(zh_mode="chars")
 """ROUGE-L counts Chinese per character, the usual convention for Chinese ROUGE."""
@@ -37,15 +35,6 @@ _RELEASE_BREAKS = (  # rouge-chinese 1.0.3, ``Rouge.cut_sent``: a newline after 
 )
 
 
-@cache
-def _jieba() -> ModuleType:
-    """jieba with its default dictionary, quiet about loading it."""
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    return jieba
-
-
 def release_tokens(text: str) -> list[str]:
     """The tokens the MIRAGE release's ROUGE-L counts (``data_loader.cal_rouge_l``, which
     calls ``rouge_chinese.Rouge``): jieba words joined by spaces, cut into "sentences"
@@ -54,7 +43,7 @@ def release_tokens(text: str) -> list[str]:
     sentence-final mark that is followed by a newline) is kept as one empty token, which
     counts in the lengths and matches another empty token in the LCS. Punctuation and case
     are kept. An all-whitespace text has no token."""
-    joined = " ".join(_jieba().cut(text))
+    joined = " ".join(jieba_module().cut(text))
     for pattern, replacement in _RELEASE_BREAKS:
         joined = pattern.sub(replacement, joined)
     sentences = [" ".join(s.split()) for s in joined.rstrip().split("\n") if s]

@@ -1,14 +1,17 @@
 """The scripted fake model (spec ``scripted``): deterministic, instant, and schema-valid.
 
 Tests and dry runs need a model that never touches the network and always answers in the
-right shape. Every reply is a function of the whole request and the seed: text replies are
-sentences drawn from the user messages (what the seat heard and was asked; never its own
-sheet in the system message, so a scripted player never tells its secrets), and schema
-requests get an object built by walking the JSON schema (enums picked by hashing the
-request, strings from the prompt, numbers within their bounds, arrays within their sizes).
-A text request that states a format of labelled lines to fill in ("Modus operandi: ..." /
-"Motive: ...") gets those lines, each filled with a prompt sentence. Per-purpose scripts
-override this to force garbage, errors or particular answers.
+right shape, and what it says is what tests, docs and a first ``jubensha play --model
+scripted`` show, so it talks like a dull, fair player at the table: every text reply is
+plain table talk (``data/table_talk.yaml``) of the request's language and kind (an
+introduction, a question, an answer, a reason for a vote...), never a word of the prompt,
+so it neither reads out the instructions it was given nor the seat's sheet. Replies are a
+function of the whole request and the seed. Schema requests get an object built by
+walking the JSON schema (enums picked by hashing the request, strings of table talk,
+numbers within their bounds, arrays within their sizes). A text request that states a
+format of labelled lines to fill in ("Modus operandi: ..." / "Motive: ...") gets those
+lines, each filled with talk of its kind. Per-purpose scripts override this to force
+garbage, errors or particular answers.
 """
 
 from __future__ import annotations
@@ -21,13 +24,16 @@ import math
 import random
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import cache
+from importlib import resources
 from itertools import pairwise
 from typing import Any
 
 import numpy as np
+import yaml
 
 from jubensha.llm.base import Model, Request, Response, Usage, stream_sink
-from jubensha.llm.text import HAN, estimate_tokens
+from jubensha.llm.text import HAN, estimate_tokens, messages_language
 
 Scripted = str | dict | Exception | Response
 """One scripted reply: text, an object (sent as JSON), an exception to raise, or a Response."""
@@ -40,7 +46,6 @@ FORMATTED = {"date-time": "2024-01-01T20:00:00Z", "date": "2024-01-01", "time": 
              "uuid": "00000000-0000-4000-8000-000000000000", "duration": "PT1H"}
 """Fixed values for string formats pydantic emits (datetime, date, ... fields)."""
 MAX_DEPTH = 6
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*|\n+")
 _CJK_CHAR = re.compile(f"[{HAN}]")
 _WORD = re.compile(f"[^\\W{HAN}]+")
 _FORMAT_LINE = re.compile(r"^[ \t]*([^\n:：\"“”]{1,40}?)[ \t]*([:：])[ \t]*(?:\.{3,}|…+)"
@@ -108,22 +113,20 @@ class ScriptedModel(Model):
         return script[position]
 
     def invent(self, request: Request) -> str:
-        """The reply made up when no script applies: a schema object or prompt sentences."""
+        """The reply made up when no script applies: a schema object or table talk."""
         rng = random.Random(self._digest(request))
-        sentences = prompt_sentences(request)
-        form = filled_format(rng, request, sentences)
+        talk = TableTalk(rng, request)
+        form = filled_format(talk, request)
         if request.json_schema is not None:
-            value = SchemaFaker(rng, sentences, request.json_schema, form).value(
+            value = SchemaFaker(rng, talk, request.json_schema, form).value(
                 request.json_schema)
             return json.dumps(value, ensure_ascii=False)
         if form:
             return form
-        count = rng.randint(1, min(3, len(sentences)))
-        start = rng.randrange(len(sentences) - count + 1)
-        text = " ".join(sentences[start:start + count])
+        text = talk.speech()
         limit = request.config.max_tokens
         if limit is not None and estimate_tokens(text) > limit:
-            text = " ".join(text.split()[:max(1, limit // 2)])
+            text = talk.join(talk.units(text)[:max(1, limit // 2)])
         return text
 
     def _digest(self, request: Request) -> int:
@@ -145,20 +148,73 @@ class HashingEmbedder:
         return hashing_vectors(texts, self.dimensions).tolist()
 
 
-def prompt_sentences(request: Request) -> list[str]:
-    """Sentences the fake may say: those of the user messages (what the seat heard and was
-    asked), never one that is also in a system message. Agents put the seat's own sheet
-    there (story, secrets, "you are the murderer"), and a scripted opponent must be a fair,
-    dull player that never reads its sheet aloud. A label awaiting its content ("#Answer#:",
-    "in this form:") is no sentence: said alone it is an empty answer. Earlier assistant
-    turns are never used."""
+QUOTING = frozenset({"source", "quote", "evidence", "excerpt", "citation"})
+"""Object fields that quote the text given (where in a script an answer comes from): a
+sentence of the request's user messages, not talk."""
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*|\n+")
+
+
+def quotable(request: Request) -> list[str]:
+    """Sentences of the user messages a quoting field may give, never one that is also in
+    a system message (where agents put the seat's own sheet)."""
     private = {s.strip() for m in request.messages if m.role == "system"
                for s in _SENTENCE_END.split(m.text)}
-    sentences = [s.strip() for m in request.messages if m.role == "user"
-                 for s in _SENTENCE_END.split(m.text)]
-    sentences = [s for s in sentences
-                 if len(s) > 1 and s not in private and not s.endswith((":", "："))]
-    return sentences or ["I have nothing to add."]
+    found = [s.strip() for m in request.messages if m.role == "user"
+             for s in _SENTENCE_END.split(m.text)]
+    return [s for s in found if len(s) > 1 and s not in private]
+
+
+@cache
+def _talk() -> dict[str, dict[str, list[str]]]:
+    source = resources.files("jubensha.llm").joinpath("data/table_talk.yaml")
+    return yaml.safe_load(source.read_text(encoding="utf-8"))
+
+
+KINDS = {"ask": "question", "questions": "question", "rewrite": "answer", "vote": "reason",
+         "accuse": "reason", "why": "reason", "turn": "remark", "investigate": "remark",
+         "location": "remark", "method": "method", "motive": "motive"}
+"""Purposes and field names that say which kind of talk a reply is, where the kind is not
+named as such (a speech's purpose is its kind: "introduction", "answer"...)."""
+
+
+def kind_of(word: str | None) -> str | None:
+    """The kind of talk a purpose ("sr.rewrite": its last part) or a field name asks for;
+    None when it says none."""
+    last = (word or "").rsplit(".", 1)[-1].casefold()
+    if last in _talk()["en"]:
+        return last
+    return KINDS.get(last)
+
+
+class TableTalk:
+    """Plain table talk for one request: its language, its speaker's name, its kind."""
+
+    def __init__(self, rng: random.Random, request: Request):
+        self.rng = rng
+        self.lang = messages_language(request.messages)
+        self.me = request.seat or ""
+        self.kind = kind_of(request.purpose) or "statement"
+        self.quotable = quotable(request)
+
+    def line(self, kind: str | None = None) -> str:
+        bank = _talk()[self.lang]
+        lines = [line for line in bank.get(kind or self.kind, bank["statement"])
+                 if self.me or "{me}" not in line]
+        return self.rng.choice(lines).format(me=self.me)
+
+    def speech(self) -> str:
+        """A line of the request's kind, and now and then a second one."""
+        first = self.line()
+        second = self.line() if self.kind in ("statement", "answer") else first
+        return first if second == first or self.rng.random() < 0.5 else self.join(
+            [first, second])
+
+    def join(self, parts: list[str]) -> str:
+        return ("" if self.lang == "zh" else " ").join(parts)
+
+    def units(self, text: str) -> list[str]:
+        """Words (Chinese: characters), to cut a reply to a token limit."""
+        return list(text) if self.lang == "zh" else text.split()
 
 
 def stated_format(request: Request) -> list[tuple[str, str]]:
@@ -176,16 +232,15 @@ def stated_format(request: Request) -> list[tuple[str, str]]:
     return [(m.group(1).strip(), m.group(2)) for m in found[-1]] if found else []
 
 
-def filled_format(rng: random.Random, request: Request, sentences: list[str]) -> str:
-    """The format the request states, each label followed by a plain prompt sentence (no
-    colon or quote, which an agent would read as another label or a speaker); '' when it
-    states none."""
-    labels = stated_format(request)
-    if not labels:
-        return ""
-    plain = [t for t in sentences if not re.search(r"[:：\"“”]", t)] or ["I have nothing to add."]
-    return "\n".join(f"{label}{colon}{' ' if colon == ':' else ''}{rng.choice(plain)}"
-                     for label, colon in labels)
+def filled_format(talk: TableTalk, request: Request) -> str:
+    """The format the request states, each label followed by talk of its kind (a motive
+    for "Motive", else how it was done); '' when it states none."""
+    return "\n".join(f"{label}{colon}{' ' if colon == ':' else ''}{talk.line(_label_kind(label))}"
+                     for label, colon in stated_format(request))
+
+
+def _label_kind(label: str) -> str:
+    return "motive" if "动机" in label or "motive" in label.casefold() else "method"
 
 
 def _tokens(text: str) -> list[str]:
@@ -215,12 +270,15 @@ class SchemaFaker:
     """Builds a value that satisfies a JSON schema (the subset pydantic emits); a string
     field named as speech (``SPOKEN``) is ``form`` when the prompt states a format."""
 
-    def __init__(self, rng: random.Random, sentences: list[str], root: dict[str, Any],
+    def __init__(self, rng: random.Random, talk: TableTalk, root: dict[str, Any],
                  form: str = "") -> None:
         self.rng = rng
-        self.sentences = sentences
+        self.talk = talk
         self.root = root
         self.form = form
+        self.field: str | None = None
+        """The name of the object field being filled: it says what kind of talk a string
+        of it is ("questions", "reason")."""
 
     def value(self, schema: dict[str, Any] | bool, depth: int = 0) -> Any:
         if schema is True or schema == {}:
@@ -288,9 +346,14 @@ class SchemaFaker:
     def string(self, schema: dict[str, Any]) -> str:
         if schema.get("format") in FORMATTED:
             return FORMATTED[schema["format"]]
-        text = self.rng.choice(self.sentences)
+        def piece() -> str:
+            if self.field in QUOTING and self.talk.quotable:
+                return self.rng.choice(self.talk.quotable)
+            return self.talk.line(kind_of(self.field))
+
+        text = piece()
         while len(text) < int(schema.get("minLength", 0)):
-            text = f"{text} {self.rng.choice(self.sentences)}"
+            text = self.talk.join([text, piece()])
         high = schema.get("maxLength")
         return text if high is None else text[:int(high)]
 
@@ -356,6 +419,7 @@ class SchemaFaker:
         result = {}
         for name, sub in schema.get("properties", {}).items():
             if name in required or depth < MAX_DEPTH:
+                self.field = name
                 result[name] = self.value(sub, depth + 1)
                 if self.form and name in SPOKEN and self.free_text(sub, result[name]):
                     result[name] = self.form

@@ -9,12 +9,10 @@ network, and keeps chunks as exact slices of the input so that nothing is lost.
 
 from __future__ import annotations
 
-import logging
 import re
 import unicodedata
 from collections.abc import Iterator
 from functools import cache
-from types import ModuleType
 from typing import Literal
 
 from bm25s.stopwords import STOPWORDS_CHINESE, STOPWORDS_EN
@@ -22,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from jubensha.llm.text import HAN
 from jubensha.scripts.model import Language
+from jubensha.segmenter import jieba_module
 
 ZhMode = Literal["jieba", "chars"]
 
@@ -76,16 +75,6 @@ def detect_language(text: str, threshold: float = 0.2) -> Language:
 
 
 @cache
-def _jieba() -> ModuleType:
-    """Import and initialise jieba once, silencing the dictionary-loading chatter on stderr."""
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    jieba.initialize()
-    return jieba
-
-
-@cache
 def _stopwords() -> frozenset[str]:
     return frozenset(STOPWORDS_EN) | frozenset(STOPWORDS_CHINESE)
 
@@ -101,13 +90,13 @@ def _han_tokens(run: str, zh_mode: ZhMode, keep_words: tuple[str, ...]) -> list[
         return list(run)
     pattern = _keep_pattern(keep_words)
     if pattern is None:
-        return _jieba().lcut(run)
+        return jieba_module().lcut(run)
     tokens: list[str] = []
     for i, part in enumerate(pattern.split(run)):
         if i % 2:
             tokens.append(part)
         elif part:
-            tokens.extend(_jieba().lcut(part))
+            tokens.extend(jieba_module().lcut(part))
     return tokens
 
 

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from jubensha.engine.events import Event, Failure
 from jubensha.engine.game import DEGRADED_SHARE, share_was_the_rule
-from jubensha.engine.narration import labels, outcome_text, purpose_label
+from jubensha.engine.narration import labels, outcome_text, purpose_label, winner_key
 from jubensha.engine.procedure import presets
 from jubensha.engine.table import EventSink
 from jubensha.jobs import (
@@ -37,6 +37,7 @@ from jubensha.runlog.resume import ResumeDiverged, ResumeError
 from jubensha.runs.batch_commands import app as batch_app
 from jubensha.runs.estimate import count_game_calls, worth_estimating
 from jubensha.runs.importers.commands import import_app
+from jubensha.runs.people import record_people
 from jubensha.runs.play import PlayError, build_models, play_game
 from jubensha.runs.prepare import RUN_MARKERS, PlayOptions, PreparedGame, prepare_game
 from jubensha.runs.presets import paper_presets
@@ -112,7 +113,8 @@ RecordOption = Annotated[Path | None, typer.Option(
     help="Append every model call to this cassette (play it back with "
     "--model replay:<file>).")]
 VerboseOption = Annotated[bool, typer.Option(
-    "--verbose", "-v", help="Also show log-only events (votes, failures).")]
+    "--verbose", "-v", help="Also show log-only events (votes, failures), and the cost "
+    "as MPIRD-LLMA counts it.")]
 HotSeatOption = Annotated[bool, typer.Option(
     "--hot-seat", help="Let several human seats share this terminal, taking turns "
     "behind a hand-over screen.")]
@@ -154,7 +156,7 @@ def play(script: ScriptArgument = None, procedure: ProcedureOption = None,
         raise fail(str(exc)) from None
     clients = open_game(game, overwrite)
     result, played = play_live(game, clients, verbose)
-    show_ending(game, result, played)
+    show_ending(game, result, played, verbose)
 
 
 def open_game(game: PreparedGame, overwrite: bool) -> dict[str, Model]:
@@ -182,6 +184,10 @@ def play_live(game: PreparedGame, clients: dict[str, Model], verbose: bool
     expected = estimate(game, clients)
     if game.resumed:
         set_aside_attempt(game)
+    resumed = game.config.resume
+    moves = record_people(game.agents, target, resumed.source if resumed else None)
+    if moves:
+        console.print(Text(message(language, "resuming_moves", moves=moves), style="dim"))
     # A human seat's own console shows what that seat sees; the omniscient live transcript
     # and the spinner (which would also overwrite the person's typing) stay off.
     bar = CallBar(console, message(language, "playing"), expected,
@@ -244,13 +250,14 @@ def set_aside_attempt(game: PreparedGame) -> None:
                        style="dim"))
 
 
-def show_ending(game: PreparedGame, result: RunResult, played: list[Event]) -> None:
+def show_ending(game: PreparedGame, result: RunResult, played: list[Event],
+                verbose: bool = False) -> None:
     """The summary, why a game is no result (exit code 4), and hints about the model."""
     language, plans = game.config.game_language, game.config.plans
     if game.humans:
         console.print(Text(render("human", "over", language, folder=game.out,
                                   transcript=game.out / "transcript.md"), style="bold"))
-    summarise(result, game.out, played)
+    summarise(result, game.out, played, verbose)
     if result.degraded:
         share = game.config.health.degraded_share
         why = "degraded_share" if share_was_the_rule(result, share) else "degraded_decisive"
@@ -264,8 +271,11 @@ def show_ending(game: PreparedGame, result: RunResult, played: list[Event]) -> N
         console.print(Text(tiny_model_notice(language), style="bold yellow"))
 
 
-def summarise(result: RunResult, folder: Path, events: Iterable[Event]) -> None:
-    """Votes, outcome and token usage after a game, in the game's language."""
+def summarise(result: RunResult, folder: Path, events: Iterable[Event],
+              verbose: bool = False) -> None:
+    """Votes, outcome and token usage after a game, in the game's language; ``verbose``
+    adds the run's cost as MPIRD-LLMA's table 2 counts it (a paper's accounting, not
+    players' words)."""
     words = labels(result.language)
     for record in result.votes:
         title = (words["votes_for"].format(victim=record.victim) if record.victim
@@ -281,8 +291,8 @@ def summarise(result: RunResult, folder: Path, events: Iterable[Event]) -> None:
     if not result.solution:
         console.print(Text(words["no_solution"], style="bold"))
     elif not result.degraded:  # a game nobody really played has no winner (see `play`)
-        console.print(Text(words["winner"].format(side=words[f"side_{result.winner}"]),
-                           style="bold"))
+        side = winner_key(result.winner, [m for o in result.outcomes for m in o.murderers])
+        console.print(Text(words["winner"].format(side=words[f"side_{side}"]), style="bold"))
     usage = Table(words["seat"], words["prompt_tokens"], words["completion_tokens"],
                   words["model_seconds"], title=words["usage"])
     rows = {**result.usage.seats, words["total"]: result.usage.total}
@@ -296,7 +306,9 @@ def summarise(result: RunResult, folder: Path, events: Iterable[Event]) -> None:
     console.print(Text(words["counts"].format(
         calls=result.usage.calls, failures=result.failures, events=result.events,
         seconds=result.duration_s, folder=folder, what=failed_what(events, words))))
-    console.print(Text(words["mirage_counts"].format(**result.usage.counts.model_dump())))
+    if verbose:
+        console.print(Text(words["mirage_counts"].format(**result.usage.counts.model_dump()),
+                           style="dim"))
 
 
 def failed_what(events: Iterable[Event], words: dict[str, str]) -> str:
@@ -311,7 +323,8 @@ def failed_what(events: Iterable[Event], words: dict[str, str]) -> str:
 def replay(
     run_dir: Annotated[Path, typer.Argument(help="A run folder written by `jubensha play`.")],
     verbose: Annotated[bool, typer.Option(
-        "--verbose", "-v", help="Also show log-only events (votes, failures).")] = False,
+        "--verbose", "-v", help="Also show log-only events (votes, failures), and the cost "
+        "as MPIRD-LLMA counts it.")] = False,
 ) -> None:
     """Show a finished or partial run's transcript again, as it was shown live."""
     try:
@@ -328,6 +341,6 @@ def replay(
     for event in run.events:
         live(event)
     if run.result is not None:
-        summarise(run.result, run_dir, run.events)
+        summarise(run.result, run_dir, run.events, verbose)
     else:
         console.print(Text(message(lang, "not_finished"), style="bold yellow"))

@@ -377,13 +377,14 @@ def _seats(config: PlayConfig, log: CallLog, models: Mapping[str, Model],
             for name, plan in config.plans.items()}
 
 
-def continuation(folder: Path, people: Collection[str] = ()) -> PlayConfig:
+def continuation(folder: Path, people: Collection[str] | None = ()) -> PlayConfig:
     """The game of the run folder ``folder``, resumed from the longest log of its attempts
     (the folder and those set aside as ``<folder>.partial-<n>``): its script, procedure,
     seats, seed, language and embedder are the run's; ``PlayError`` when it cannot go on.
-    ``people``: seats played in person whose moves the caller supplies again (the browser
-    table keeps them); any other seat played in person stops the resume, since a person's
-    moves are not in the model-call log."""
+    ``people``: seats played in person whose moves the caller supplies again from their
+    moves file (``runlog.moves``: the browser's table, the terminal's ``runs.people``), None
+    for every such seat; any other seat played in person stops the resume, since a
+    person's moves are not in the model-call log."""
     if not folder.is_dir():
         raise PlayError(f"--resume {folder}: no such run folder")
     if (folder / RESULT).is_file():
@@ -393,7 +394,8 @@ def continuation(folder: Path, people: Collection[str] = ()) -> PlayConfig:
         raise PlayError(f"--resume {folder}: not a run folder (no readable meta.json)")
     meta = found.meta
     unknown = [name for name, seat in meta.seats.items()
-               if is_human(seat.architecture) and name not in people]
+               if is_human(seat.architecture) and people is not None
+               and name not in people]
     if unknown:
         raise PlayError(f"--resume {folder}: {', '.join(unknown)} played in person, and a "
                         "person's moves are not in the model-call log")

@@ -148,7 +148,7 @@ def _resumed(options: PlayOptions) -> PlayConfig:
     assert options.resume is not None
     if options.script is not None:
         raise PlayError("--resume continues the run's own game; give no script")
-    return _from_command_line(continuation(options.resume), options)
+    return _from_command_line(continuation(options.resume, people=None), options)  # runs.people
 
 
 def _from_command_line(config: PlayConfig, options: PlayOptions) -> PlayConfig:

@@ -30,7 +30,7 @@ from jubensha.scripts.io import (
 from jubensha.scripts.model import PUBLIC, Derivation, Script
 from jubensha.scripts.proof.explain import proof_lines
 from jubensha.scripts.validation import Problem, validate
-from jubensha.terminal import Terminal, printable
+from jubensha.terminal import Terminal, fail, printable
 
 app = typer.Typer(help="List, show, validate, import and generate mystery scripts.",
                   no_args_is_help=True)
@@ -38,16 +38,19 @@ console = Terminal()
 
 
 def _problem_lines(source: str, problems: list[Problem], err: bool = False) -> None:
-    """One plain line per problem (no wrapping or markup, so it can be grepped)."""
+    """One plain line per problem (no wrapping or markup, so it can be grepped); on stderr
+    an error line starts with "error: " as every command's does."""
     for problem in problems:
         prefix = "warning: " if problem.severity == "warning" else ""
         shown = problem.model_copy(update={"message": prefix + problem.message})
-        typer.echo(printable(shown.render(source)), err=err)  # cut: a value may be 70,000 long
+        line = printable(shown.render(source))  # cut: a value may be 70,000 long
+        typer.echo(f"error: {line}" if err and not prefix else line, err=err)
 
 
 def _fail(exc: ScriptError) -> typer.Exit:
-    _problem_lines(exc.source, exc.problems)
-    return typer.Exit(code=1)
+    """The script could not be read: its problems on stderr, exit code 2."""
+    _problem_lines(exc.source, exc.problems, err=True)
+    return typer.Exit(code=2)
 
 
 @app.command("list")
@@ -237,17 +240,15 @@ def import_command(
     warnings of each imported script, go to stderr as "file: field: problem" lines; exit 2
     when nothing could be imported."""
     if truth is not None and all_:
-        typer.echo(f"{truth}: (option): --truth names the truth of one script; with --all, "
-                   "put a truth.yaml beside each script instead", err=True)
-        raise typer.Exit(code=2)
+        raise fail(f"{truth}: (option): --truth names the truth of one script; with --all, "
+                     "put a truth.yaml beside each script instead")
     try:
         sources = discover(fmt, src) if all_ else [src]
     except ScriptError as exc:
         _problem_lines(exc.source, exc.problems, err=True)
         raise typer.Exit(code=2) from None
     if all_ and not sources:
-        typer.echo(f"{src}: (folder): no {fmt} scripts found", err=True)
-        raise typer.Exit(code=2)
+        raise fail(f"{src}: (folder): no {fmt} scripts found")
     table = Table("id", "title", "players", "questions", "warnings")
     failures = 0
     for source in sources:
@@ -264,11 +265,11 @@ def import_command(
             continue
         except OutError as exc:
             failures += 1
-            typer.echo(str(exc), err=True)
+            typer.echo(f"error: {exc}", err=True)
             continue
         except OSError as exc:
             failures += 1
-            typer.echo(f"{source}: (write): {exc}", err=True)
+            typer.echo(f"error: {source}: (write): {exc}", err=True)
             continue
         for line in undecided_lines(script):
             typer.echo(f"{source}: {line}", err=True)
@@ -298,8 +299,7 @@ def schema(out: Annotated[Path | None, typer.Option("--out", help="Write to this
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text + "\n", encoding="utf-8")
     except OSError as exc:
-        typer.echo(f"{out}: (write): {exc}")
-        raise typer.Exit(code=1) from None
+        raise fail(f"{out}: (write): {exc}") from None
     typer.echo(f"wrote {out}")
 
 
@@ -323,9 +323,7 @@ def caption_command(
     try:
         file, done, images, source = caption_file(script, model, languages, force)
     except ScriptError as exc:
-        for problem in exc.problems:
-            typer.echo(printable(problem.render(exc.source)))
-        raise typer.Exit(code=1) from None
+        raise fail("; ".join(printable(p.render(exc.source)) for p in exc.problems)) from None
     typer.echo(f"{file}: captioned {len(done)} of {images} image clue(s) by {source}"
                + ("" if done else " (all had captions; --force redoes)"))
 

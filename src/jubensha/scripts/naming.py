@@ -8,6 +8,7 @@ guessed for.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 
@@ -18,8 +19,11 @@ _CJK = re.compile(f"[{HAN}]")
 _WORD_EDGE = ".,'\"()"
 
 
+_ENDS = " .,;:!?。，；：！？、\"'“”‘’"
+
+
 def _plain(text: str) -> str:
-    return " ".join(text.casefold().split())
+    return " ".join(text.casefold().split()).strip(_ENDS)
 
 
 def _parts(name: str) -> set[str]:
@@ -41,7 +45,24 @@ def names_meant(text: str, names: Sequence[str]) -> list[str]:
     typed = _plain(text)
     if not typed:
         return []
-    whole = [name for name in names if name_key(name) == name_key(text)]
+    keys = {name_key(text), name_key(typed)}  # "Agnes Pike." as "Agnes Pike"
+    whole = [name for name in names if name_key(name) in keys]
     if whole:
         return whole[:1]
     return [name for name in names if typed in _parts(name)]
+
+
+def names_near(text: str, names: Sequence[str]) -> list[str]:
+    """The names ``text`` looks like a misspelling of ("agnus" → Agnes Pike, "Samual Read"
+    → Samuel Reed), closest first: the whole name or one of its parts, compared by
+    ``difflib``'s similarity. For a hint ("Did you mean ...?"), never to choose for the
+    person."""
+    typed = _plain(text)
+    if not typed:
+        return []
+    spelled = {_plain(name): name for name in names}
+    for name in names:
+        for part in _parts(name):
+            spelled.setdefault(part, name)
+    close = difflib.get_close_matches(typed, list(spelled), n=len(spelled), cutoff=0.6)
+    return list(dict.fromkeys(spelled[match] for match in close))

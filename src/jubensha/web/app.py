@@ -25,13 +25,14 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import Response
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from jubensha.web import serverlimits
 from jubensha.web.access import House, LoginNeeded, Settings
 from jubensha.web.gate import RequestGate
+from jubensha.web.head import HeadAsGet
 from jubensha.web.library import ScriptLibrary
 from jubensha.web.pages import browser_language
 from jubensha.web.restore import restore_tables
@@ -63,10 +64,16 @@ def create_app(settings: Settings, host: TableHost | None = None) -> FastAPI:
     app.state.house = house
     app.state.tables = house.tables
     serverlimits.install(app)
+    app.add_middleware(HeadAsGet)
     app.add_middleware(RequestGate, allowed_hosts=settings.allowed_hosts)
     _add_error_pages(app, house)
     for area in (lobby, host_area, review, seat, watch):
         app.include_router(area.router)
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> Response:
+        return FileResponse(Path(__file__).parent / "static" / "favicon.svg",
+                            media_type="image/svg+xml")
     return app
 
 

@@ -16,13 +16,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from jubensha.engine.events import Event, GameEnded, VoteCast
+from jubensha.engine.narration import winner_key
 
 
 class Ballot(BaseModel):
     voter: str
     target: str | None
     reason: str = ""
-    right: bool
+    right: bool | None = None
+    """Whether the ballot named a murderer; None for an abstention, neither right nor wrong."""
 
 
 class Score(BaseModel):
@@ -58,9 +60,15 @@ class Ending(BaseModel):
 
     @property
     def right(self) -> bool | None:
-        """Whether every vote of the reader was right (None: they cast none)."""
-        mine = [verdict.mine for verdict in self.verdicts if verdict.mine is not None]
+        """Whether every vote of the reader was right (None: they named nobody)."""
+        mine = [verdict.mine for verdict in self.verdicts
+                if verdict.mine is not None and verdict.mine.right is not None]
         return all(ballot.right for ballot in mine) if mine else None
+
+    @property
+    def winner_key(self) -> str:
+        """Which sentence names the winner: one murderer wins alone ("murderer")."""
+        return winner_key(self.winner, [m for v in self.verdicts for m in v.murderers])
 
 
 def ending(events: Sequence[Event], me: str | None = None,
@@ -80,7 +88,8 @@ def ending(events: Sequence[Event], me: str | None = None,
         cast = ballots.get(outcome.victim) or (ballots.get(None) if len(ended.outcomes) == 1
                                                else None) or {}
         marked = [Ballot(voter=vote.voter, target=vote.target, reason=vote.reason,
-                         right=vote.target in outcome.murderers) for vote in cast.values()]
+                         right=None if vote.target is None else vote.target in outcome.murderers)
+                  for vote in cast.values()]
         verdicts.append(Verdict(
             victim=outcome.victim, eliminated=outcome.eliminated, murderers=outcome.murderers,
             caught=outcome.caught, tally=outcome.tally, ballots=marked,

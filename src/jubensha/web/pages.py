@@ -6,6 +6,7 @@ language with a way back instead of a bare status.
 from __future__ import annotations
 
 import json
+from http import HTTPStatus
 from typing import Any
 
 import jinja2
@@ -42,8 +43,17 @@ class Pages:
         the pages' own scripts (live updates, answers sent in the background)."""
         if wants_json(request):
             return json_response({"detail": detail or str(status)}, status, headers)
+        if detail == _phrase(status):  # the server's English "Not Found": the page says it
+            detail = ""
         return self.page("error.html", lang, status=status, headers=headers, code=status,
                          detail=detail, back=back)
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
 
 
 def wants_json(request: Request) -> bool:

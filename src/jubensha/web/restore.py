@@ -36,13 +36,13 @@ from jubensha.engine.table import AskHook, EventSink
 from jubensha.llm.registry import ModelOptions
 from jubensha.runlog.attempts import set_aside
 from jubensha.runlog.folder import META, RunError, RunLog, RunResult, read_run
+from jubensha.runlog.moves import Answer
 from jubensha.runlog.resume import ResumeDiverged, ResumeError
 from jubensha.runs.play import NO_MODEL, PlayError, SeatPlan, continuation, play_game
 from jubensha.safeload import one_line
 from jubensha.scripts.model import Script
 from jubensha.web.library import ScriptLibrary
 from jubensha.web.tablelog import (
-    Answer,
     AnswerLog,
     TableRecord,
     game_digest,

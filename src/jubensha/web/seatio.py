@@ -34,8 +34,9 @@ from jubensha.engine.decisions import (
 )
 from jubensha.engine.events import Event
 from jubensha.prompts import render
+from jubensha.runlog.moves import Answer, Replay
 from jubensha.web.strings import text
-from jubensha.web.tablelog import Answer, AnswerLog
+from jubensha.web.tablelog import AnswerLog
 
 MAX_TEXT = 4000
 """Longest text a person may type in one field (characters)."""
@@ -83,7 +84,7 @@ class WebIO(HumanIO):
         self.pending: Pending | None = None
         self.gone = any(answer.left for answer in replay)
         self.answered: dict[int, tuple[Decision, Action]] = {}
-        self._replay = {answer.decision: answer for answer in replay}
+        self._replay = Replay(list(replay))
         self._asked = 0
 
     async def start(self, view: SeatView) -> None:
@@ -114,16 +115,12 @@ class WebIO(HumanIO):
         """The logged answer to decision ``number``; ``HumanLeft`` where the log says the
         person had been removed by then. A logged answer of another kind means the game
         went another way: the rest of the log is dropped and the page is asked."""
-        answer = self._replay.pop(number, None)
+        answer = self._replay.take(number, decision)
         if answer is None:
             return None
         self._keep(answer)
-        if answer.left:
-            self._replay.clear()
+        if answer.left or answer.action is None:
             raise HumanLeft("the person at this seat was removed by the host")
-        if answer.kind != decision.type or answer.action is None:
-            self._replay.clear()
-            return None
         self.answered[number] = (decision, answer.action)
         return answer.action
 

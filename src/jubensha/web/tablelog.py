@@ -11,11 +11,9 @@ embedder): a server restores only tables it started itself, as they were started
 a folder planted under ``--runs`` (or a signed one whose ``meta.json`` was changed) is a
 run to review, never a game to play (``restore``).
 
-A model's replies are in ``calls.jsonl``; a person's moves are not model calls, so each is
-appended here as it is taken: the seat, the number of the decision (the seat's first, its
-second...), its kind and the action. A person the host removed gets a line saying from
-which decision on the table plays the seat. Nothing here is secret: the moves are in
-``events.jsonl`` too, only not in a form the game can be given again.
+The people's moves are appended to ``answers.jsonl`` as they are taken (``runlog.moves``);
+a person the host removed gets a line saying from which decision on the table plays the
+seat.
 """
 
 from __future__ import annotations
@@ -24,21 +22,18 @@ import hashlib
 import json
 import logging
 import os
-from collections import defaultdict
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from jubensha.engine.decisions import Action
 from jubensha.runlog.folder import RunMeta
+from jubensha.runlog.moves import MovesLog
 from jubensha.signing import sign, verify
 
 log = logging.getLogger(__name__)
 WEB_DIR = "web"
 TABLE = "table.json"
 ANSWERS = "answers.jsonl"
-MAX_BYTES = 16 * 1024 * 1024
-"""A larger answers file is not read (no table's people type that much)."""
 MAX_RECORD_BYTES = 64 * 1024
 MAX_FOLDERS = 10_000
 """Entries of the runs folder looked at for tables when the server starts."""
@@ -116,41 +111,8 @@ def table_folders(runs: Path) -> list[Path]:
     return sorted(found, key=lambda folder: folder.stat().st_mtime, reverse=True)
 
 
-class Answer(BaseModel):
-    """One move of a person: ``action`` answered the seat's decision number ``decision``
-    (of type ``kind``), or, with ``left``, the person was removed before it."""
-
-    seat: str
-    decision: int
-    kind: str = ""
-    action: Action | None = None
-    left: bool = False
-
-
-class AnswerLog:
-    """The answers file of one run folder, appended to one line at a time."""
+class AnswerLog(MovesLog):
+    """The answers file of a table's run folder (``runlog.moves``)."""
 
     def __init__(self, folder: Path):
-        self.path = folder / WEB_DIR / ANSWERS
-
-    def append(self, answer: Answer) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as out:
-            out.write(answer.model_dump_json() + "\n")
-
-    def read(self) -> dict[str, list[Answer]]:
-        """Each seat's answers in order; a line cut off or spoiled ends the reading (what
-        came before it stands), and a file that is too large or a link is not read."""
-        found: dict[str, list[Answer]] = defaultdict(list)
-        if self.path.is_symlink() or not self.path.is_file() \
-                or self.path.stat().st_size > MAX_BYTES:
-            return found
-        for number, line in enumerate(self.path.read_bytes().splitlines(), 1):
-            try:
-                answer = Answer.model_validate_json(line)
-            except (ValidationError, ValueError):
-                log.warning("%s:%d: not an answer; the answers after it are not used",
-                            self.path, number)
-                break
-            found[answer.seat].append(answer)
-        return found
+        super().__init__(folder / WEB_DIR / ANSWERS)

@@ -31,12 +31,13 @@ from jubensha.engine.procedure import Procedure
 from jubensha.engine.table import AskHook, EventSink, purpose_of
 from jubensha.llm.registry import ModelOptions
 from jubensha.runlog.folder import META, RunResult, read_meta
+from jubensha.runlog.moves import Answer
 from jubensha.runs.play import NO_MODEL, PlayConfig, SeatPlan, default_out, play_game
 from jubensha.scripts.model import Language, Script
 from jubensha.web.gate import same_secret
 from jubensha.web.roster import Progress, SeatChip, progress, roster
 from jubensha.web.seatio import WebIO
-from jubensha.web.tablelog import Answer, AnswerLog, TableRecord, write_record
+from jubensha.web.tablelog import AnswerLog, TableRecord, write_record
 from jubensha.web.tokens import link_token, server_key
 
 log = logging.getLogger(__name__)

@@ -23,6 +23,7 @@ import yaml
 
 from jubensha.llm.text import HAN
 from jubensha.scripts.importers.common import CJK
+from jubensha.segmenter import jieba_module
 
 EN_NAME = r"[A-Z][a-z]+(?:['’][A-Z][a-z]+)?(?:[ -](?:[A-Z][a-z]+(?:['’][A-Z][a-z]+)?|[A-Z]{2,})){0,3}"
 """One to four capitalised words (``Old Black``, ``Yu Zu Chengmu``, ``O'Neil``); a
@@ -60,14 +61,9 @@ _STOP = re.compile(r"[的了着是在被将把和与及或而就也都又还才�
 @lru_cache(maxsize=1)
 def _tagger() -> tuple[Any, dict[str, str]]:
     """jieba's part-of-speech tagger and its dictionary (word → tag), loaded once."""
-    import logging
-
-    import jieba
-    import jieba.posseg
-
-    jieba.setLogLevel(logging.ERROR)
-    jieba.posseg.dt.tokenizer.check_initialized()
-    return jieba.posseg, jieba.posseg.dt.word_tag_tab
+    posseg = jieba_module("jieba.posseg")
+    posseg.dt.tokenizer.check_initialized()
+    return posseg, posseg.dt.word_tag_tab
 
 
 def words(text: str) -> list[tuple[str, str]]:

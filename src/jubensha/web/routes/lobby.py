@@ -16,20 +16,21 @@ from jubensha.scripts.model import Script
 from jubensha.web.access import HOST_COOKIE, HouseDep, host_or_login, require_host
 from jubensha.web.gate import same_secret
 from jubensha.web.library import ScriptLibrary
+from jubensha.web.lobby import lobby_values
 from jubensha.web.pages import browser_language
 from jubensha.web.routes.common import form_number, read_form
-from jubensha.web.runsdir import list_runs
 from jubensha.web.tables import TablesFull
 
 router = APIRouter()
 
 
 @router.get("/", response_class=HTMLResponse, dependencies=[Depends(host_or_login)])
-async def lobby(house: HouseDep) -> Response:
-    tables = sorted(house.tables.tables.values(), key=lambda t: t.status)
-    runs = await asyncio.to_thread(list_runs, house.settings.runs)
-    return house.pages.page("lobby.html", "en", scripts=await house.library.choices(),
-                            procedures=presets(), tables=tables, runs=runs[:50])
+async def lobby(request: Request, house: HouseDep) -> Response:
+    listed = await asyncio.to_thread(lobby_values, house.tables.tables.values(),
+                                     house.settings.runs)
+    return house.pages.page("lobby.html", browser_language(request),
+                            scripts=await house.library.choices(), procedures=presets(),
+                            **listed)
 
 
 @router.post("/login")
@@ -48,9 +49,11 @@ async def login(request: Request, house: HouseDep, password: str = Form("")) -> 
 
 
 @router.get("/new", response_class=HTMLResponse, dependencies=[Depends(require_host)])
-async def new_table(house: HouseDep, script: str, procedure: str) -> Response:
+async def new_table(request: Request, house: HouseDep, script: str,
+                    procedure: str) -> Response:
     found, proc = await _script(house.library, script), _procedure(procedure)
-    return house.pages.page("new.html", found.language, script=found, script_key=script,
+    return house.pages.page("new.html", browser_language(request), script=found,
+                            script_key=script,
                             procedure=proc.name, architectures=architectures(),
                             models=house.settings.models)
 

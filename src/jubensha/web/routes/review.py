@@ -6,14 +6,16 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from fastapi import APIRouter, Depends, HTTPException
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
 from jubensha.runlog.folder import RunError, read_run
 from jubensha.scripts.model import Script
 from jubensha.web.access import House, HouseDep, missing, require_host
+from jubensha.web.lobby import lobby_values
+from jubensha.web.pages import browser_language
 from jubensha.web.review import review_values
-from jubensha.web.runsdir import list_runs, not_own_files, resolve_run
+from jubensha.web.runsdir import not_own_files, resolve_run
 from jubensha.web.strings import text
 from jubensha.web.tables import LiveTable
 
@@ -21,9 +23,10 @@ router = APIRouter(dependencies=[Depends(require_host)])
 
 
 @router.get("/runs", response_class=HTMLResponse)
-async def runs(house: HouseDep) -> Response:
-    return house.pages.page("runs.html", "en",
-                            runs=await asyncio.to_thread(list_runs, house.settings.runs))
+async def runs(request: Request, house: HouseDep) -> Response:
+    listed = await asyncio.to_thread(lobby_values, house.tables.tables.values(),
+                                     house.settings.runs, None)
+    return house.pages.page("runs.html", browser_language(request), **listed)
 
 
 @router.get("/review/{path:path}", response_class=HTMLResponse)

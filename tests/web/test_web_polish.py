@@ -1,0 +1,158 @@
+"""What a new player meets in the browser, over HTTP: the lobby and the set-up page in the
+browser's language, two live tables told apart (when each started, who sits there), a
+folder still being played listed as playing, every set-up field labelled with its seat,
+a warning before a script is framed in another language, ``HEAD`` and a favicon on every
+server, error pages without the server's English status line; and the ending: one
+murderer wins alone, an abstention is neither right nor wrong, the truth is told once,
+and a seat rated once is a point on its chart."""
+
+from __future__ import annotations
+
+import re
+
+from jubensha.engine.events import GameEnded, Rated, VictimOutcome, VoteCast
+from jubensha.web.charts import charts
+from jubensha.web.ending import ending
+from jubensha.web.pages import Pages
+from jubensha.web.timeline import timeline
+from tests.web.web_helpers import client, open_table, play_seat, seat_form
+
+
+def visible(page: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+
+
+ZH = {"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.5"}
+
+
+def test_the_lobby_and_the_set_up_follow_the_browsers_language(tmp_path):
+    with client(tmp_path) as web:
+        lobby = web.get("/", headers=ZH).text
+        assert 'lang="zh-Hans"' in lobby and "开一桌" in lobby and "A new table" not in lobby
+        assert "英文" in lobby  # the scripts' languages named, not coded
+        assert "A new table" in web.get("/", headers={"Accept-Language": "en-GB"}).text
+        new = web.get("/new?script=lighthouse-keeper&procedure=demo", headers=ZH).text
+        assert "由谁扮演" in new and "剧本本身" in new
+        assert "历史对局" in web.get("/runs", headers=ZH).text
+
+
+def test_every_seat_field_of_the_set_up_has_a_label_naming_its_seat(tmp_path):
+    with client(tmp_path) as web:
+        page = web.get("/new?script=lighthouse-keeper&procedure=demo").text
+    fields = re.findall(r'<select id="((?:arch|model)\d+)"', page)
+    assert len(fields) == 8
+    for field in fields:
+        label = re.search(rf'<label class="sr-only" for="{field}">([^<]+)</label>', page)
+        assert label is not None, field
+    assert '<label class="sr-only" for="arch1">Nora Vance: played by</label>' in page
+    assert '<label class="sr-only" for="model3">Agnes Pike: model</label>' in page
+
+
+def test_choosing_another_language_than_the_scripts_is_warned_of(tmp_path):
+    with client(tmp_path) as web:
+        new = visible(web.get("/new?script=lighthouse-keeper&procedure=demo").text)
+        assert "stays in English, the language it is written in" in new
+        _, invites, _ = open_table(web, seat_form("lighthouse-keeper", "demo", {0: "human"}, 4,
+                                                  language="zh"))
+        invite = next(iter(invites.values()))
+        for _ in range(500):
+            seat = web.get(invite).text
+            if 'id="sheet"' in seat:
+                break
+        assert "这个剧本以英文写成，所以你的剧本和线索卡都是英文" in seat
+        _, invites, _ = open_table(web, seat_form("lighthouse-keeper", "demo", {0: "human"}, 4))
+        invite = next(iter(invites.values()))
+        assert 'id="sheet-language"' not in web.get(invite).text
+
+
+def test_live_tables_say_when_they_started_and_who_sits_there(tmp_path):
+    with client(tmp_path) as web:
+        open_table(web, seat_form("lighthouse-keeper", "mirage", {0: "human"}, 4))
+        open_table(web, seat_form("lighthouse-keeper", "demo", {2: "human"}, 4))
+        lobby = web.get("/").text
+        rows = [visible(row) for row in re.findall(r'<li class="live-table">(.*?)</li>', lobby,
+                                                   re.DOTALL)]
+        assert len(rows) == 2 and rows[0] != rows[1]
+        assert any("People: Tom Hale" in row and "mirage" in row for row in rows)
+        assert any("People: Samuel Reed" in row for row in rows)
+        assert all(re.search(r"started \d{4}-\d\d-\d\d \d\d:\d\d UTC", row) for row in rows)
+        assert all("agents: naive · scripted ×3" in row for row in rows)
+        runs = visible(re.search(r'<table class="grid runs.*?</table>', lobby, re.DOTALL)[0])
+        assert "playing" in runs and "unfinished" not in runs
+
+
+def test_head_answers_every_page_and_the_favicon_is_served(tmp_path):
+    with client(tmp_path) as web:
+        host, invites, _ = open_table(web, seat_form("lighthouse-keeper", "demo",
+                                                     {0: "human"}, 4, spectators="on"))
+        for path in ("/", "/runs", host, next(iter(invites.values())), "/static/style.css",
+                     "/favicon.ico"):
+            head, got = web.head(path), web.get(path)
+            assert head.status_code == got.status_code == 200, path
+            assert head.content == b"" and head.headers["content-type"] == \
+                got.headers["content-type"]
+        assert web.head("/seat/nothing").status_code == 404
+        stream = web.head(next(iter(invites.values())) + "/stream")  # ends with its head
+        assert stream.status_code == 200 and stream.content == b""
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        icon = web.get("/favicon.ico")
+        assert icon.headers["content-type"].startswith("image/svg+xml")
+        assert 'rel="icon" href="/static/favicon.svg"' in web.get("/").text
+
+
+def test_error_pages_say_it_in_the_readers_language_only(tmp_path):
+    with client(tmp_path) as web:
+        page = web.get("/seat/no-such-link", headers=ZH).text
+        assert "这个链接在这里打不开" in page and "Not Found" not in page
+        assert "Method Not Allowed" not in web.post("/", headers=ZH).text
+
+
+def vote(voter: str, target: str | None) -> VoteCast:
+    return VoteCast(voter=voter, target=target, audience=[])
+
+
+def ended(murderers: list[str]) -> GameEnded:
+    outcome = VictimOutcome(victim=None, eliminated=["Bob"], murderers=murderers, caught=False,
+                            tally={"Bob": 1})
+    return GameEnded(winner="murderers", outcomes=[outcome], truth="Ann did it.",
+                     audience="public")
+
+
+def test_one_murderer_wins_alone_and_an_abstention_is_neither_right_nor_wrong():
+    events = [vote("Ann", "Bob"), vote("Bob", None), vote("Cy", "Ann"), ended(["Ann"])]
+    mine = ending(events, me="Bob")
+    assert mine is not None and mine.winner_key == "murderer"
+    assert [b.right for b in mine.verdicts[0].ballots] == [False, None, True]
+    assert mine.right is None  # Bob named nobody
+    shown = visible(Pages().fragment("ending.html", "en", ending=mine, review_link=None))
+    assert "The murderer wins." in shown and "You abstained" in shown
+    assert "Bob abstain — " in shown and "abstain ✗" not in shown
+    zh = visible(Pages().fragment("ending.html", "zh", ending=mine, review_link=None))
+    assert "弃权 ✗" not in zh and "弃权 —" in zh
+    two = ending([vote("Cy", "Bob"), ended(["Ann", "Dee"])])
+    assert two is not None and two.winner_key == "murderers"
+    assert "The murderers win." in Pages().fragment("ending.html", "en", ending=two,
+                                                     review_link=None)
+
+
+def test_the_truth_is_told_by_the_ending_not_again_in_the_conversation():
+    entries = timeline([vote("Ann", "Bob"), ended(["Ann"])], "en", ["Ann", "Bob", "Cy"])
+    texts = [entry.text for entry in entries]
+    assert "Ann did it." not in texts and any("The murderer wins." in t for t in texts)
+
+
+def test_a_seat_rated_once_is_a_point_on_the_chart():
+    rated = Rated(index=3, rater="Ann", speaker="Bob", statement=1, trust=0, doubt=2,
+                  audience=[])
+    drawn = Pages().fragment("charts.html", "en", charts=charts([rated], [], ["Ann", "Bob"]))
+    assert len(re.findall(r"<circle ", drawn)) == 1 and "Bob" in drawn
+
+
+def test_a_whole_game_ends_with_a_single_murderer_winning_or_losing_in_the_singular(tmp_path):
+    with client(tmp_path) as web:
+        _, invites, _ = open_table(web, seat_form("lighthouse-keeper", "demo", {0: "human"}, 4))
+        invite = next(iter(invites.values()))
+        play_seat(web, invite)
+        page = visible(web.get(invite).text)
+    assert "The murderers win." not in page
+    assert "The murderer wins." in page or "The civilians win." in page
