@@ -3,7 +3,7 @@ page, with the terminal's rules, and the game writes an ordinary run folder."""
 
 from __future__ import annotations
 
-from jubensha.engine.events import Failure, Spoke
+from jubensha.engine.events import Failure, Rated, Spoke
 from jubensha.runlog.folder import read_run
 from tests.web.web_helpers import DECISION, client, open_table, play_seat, seat_form
 
@@ -32,10 +32,28 @@ def test_every_mirage_decision_kind_is_answered_from_the_page(tmp_path):
         _, invites, _ = open_table(web, seat_form("lighthouse-keeper", "mirage", {1: "human"}, 4))
         (person, invite), = invites.items()
         kinds = play_seat(web, invite, limit_s=120)
-    assert {"speak", "turn", "rate", "accuse", "vote"} <= set(kinds)
+    assert {"speak", "turn", "rate_round", "accuse", "vote"} <= set(kinds)
+    assert "rate" not in kinds  # a person rates a round's statements on one form
     run = read_run(next(p for p in tmp_path.iterdir() if p.is_dir()))
     assert run.finished
     assert not [e for e in run.events if isinstance(e, Failure) and e.seat == person]
+    rated = [e for e in run.events if isinstance(e, Rated) and e.rater == person]
+    said = {e.index for e in run.events if isinstance(e, Spoke) and e.speaker != person
+            and e.audience == "public" and e.kind != "accusation"}
+    assert rated and {e.statement for e in rated} <= said
+    assert kinds.count("rate_round") < len(rated)  # fewer forms than statements rated
+
+
+def test_a_round_s_form_keeps_each_rating_it_is_not_given_at_one(tmp_path):
+    from jubensha.engine.decisions import RateRound, Ratings
+    from jubensha.web.seatio import parse_answer
+
+    statements = [Spoke(index=i, speaker=name, kind="statement", text="...")
+                  for i, name in enumerate(["Ann", "Bob", "Cy"])]
+    answer = parse_answer(RateRound(statements=statements), {"trust1": "2", "doubt1": "0"},
+                          "en")
+    assert isinstance(answer, Ratings)
+    assert [(r.trust, r.doubt) for r in answer.ratings] == [(1, 1), (2, 0), (1, 1)]
 
 
 def test_invalid_answers_are_refused_with_the_reason_and_the_decision_stays(tmp_path):

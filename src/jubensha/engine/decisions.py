@@ -193,3 +193,13 @@ def register_decision(kind: DecisionKind, *, replace: bool = False) -> None:
 def decision_kind(type_: str) -> DecisionKind:
     """The kind of decision ``type_``; ``UnknownName`` lists the known kinds."""
     return DECISION_KINDS.get(type_)
+
+
+def action_type(name: str) -> type[BaseAction]:
+    """The action class whose ``type`` is ``name``, among every registered kind's answers
+    (reading an action back from a log: a plug-in's kinds included)."""
+    for registered in DECISION_KINDS:
+        for action in DECISION_KINDS.get(registered).actions:
+            if action.model_fields["type"].default == name:
+                return action
+    raise UnknownName(f"unknown action type {name!r}")

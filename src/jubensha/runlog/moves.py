@@ -18,10 +18,12 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, SerializeAsAny, ValidationError, field_validator
 
-from jubensha.engine.decisions import Action, Decision
+from jubensha.engine.decisions import BaseAction, Decision, action_type
+from jubensha.registry import UnknownName
 
 log = logging.getLogger(__name__)
 PEOPLE = "people.jsonl"
@@ -37,8 +39,20 @@ class Answer(BaseModel):
     seat: str
     decision: int
     kind: str = ""
-    action: Action | None = None
+    action: SerializeAsAny[BaseAction] | None = None
     left: bool = False
+
+    @field_validator("action", mode="before")
+    @classmethod
+    def _typed(cls, value: Any) -> Any:
+        """A logged action read back as the class its ``type`` names (any registered kind's
+        action, a plug-in's too); an unknown type is an error of the line."""
+        if isinstance(value, dict):
+            try:
+                return action_type(str(value.get("type"))).model_validate(value)
+            except UnknownName as exc:
+                raise ValueError(str(exc)) from None
+        return value
 
 
 class MovesLog:

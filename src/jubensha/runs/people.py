@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import cast
 
 from jubensha.agents.human import HumanAgent, HumanIO, HumanLeft, SeatView
 from jubensha.engine.agent import Agent
@@ -41,7 +42,7 @@ class RecordedIO(HumanIO):
             self.log.append(logged)  # the new attempt's log holds every move too
             if logged.left or logged.action is None:
                 raise HumanLeft(f"{self.seat} had left the table")
-            return logged.action
+            return cast(Action, logged.action)  # of the decision's kind: take() checked it
         try:
             action = await self.inner.decide(decision)
         except HumanLeft:

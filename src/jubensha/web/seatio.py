@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from jubensha.agents.human import HumanIO, HumanLeft, SeatView, parse_choice
 from jubensha.engine.decisions import (
@@ -25,8 +26,10 @@ from jubensha.engine.decisions import (
     Decision,
     Investigate,
     Questions,
+    RateRound,
     RateStatement,
     Rating,
+    Ratings,
     Speak,
     Speech,
     TakeTurn,
@@ -121,8 +124,9 @@ class WebIO(HumanIO):
         self._keep(answer)
         if answer.left or answer.action is None:
             raise HumanLeft("the person at this seat was removed by the host")
-        self.answered[number] = (decision, answer.action)
-        return answer.action
+        action = cast(Action, answer.action)  # of the decision's kind: take() checked it
+        self.answered[number] = (decision, action)
+        return action
 
     def submit(self, decision_id: int, form: Mapping[str, str]) -> bool:
         """Answer the pending decision from a page's form: True when taken now, False when
@@ -214,6 +218,10 @@ def parse_answer(decision: Decision, form: Mapping[str, str], lang: str) -> Acti
     if isinstance(decision, RateStatement):
         trust, doubt = (_score(form.get(name), lang) for name in ("trust", "doubt"))
         return Rating(trust=trust, doubt=doubt)
+    if isinstance(decision, RateRound):  # a field left out keeps its default, 1
+        return Ratings(ratings=[Rating(trust=_score(form.get(f"trust{i}", "1"), lang),
+                                       doubt=_score(form.get(f"doubt{i}", "1"), lang))
+                                for i in range(len(decision.statements))])
     if isinstance(decision, Accuse):
         return Accusation(target=choose("target", decision.candidates, "none"),
                           reason=words("reason", optional=True))
