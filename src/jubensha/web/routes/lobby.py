@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jubensha.agents.registry import architectures
 from jubensha.engine.procedure import find_procedure, presets
 from jubensha.runs.play import PlayConfig, PlayError, SeatPlan, seat_humans
+from jubensha.runs.prepare import DEFAULT_AGENT
 from jubensha.scripts.model import Script
 from jubensha.web.access import HOST_COOKIE, HouseDep, host_or_login, require_host
 from jubensha.web.gate import same_secret
@@ -55,6 +56,7 @@ async def new_table(request: Request, house: HouseDep, script: str,
     return house.pages.page("new.html", browser_language(request), script=found,
                             script_key=script,
                             procedure=proc.name, architectures=architectures(),
+                            default_agent=DEFAULT_AGENT,
                             models=house.settings.models)
 
 
