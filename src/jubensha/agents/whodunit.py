@@ -14,7 +14,7 @@ format, and the vote is the line "I think the killer is: [option]", parsed from 
 (a reply that names nobody is asked again as a structured choice).
 
 It has no trust/doubt rating of its own (WhodunitBench has none): ``RateStatement`` is left
-to the shared default (``agents.defaults``).
+to the shared default (``engine.defaults``).
 """
 
 from __future__ import annotations
