@@ -77,6 +77,33 @@ def test_the_check_finds_an_upward_import(tmp_path: Path) -> None:
     assert upward_imports(package) == ["engine/game.py:2: engine -> eval"]
 
 
+ENGINE_PROMPTS = {"host", "defaults", "events", "mirage", "whodunit"}
+"""The prompt areas the engine renders: the host's words, the prompts of its default
+answers and how an event reads in them, and the host lines of the MIRAGE and
+WhodunitBench procedures (filed beside those papers' player prompts)."""
+
+
+def rendered_areas(package: Path) -> dict[str, set[str]]:
+    """Each prompt area a module of ``package`` renders by name → the modules."""
+    found: dict[str, set[str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id == "render" and node.args \
+                    and isinstance(node.args[0], ast.Constant):
+                found.setdefault(str(node.args[0].value), set()).add(path.name)
+    return found
+
+
+def test_the_engine_renders_no_architectures_prompts() -> None:
+    """An architecture's templates are its own: the table never renders them (its default
+    answers have their own), so changing one changes that architecture alone."""
+    rendered = rendered_areas(PACKAGE / "engine")
+    assert "defaults" in rendered and "host" in rendered  # the scan finds the calls
+    assert {area: modules for area, modules in rendered.items()
+            if area not in ENGINE_PROMPTS} == {}
+
+
 def _imported(path: Path, modules: set[str]) -> set[str]:
     """The modules of ``modules`` that the file imports, type-checking imports included
     (``from pkg import mod`` names the module ``pkg.mod``)."""

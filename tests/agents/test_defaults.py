@@ -30,6 +30,7 @@ from jubensha.engine.events import Failure, Rated, Spoke
 from jubensha.engine.game import Game, Seat
 from jubensha.engine.procedure import parse_procedure
 from jubensha.llm.fake import ScriptedModel
+from jubensha.prompts import tracking
 from jubensha.scripts import load_script
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
@@ -89,6 +90,17 @@ async def test_a_rating_is_one_structured_call_with_what_the_seat_saw() -> None:
     assert request.purpose == "default.rate" and request.seat == "Bob"
     text = request.messages[0].text
     assert "The lamp moved at midnight." in text and "I was in the pantry." in text
+
+
+async def test_the_rating_prompt_is_the_engines_own_not_an_architectures() -> None:
+    """The table's default is no architecture's: its prompt and the lines of what the seat
+    saw come from the engine's templates (``prompts/defaults``, ``prompts/events``)."""
+    agent = await seated(model=ScriptedModel())
+    seen = [Spoke(speaker="Cara", kind="question", to="Bob", text="Where was the lamp?")]
+    statement = Spoke(speaker="Ann", kind="answer", text="I was in the pantry.", index=4)
+    with tracking() as used:
+        await default_action(agent, RateStatement(statement=statement), seen)
+    assert sorted(used) == ["defaults/en/rate.j2", "events/en/line.j2"]
 
 
 def test_a_table_of_such_agents_plays_a_mirage_conversation_to_the_end() -> None:

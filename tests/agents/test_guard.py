@@ -277,8 +277,8 @@ def test_a_seat_that_says_it_is_another_is_caught() -> None:
 
 
 @pytest.mark.parametrize("line", [
-    "I had accumulated enough financial resources and connections to recover this bloody "
-    "hatred.",
+    ("I had accumulated enough financial resources and connections to recover this bloody "
+     "hatred."),
     "我和死者有血海深仇，案发当天我做了偷窃宝石的准备。",
 ])
 def test_a_murderer_telling_its_motive_or_preparations_in_any_words_is_caught(

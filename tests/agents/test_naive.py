@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jubensha.agents.disclosure import SeatText, screen_speech
-from jubensha.agents.naive import NaiveAgent, clean_speech, window
+from jubensha.agents.naive import NaiveAgent
 from jubensha.agents.person import first_person
 from jubensha.agents.registry import AgentSpecError, architectures, make_agent
 from jubensha.engine.agent import CharacterSheet, SeatContext
@@ -183,34 +183,6 @@ async def test_a_seat_without_a_model_cannot_decide() -> None:
     await agent.start(SeatContext(sheet=CharacterSheet.for_seat(load_script(TINY), "Ann")))
     with pytest.raises(ModelError, match="no model"):
         await agent.decide(Speak(kind="statement"))
-
-
-@pytest.mark.parametrize(("raw", "expected"), [
-    ("Ann: I was in the scullery.", "I was in the scullery."),
-    ('"I saw a lamp."', "I saw a lamp."),
-    ("I was asleep. Bob: Really? Ann: Yes.", "I was asleep."),
-    ("**Ann**: Fine.", "Fine."),
-    ("Bob: Where were you? Ann: Asleep.", "Where were you?"),
-])
-def test_speech_is_cleaned_of_speaker_labels_and_other_seats_lines(raw: str,
-                                                                   expected: str) -> None:
-    assert clean_speech(raw, "Ann", ["Ann", "Bob"], 200) == expected
-
-
-def test_long_speech_is_cut_at_a_word() -> None:
-    assert clean_speech("word " * 100, "Ann", ["Ann"], 23) == "word word word word…"
-
-
-def test_the_history_window_start_moves_in_jumps_within_budget() -> None:
-    lines = [f"Line {n}: someone said something of length {'x' * (n % 7)}." for n in range(200)]
-    starts = []
-    for count in range(1, len(lines) + 1):
-        kept = window(lines[:count], 300)
-        assert kept and kept[-1] == lines[count - 1]
-        assert sum(len(line) + 1 for line in kept) <= 300
-        starts.append(count - len(kept))
-    assert starts == sorted(starts)  # the window only moves forward
-    assert len(set(starts)) <= len(starts) / 3  # and stays put while half the budget fills
 
 
 async def test_a_seats_stable_prompt_part_is_a_prefix_of_its_next_prompt() -> None:

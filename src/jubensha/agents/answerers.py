@@ -36,19 +36,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
-from jubensha.agents.player_star.core import first_tokens
 from jubensha.agents.player_star.memory import SeatMemory, character_texts
+from jubensha.agents.toolkit import Caller, chat, first_tokens
 from jubensha.engine import ActStarted, CharacterSheet, Event
-from jubensha.llm import (
-    Embedder,
-    GenerateConfig,
-    Message,
-    Model,
-    Request,
-    StructuredOutputError,
-    declare,
-    generate_object,
-)
+from jubensha.llm import Embedder, Model, StructuredOutputError, declare
 from jubensha.memory.store import MemoryConfig, MemoryStore, RetrievalMode
 from jubensha.memory.text import TokenizerOptions
 from jubensha.prompts import render
@@ -243,18 +234,14 @@ async def answer_choice(question: ChoiceQuestion, context: AnswerContext, model:
                         sample: int = 0) -> ChoiceAnswer:
     """Ask ``model`` one question with ``context``; never raises for a bad reply."""
     letters = tuple(question.options) or tuple("abcde")
-    messages = [Message(role="user", content=await context.user_prompt(question))]
-    if context.system:
-        messages.insert(0, Message(role="system", content=context.system))
+    messages = chat(await context.user_prompt(question), context.system)
     config = context.config
-    request = Request(messages=messages, purpose=PURPOSES[context.access],
-                      seat=context.seat, sample=sample,
-                      config=GenerateConfig(temperature=config.temperature,
-                                            max_tokens=config.max_tokens))
+    caller = Caller(model, context.seat, context.language, temperature=config.temperature,
+                    attempts=config.attempts, object_tokens=config.max_tokens)
     schema = answer_schema(letters, question.multiple)
     try:
-        result = await generate_object(model, request, schema, attempts=config.attempts,
-                                       lang=context.language)
+        result = await caller.structured_reply(PURPOSES[context.access], messages, schema,
+                                               sample=sample)
     except StructuredOutputError as exc:
         return ChoiceAnswer(letters=[], answer="", raw=exc.raws[-1] if exc.raws else "",
                             attempts=len(exc.raws), error=str(exc))

@@ -17,11 +17,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jubensha.agents.naive import (
+from jubensha.agents.toolkit import (
+    Caller,
     RatingReply,
+    chat,
     clean_speech,
     clip,
+    event_line,
+    goals,
     recent,
+    target_schema,
     turn_schema,
 )
 from jubensha.engine import (
@@ -45,18 +50,14 @@ from jubensha.engine import (
     TakeTurn,
     Vote,
 )
-from jubensha.llm import (
-    GenerateConfig,
-    Message,
-    ModelError,
-    Request,
-    choice_schema,
-    generate_object,
-)
+from jubensha.llm import Message, ModelError
 from jubensha.memory.store import MemoryConfig, MemoryStore, RetrievalMode
 from jubensha.memory.text import TokenizerOptions
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet
+
+OBJECT_TOKENS = 300
+"""Token limit of a structured reply (a choice, questions, a rating, a reflection)."""
 
 
 class BaselineConfig(BaseModel):
@@ -128,7 +129,7 @@ class BaselineAgent(Agent):
             return
         if isinstance(event, HostSpoke):
             return
-        line = render("naive", "line", self.lang, **event.model_dump())
+        line = event_line(event, self.lang)
         if isinstance(event, ClueRevealed):
             self.clues.append(line)
             self.memory.add(line, source="clue", turn=event.index)
@@ -139,8 +140,7 @@ class BaselineAgent(Agent):
         if isinstance(event, Spoke) and event.kind == "question":
             self.questions[event.index] = event
         elif isinstance(event, Spoke) and event.reply_to in self.questions:
-            asked = render("naive", "line", self.lang,
-                           **self.questions.pop(event.reply_to).model_dump())
+            asked = event_line(self.questions.pop(event.reply_to), self.lang)
             self.memory.add(f"{asked}\n{line}", source="dialogue", kind="qa",
                             speaker=event.speaker, turn=event.index)
         else:
@@ -165,14 +165,11 @@ class BaselineAgent(Agent):
         retrieved for this call, and its own ``notes`` (a draft, a critique, reflections)."""
         sheet = self.seat.sheet
         me = sheet.me
-        act = self.act_sheet
-        goals = (act.goals if act and act.goals else me.final_goals) or (
-            [me.mission] if me.mission else [])
         return render("baseline", "system", self.lang, me=me.name, title=sheet.title,
                       background=clip(sheet.background, self.config.background_chars),
                       others=[o.name for o in sheet.others], description=me.description,
-                      goals=goals, murderer=sheet.is_murderer, secrets=me.secrets,
-                      clues=recent(self.clues, 600), script=script or [], notes=notes)
+                      goals=goals(me, self.act_sheet), murderer=sheet.is_murderer,
+                      secrets=me.secrets, clues=recent(self.clues, 600), script=script or [], notes=notes)
 
     async def messages(self, area: str, template: str, query: str | None, notes: str = "",
                        **values: Any) -> list[Message]:
@@ -183,24 +180,24 @@ class BaselineAgent(Agent):
         context = await self.context(query) if query is not None else {}
         script = context.pop("script", [])
         user = render(area, template, self.lang, me=self.name, **context, **values)
-        return [Message(role="system", content=self.system(script, notes)),
-                Message(role="user", content=user)]
+        return chat(user, self.system(script, notes))
 
-    def request(self, purpose: str, messages: list[Message], max_tokens: int) -> Request:
-        config = GenerateConfig(temperature=self.config.temperature, max_tokens=max_tokens,
-                                seed=self.seat.seed)
-        return Request(messages=messages, config=config, purpose=purpose, seat=self.name)
+    @property
+    def caller(self) -> Caller:
+        config = self.config
+        return Caller.for_seat(self.seat, temperature=config.temperature,
+                               attempts=config.attempts, text_tokens=config.max_tokens,
+                               object_tokens=OBJECT_TOKENS)
 
     async def text(self, purpose: str, area: str, template: str, query: str | None,
                    notes: str = "", **values: Any) -> str:
         """One free-text call (a speech or a thought), cleaned of speaker prefixes; a reply
         that is empty once cleaned is asked for again (a new sample), up to ``attempts``."""
         messages = await self.messages(area, template, query, notes, **values)
-        request = self.request(purpose, messages, self.config.max_tokens)
+        caller = self.caller
         for sample in range(self.config.attempts):
-            response = await self.model.generate(request.model_copy(update={"sample": sample}))
-            text = clean_speech(response.text, self.name, self.seat.sheet.seat_names,
-                                self.config.speech_chars)
+            text = clean_speech(await caller.text(purpose, messages, sample=sample), self.name,
+                                self.seat.sheet.seat_names, self.config.speech_chars)
             if text:
                 return text
         raise ModelError(f"empty {purpose} from the model after {self.config.attempts} "
@@ -209,9 +206,7 @@ class BaselineAgent(Agent):
     async def structured(self, purpose: str, area: str, template: str, query: str,
                          schema: type[BaseModel], notes: str = "", **values: Any) -> Any:
         messages = await self.messages(area, template, query, notes, **values)
-        result = await generate_object(self.model, self.request(purpose, messages, 300),
-                                       schema, attempts=self.config.attempts, lang=self.lang)
-        return result.value
+        return await self.caller.structured(purpose, messages, schema)
 
     def victims_query(self, victim: str | None = None) -> str:
         victims = [victim] if victim else [v.name for v in self.seat.sheet.victims]
@@ -244,9 +239,8 @@ class BaselineAgent(Agent):
 
     async def choose(self, purpose: Literal["vote", "accuse"], candidates: list[str],
                      victim: str | None, accused: list[str]) -> Any:
-        schema = choice_schema(candidates, field_name="target", name=purpose.capitalize())
         return await self.structured(purpose, "baseline", purpose, self.victims_query(victim),
-                                     schema, candidates=candidates, victim=victim,
+                                     target_schema(candidates, purpose), candidates=candidates, victim=victim,
                                      accused=accused)
 
     async def on_rate(self, decision: RateStatement) -> Rating:

@@ -37,6 +37,7 @@ from jubensha.agents.disclosure import (
     screen_speech,
     window_set,
 )
+from jubensha.agents.toolkit import Caller
 from jubensha.engine import (
     Accusation,
     Action,
@@ -250,14 +251,13 @@ class GuardedAgent(Agent):
                                                   me=sheet.me.name, title=sheet.title)),
             Message(role="user", content=asked)]
         config = self._last_config()
+        caller = Caller(self.seat.model, sheet.me.name, self.lang, config.seed,
+                        config.temperature, text_tokens=config.max_tokens or REWRITE_TOKENS)
         try:
-            response = await self.seat.model.generate(Request(
-                messages=messages, purpose=REWRITE_PURPOSE, seat=sheet.me.name,
-                config=GenerateConfig(temperature=config.temperature, seed=config.seed,
-                                      max_tokens=config.max_tokens or REWRITE_TOKENS)))
+            said = await caller.text(REWRITE_PURPOSE, messages)
         except ModelError:
             return ""
-        return tidy(response.text, sheet.me.name)
+        return tidy(said, sheet.me.name)
 
     def _last_prompt(self) -> list[Message]:
         calls = self.watch.calls if self.watch else []

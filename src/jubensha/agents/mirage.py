@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from jubensha.agents.options import parse_options
 from jubensha.agents.summarise import History, Summariser, SummaryConfig
+from jubensha.agents.toolkit import Caller, chat, nonempty, timeline_lines
 from jubensha.engine import (
     Accusation,
     Accuse,
@@ -48,7 +49,7 @@ from jubensha.engine import (
     TakeTurn,
     Vote,
 )
-from jubensha.llm import GenerateConfig, Message, ModelError, Request, generate_object
+from jubensha.llm import Message
 from jubensha.prompts import render
 from jubensha.scripts.model import PUBLIC, Character
 
@@ -88,7 +89,7 @@ class Both(BaseModel):
     doubt: int = Field(ge=0, le=2)
 
 
-def turn_schema(candidates: list[str], places: list[str]) -> type[BaseModel]:
+def converse_schema(candidates: list[str], places: list[str]) -> type[BaseModel]:
     """Thinking, then Ask a candidate or Investigate a place, and what is said."""
     actions = ("ask", "investigate") if places else ("ask",)
     fields: dict[str, Any] = {"thought": (str, ""), "action": (Literal[actions], ...),
@@ -100,13 +101,14 @@ def turn_schema(candidates: list[str], places: list[str]) -> type[BaseModel]:
 
 
 def pick_schema(candidates: list[str], name: str) -> type[BaseModel]:
-    return create_model(name, thought=(str, ""), name=(Literal[tuple(candidates)], ...))
+    fields: dict[str, Any] = {"thought": (str, ""), "name": (Literal[tuple(candidates)], ...)}
+    return create_model(name, **fields)
 
 
 def sheet_sections(me: Character, lang: str) -> dict[str, str]:
     """The six parts of a MIRAGE character sheet (paper, section 2.2), from the sheet."""
     act = me.act_sheet(1)
-    timeline = "\n".join(f"{t.time} {t.text}" if t.time else t.text for t in me.timeline)
+    timeline = "\n".join(timeline_lines(me))
     relations = "\n".join(f"{r.other}: {', '.join(r.labels)} {r.description}".strip()
                           for r in me.relationships)
     values = {
@@ -188,17 +190,14 @@ class MirageAgent(Agent):
         context: dict[str, Any] = {
             "me": self.name, "description": self.description, "self_clues": self.self_clues,
             "history": self.history.text(), "last_action": self.last_action}
-        text = render("mirage", template, self.lang, **{**context, **values})
-        return [Message(role="user", content=text)]
+        return chat(render("mirage", template, self.lang, **{**context, **values}))
 
     async def ask_model(self, purpose: str, messages: list[Message], schema: type[BaseModel]
                         ) -> Any:
-        config = GenerateConfig(temperature=self.config.temperature,
-                                max_tokens=self.config.reply_tokens, seed=self.seat.seed)
-        request = Request(messages=messages, config=config, purpose=purpose, seat=self.name)
-        reply = await generate_object(self.model, request, schema,
-                                      attempts=self.config.attempts, lang=self.lang)
-        return reply.value
+        caller = Caller.for_seat(self.seat, temperature=self.config.temperature,
+                                 attempts=self.config.attempts,
+                                 object_tokens=self.config.reply_tokens)
+        return await caller.structured(purpose, messages, schema)
 
     async def on_turn(self, decision: TakeTurn) -> Questions | Investigate:
         return await self.turn(decision.candidates, decision.locations)
@@ -224,14 +223,12 @@ class MirageAgent(Agent):
         else:
             messages = self.prompt("speak", request=decision.prompt, kind=decision.kind)
         reply = await self.ask_model(decision.kind, messages, Said)
-        text = reply.response.strip()
-        if not text:
-            raise ModelError(f"empty {decision.kind} from the model")
-        return Speech(text=text)
+        return Speech(text=nonempty(reply.response.strip(), decision.kind))
 
     async def turn(self, candidates: list[str], places: list[str]) -> Questions | Investigate:
         reply = await self.ask_model("turn", self.prompt(
-            "converse", candidates=candidates, places=places), turn_schema(candidates, places))
+            "converse", candidates=candidates, places=places),
+            converse_schema(candidates, places))
         place = getattr(reply, "place", None)
         if reply.action == "investigate" and place:
             self.last_action = render("mirage", "last_action", self.lang, thought=reply.thought,

@@ -16,14 +16,28 @@ start moves rarely instead of on every call.
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field
 
 from jubensha.agents.options import parse_options
 from jubensha.agents.person import first_person
+from jubensha.agents.toolkit import (
+    Caller,
+    RatingReply,
+    chat,
+    clip,
+    event_line,
+    goals,
+    nonempty,
+    questions_schema,
+    recent,
+    speak,
+    target_schema,
+    timeline_lines,
+    turn_schema,
+    window,
+)
 from jubensha.engine import (
     Accusation,
     Accuse,
@@ -44,15 +58,7 @@ from jubensha.engine import (
     TakeTurn,
     Vote,
 )
-from jubensha.llm import (
-    GenerateConfig,
-    Message,
-    ModelError,
-    Request,
-    choice_schema,
-    generate_object,
-)
-from jubensha.memory.text import sentence_spans
+from jubensha.llm import Message
 from jubensha.prompts import render
 from jubensha.scripts.model import ActSheet
 
@@ -80,73 +86,6 @@ class NaiveConfig(BaseModel):
         return parse_options(cls, option, "naive")
 
 
-class RatingReply(BaseModel):
-    trust: int = Field(ge=0, le=2)
-    doubt: int = Field(ge=0, le=2)
-
-
-def clip(text: str, limit: int) -> str:
-    """``text`` within ``limit`` characters, cut at a word boundary with an ellipsis."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    cut = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
-    return cut.rstrip(",;:") + "…"
-
-
-def recent(lines: list[str], budget: int) -> list[str]:
-    """The newest lines whose total length fits ``budget``, oldest first."""
-    kept: list[str] = []
-    used = 0
-    for line in reversed(lines):
-        if used + len(line) > budget:
-            break
-        kept.append(line)
-        used += len(line) + 1
-    return kept[::-1]
-
-
-def window(lines: list[str], budget: int) -> list[str]:
-    """The lines from a start that moves only when they outgrow ``budget``, then jumps so
-    that they fill half of it: oldest first, at most ``budget`` characters, and the same
-    start for many calls in a row (a cached prefix stays valid)."""
-    start, used = 0, 0
-    for end, line in enumerate(lines, 1):
-        used += len(line) + 1
-        if used > budget:
-            kept = recent(lines[start:end], budget // 2)
-            start = end - len(kept)
-            used = sum(len(kept_line) + 1 for kept_line in kept)
-    return lines[start:]
-
-
-def questions_schema(candidates: list[str], count: int) -> type[BaseModel]:
-    return _questions_schema(tuple(candidates), count)
-
-
-@lru_cache(maxsize=256)
-def _questions_schema(candidates: tuple[str, ...], count: int) -> type[BaseModel]:
-    """One class per (candidates, count): building one costs ~2 ms of every question."""
-    return create_model("Questions", target=(Literal[tuple(candidates)], ...),
-                        questions=(list[str], Field(min_length=count, max_length=count)))
-
-
-def turn_schema(candidates: list[str], locations: list[str]) -> type[BaseModel]:
-    return _turn_schema(tuple(candidates), tuple(locations))
-
-
-@lru_cache(maxsize=256)
-def _turn_schema(candidates: tuple[str, ...], locations: tuple[str, ...]) -> type[BaseModel]:
-    fields: dict[str, Any] = {
-        "action": (Literal["ask", "investigate"] if locations else Literal["ask"], ...),
-        "target": (Literal[tuple(candidates)], ...),
-        "question": (str, ...),
-    }
-    if locations:
-        fields["location"] = (Literal[tuple(locations)], ...)
-    return create_model("Turn", **fields)
-
-
 class NaiveAgent(Agent):
     architecture = "naive"
 
@@ -169,11 +108,11 @@ class NaiveAgent(Agent):
             self.act_sheet = event.sheet
             return
         if isinstance(event, ClueRevealed):
-            self.clues.append(render("naive", "line", self.lang, **event.model_dump()))
+            self.clues.append(event_line(event, self.lang))
             return
         if isinstance(event, HostSpoke):
             return
-        line = render("naive", "line", self.lang, **event.model_dump())
+        line = event_line(event, self.lang)
         if line:
             self.history.append(line)
 
@@ -186,11 +125,9 @@ class NaiveAgent(Agent):
         (docs/agents/guard.md)."""
         sheet = self.seat.sheet
         me = sheet.me
-        timeline = " ".join(f"{t.time} {t.text}" if t.time else t.text for t in me.timeline)
+        timeline = " ".join(timeline_lines(me))
         act = self.act_sheet
         act_text = clip(act.text, self.config.story_chars // 2) if act and act.act > 1 else ""
-        goals = (act.goals if act and act.goals else me.final_goals) or (
-            [me.mission] if me.mission else [])
 
         def mine(text: str) -> str:
             return text if sheet.is_murderer else first_person(text, self.lang)
@@ -200,7 +137,7 @@ class NaiveAgent(Agent):
                       others=[o.name for o in sheet.others], description=me.description,
                       story=mine(clip(me.story, self.config.story_chars)),
                       timeline=mine(clip(timeline, self.config.story_chars // 2)),
-                      act_text=mine(act_text), goals=goals,
+                      act_text=mine(act_text), goals=goals(me, act),
                       murderer=sheet.is_murderer, secrets=me.secrets)
 
     def messages(self, template: str, **values: Any) -> list[Message]:
@@ -210,19 +147,18 @@ class NaiveAgent(Agent):
                          history=window(self.history, self.config.history_chars))
         asked = render("naive", template, self.lang, me=self.name, **values)
         user = f"{context}\n\n{asked}" if context else asked
-        return [Message(role="system", content=self.system()), Message(role="user", content=user)]
+        return chat(user, self.system())
 
-    def request(self, purpose: str, messages: list[Message], max_tokens: int) -> Request:
-        config = GenerateConfig(temperature=self.config.temperature, max_tokens=max_tokens,
-                                seed=self.seat.seed)
-        return Request(messages=messages, config=config, purpose=purpose, seat=self.name)
+    @property
+    def caller(self) -> Caller:
+        config = self.config
+        return Caller.for_seat(self.seat, temperature=config.temperature,
+                               attempts=config.attempts, text_tokens=config.max_tokens,
+                               object_tokens=config.object_tokens)
 
     async def structured(self, purpose: str, messages: list[Message],
                          schema: type[BaseModel]) -> Any:
-        result = await generate_object(self.model,
-                                       self.request(purpose, messages, self.config.object_tokens),
-                                       schema, attempts=self.config.attempts, lang=self.lang)
-        return result.value
+        return await self.caller.structured(purpose, messages, schema)
 
     # -- decisions -----------------------------------------------------------------------
     async def on_speak(self, decision: Speak) -> Speech:
@@ -231,21 +167,12 @@ class NaiveAgent(Agent):
         messages = self.messages("speak", prompt=decision.prompt, sentences=self.config.sentences,
                                  question=question.model_dump() if question else None,
                                  murderer=sheet.is_murderer)
-        names = sheet.seat_names
-        limit = self.config.speech_chars
-        with self.speaking(lambda raw: clean_speech(raw, self.name, names, limit)):
-            response = await self.model.generate(
-                self.request(decision.kind, messages, self.config.max_tokens))
-        text = response.text
-        if response.finish_reason == "length":
-            text = whole_sentences(text)
-        text = clean_speech(text, self.name, names, limit)
-        if not text:
-            raise ModelError(f"empty {decision.kind} from the model")
-        return Speech(text=text)
+        text = await speak(self, self.caller, decision.kind, messages, names=sheet.seat_names,
+                           limit=self.config.speech_chars)
+        return Speech(text=nonempty(text, decision.kind))
 
     async def on_ask(self, decision: AskQuestions) -> Questions:
-        schema = questions_schema(decision.candidates, decision.count)
+        schema = questions_schema(decision.count, decision.candidates)
         reply = await self.structured("ask", self.messages(
             "ask", candidates=decision.candidates, count=decision.count), schema)
         return Questions(target=reply.target, questions=reply.questions)
@@ -261,9 +188,8 @@ class NaiveAgent(Agent):
 
     async def choose(self, purpose: Literal["vote", "accuse"], candidates: list[str],
                      **values: Any) -> Any:
-        schema = choice_schema(candidates, field_name="target", name=purpose.capitalize())
         return await self.structured(purpose, self.messages(
-            purpose, candidates=candidates, **values), schema)
+            purpose, candidates=candidates, **values), target_schema(candidates, purpose))
 
     async def on_rate(self, decision: RateStatement) -> Rating:
         statement = decision.statement
@@ -278,26 +204,4 @@ class NaiveAgent(Agent):
         if reply.action == "investigate":
             return Investigate(location=reply.location)
         return Questions(target=reply.target, questions=[reply.question])
-
-
-def whole_sentences(text: str) -> str:
-    """A reply cut off by its token limit without the unfinished sentence at its end (the
-    whole reply when no sentence ended)."""
-    spans = sentence_spans(text)
-    ended = [end for _, end in spans if text[end - 1] in ".!?。！？…\"'”’」』)）"]
-    return text[:ended[-1]] if ended else text
-
-
-def clean_speech(text: str, name: str, seats: list[str], limit: int) -> str:
-    """Model text as one line of speech by ``name``: no ``Name:`` prefix, no wrapping
-    quotes, cut where the model starts writing a dialogue line for any seat (when the
-    reply is nothing but such lines, the first one's words are kept), bounded."""
-    names = "|".join(re.escape(seat) for seat in sorted(seats, key=len, reverse=True))
-    text = re.sub(rf"^\s*(?:\*\*)?{re.escape(name)}(?:\*\*)?\s*[:：]\s*", "", text.strip())
-    turns = list(re.finditer(rf"(?:^|\s)(?:\*\*)?(?:{names})(?:\*\*)?\s*[:：]", text))
-    if turns:
-        head = text[:turns[0].start()].strip()
-        end = turns[1].start() if len(turns) > 1 else len(text)
-        text = head or text[turns[0].end():end]
-    return clip(text.strip().strip('"“”').strip(), limit)
 

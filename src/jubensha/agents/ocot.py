@@ -17,8 +17,8 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from jubensha.agents.baseline import BaselineAgent, BaselineConfig
-from jubensha.agents.naive import questions_schema
 from jubensha.agents.options import parse_options
+from jubensha.agents.toolkit import questions_schema
 from jubensha.engine import AskQuestions, Questions, Spoke
 from jubensha.prompts import render
 
@@ -70,7 +70,7 @@ class OCoTAgent(BaselineAgent):
                           *(r["reflection"] for r in reflections)])
         reply = await self.structured(
             "question", "ocot", "question", query,
-            questions_schema(decision.candidates, decision.count),
+            questions_schema(decision.count, decision.candidates),
             render("ocot", "notes", self.lang, objective=None, reflections=reflections),
             candidates=decision.candidates, count=decision.count)
         return Questions(target=reply.target, questions=reply.questions)

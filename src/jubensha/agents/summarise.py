@@ -25,7 +25,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jubensha.llm import GenerateConfig, Message, Model, Request, generate_object
+from jubensha.agents.toolkit import Caller, chat
+from jubensha.llm import Model
 from jubensha.memory.text import chunk, count_tokens
 from jubensha.prompts import render
 from jubensha.scripts.model import Language
@@ -64,21 +65,15 @@ class Summariser:
 
     def __init__(self, model: Model, lang: Language, seat: str, seed: int = 0,
                  config: SummaryConfig | None = None):
-        self.model = model
         self.lang = lang
-        self.seat = seat
-        self.seed = seed
         self.config = config or SummaryConfig()
+        self.caller = Caller(model, seat, lang, seed, attempts=self.config.attempts,
+                             object_tokens=self.config.max_tokens)
 
     async def _condense(self, purpose: str, template: str, **values: object) -> str:
         prompt = render("mirage", template, self.lang, **values)
-        request = Request(messages=[Message(role="user", content=prompt)],
-                          config=GenerateConfig(max_tokens=self.config.max_tokens,
-                                                seed=self.seed),
-                          purpose=purpose, seat=self.seat)
-        reply = await generate_object(self.model, request, Condensed,
-                                      attempts=self.config.attempts, lang=self.lang)
-        return reply.value.summary.strip()
+        reply = await self.caller.structured(purpose, chat(prompt), Condensed)
+        return reply.summary.strip()
 
     async def section(self, name: str, item: str, text: str) -> str:
         """One section of a sheet, condensed when long (chunk by chunk when very long)."""

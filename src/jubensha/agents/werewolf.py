@@ -35,8 +35,9 @@ def pick_schema(candidates: list[str], choices: int, count: int) -> type[BaseMod
     """A target among ``candidates`` and ``count`` question numbers ("1".."choices")."""
     numbers = tuple(str(n) for n in range(1, choices + 1))
     size = Field(min_length=count, max_length=count)
-    return create_model("Pick", target=(Literal[tuple(candidates)], ...),
-                        picks=(list[Literal[numbers]], size))  # type: ignore[valid-type]
+    fields: dict[str, Any] = {"target": (Literal[tuple(candidates)], ...),
+                              "picks": (list[Literal[numbers]], size)}  # type: ignore[valid-type]
+    return create_model("Pick", **fields)
 
 
 def rewrite_schema(count: int) -> type[BaseModel]:

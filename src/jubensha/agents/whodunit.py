@@ -14,7 +14,7 @@ format, and the vote is the line "I think the killer is: [option]", parsed from 
 (a reply that names nobody is asked again as a structured choice).
 
 It has no trust/doubt rating of its own (WhodunitBench has none): ``RateStatement`` is left
-to the shared default (``agents.defaults``).
+to the shared default (``engine.defaults``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from jubensha.agents.options import parse_options
+from jubensha.agents.toolkit import (
+    Caller,
+    chat,
+    clip_tokens,
+    event_line,
+    nonempty,
+    questions_schema,
+    timeline_lines,
+    within,
+)
 from jubensha.engine import (
     Accusation,
     Accuse,
@@ -43,17 +53,7 @@ from jubensha.engine import (
     Vote,
 )
 from jubensha.engine.stages import match_name
-from jubensha.llm import (
-    GenerateConfig,
-    ImagePart,
-    Message,
-    ModelError,
-    Request,
-    TextPart,
-    choice_schema,
-    generate_object,
-)
-from jubensha.memory.text import count_tokens
+from jubensha.llm import ImagePart, Message, TextPart, choice_schema
 from jubensha.prompts import render
 
 _KILLER = re.compile(r"(?:killer\s+is|凶手是)\s*[:：]?\s*[\[【「\"“]?\s*([^\]】」\"”\n,，。.]+)",
@@ -92,28 +92,6 @@ def parse_killer(text: str, candidates: list[str]) -> str | None:
     return named[0] if len(named) == 1 else None
 
 
-def within(lines: list[str], budget: int) -> list[str]:
-    """The newest lines whose tokens fit ``budget``, oldest first."""
-    kept: list[str] = []
-    used = 0
-    for line in reversed(lines):
-        used += count_tokens(line)
-        if used > budget:
-            break
-        kept.append(line)
-    return kept[::-1]
-
-
-def clip_tokens(text: str, budget: int) -> str:
-    if count_tokens(text) <= budget:
-        return text
-    low, high = 0, len(text)
-    while low < high:
-        mid = (low + high + 1) // 2
-        low, high = (mid, high) if count_tokens(text[:mid]) <= budget else (low, mid - 1)
-    return text[:low] + "…"
-
-
 class WhodunitAgent(Agent):
     architecture = "whodunit"
 
@@ -134,7 +112,7 @@ class WhodunitAgent(Agent):
             return
         if isinstance(event, HostSpoke):
             return
-        line = render("naive", "line", self.lang, **event.model_dump())
+        line = event_line(event, self.lang)
         if line:
             self.dialogue.append(line)
 
@@ -152,7 +130,7 @@ class WhodunitAgent(Agent):
     # -- prompts -------------------------------------------------------------------------------
     def system(self) -> str:
         me = self.seat.sheet.me
-        timeline = "\n".join(f"{t.time} {t.text}" if t.time else t.text for t in me.timeline)
+        timeline = "\n".join(timeline_lines(me))
         background = "\n".join(x for x in (me.description, me.story, timeline) if x)
         act = me.act_sheet(1)
         if act is not None and act.text:
@@ -179,26 +157,21 @@ class WhodunitAgent(Agent):
         content: str | list[TextPart | ImagePart] = text
         if images:
             content = [TextPart(text=text), *images]
-        return [Message(role="system", content=self.system()),
-                Message(role="user", content=content)]
+        return chat(content, self.system())
 
-    def request(self, purpose: str, messages: list[Message]) -> Request:
-        config = GenerateConfig(temperature=self.config.temperature,
-                                max_tokens=self.config.reply_tokens, seed=self.seat.seed)
-        return Request(messages=messages, config=config, purpose=purpose, seat=self.name)
+    @property
+    def caller(self) -> Caller:
+        config = self.config
+        return Caller.for_seat(self.seat, temperature=config.temperature,
+                               attempts=config.attempts, text_tokens=config.reply_tokens,
+                               object_tokens=config.reply_tokens)
 
     async def text(self, purpose: str, messages: list[Message]) -> str:
-        response = await self.model.generate(self.request(purpose, messages))
-        text = response.text.strip()
-        if not text:
-            raise ModelError(f"empty {purpose} from the model")
-        return text
+        return nonempty((await self.caller.text(purpose, messages)).strip(), purpose)
 
     async def structured(self, purpose: str, messages: list[Message],
                          schema: type[BaseModel]) -> Any:
-        reply = await generate_object(self.model, self.request(purpose, messages), schema,
-                                      attempts=self.config.attempts, lang=self.lang)
-        return reply.value
+        return await self.caller.structured(purpose, messages, schema)
 
     # -- decisions ------------------------------------------------------------------------------
     async def on_ask(self, decision: AskQuestions) -> Questions:
@@ -230,8 +203,9 @@ class WhodunitAgent(Agent):
     async def discuss(self) -> Speech:
         """Share and analyse the clues and choose whom to question, in one call (I_D)."""
         others = [o.name for o in self.seat.sheet.others]
-        schema = create_model("Discussion", clues=(str, ...),
-                              target=(Literal[tuple(others)], ...), question=(str, ...))
+        fields: dict[str, Any] = {"clues": (str, ...), "target": (Literal[tuple(others)], ...),
+                                  "question": (str, ...)}
+        schema = create_model("Discussion", **fields)
         reply = await self.structured("clue_share", self.messages(
             "act_discuss", candidates=others), schema)
         self.planned = Questions(target=reply.target, questions=[reply.question])
@@ -241,10 +215,8 @@ class WhodunitAgent(Agent):
         planned, self.planned = self.planned, None
         if planned is not None and count == 1 and planned.target in candidates:
             return planned
-        schema = create_model("Questions", target=(Literal[tuple(candidates)], ...),
-                              questions=(list[str], Field(min_length=count, max_length=count)))
         reply = await self.structured("ask", self.messages(
-            "act_ask", candidates=candidates, count=count), schema)
+            "act_ask", candidates=candidates, count=count), questions_schema(count, candidates))
         return Questions(target=reply.target, questions=reply.questions)
 
     async def name_killer(self, purpose: str, candidates: list[str], victim: str | None) -> str:

@@ -95,7 +95,7 @@ class SeatContext(BaseModel):
 
 class UnsupportedDecision(NotImplementedError):
     """Raised by an agent for a decision its architecture has no way to make; the table then
-    answers with the shared default (``agents.defaults``) so mixed tables still play."""
+    answers with the shared default (``engine.defaults``) so mixed tables still play."""
 
 
 class DecisionRoutes:

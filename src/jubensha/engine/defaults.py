@@ -12,7 +12,9 @@ agent does know how to do:
   ``AskQuestions`` logic;
 - an accusation (``Accuse``) is the agent's own vote among the same candidates;
 - a trust/doubt rating (``RateStatement``) is one structured call to the seat's model with
-  the recent events that seat saw (the table passes only those) and the statement.
+  the recent events that seat saw (the table passes only those) and the statement. Its
+  prompt is the engine's own (``prompts/defaults``, each event as ``prompts/events`` writes
+  it), never an architecture's.
 
 A kind without a default (a speech, questions, a vote) stays unsupported: the table then
 records a failure and uses the stage's fallback.
@@ -53,6 +55,8 @@ HISTORY_LINES = 30
 
 
 class RatingReply(BaseModel):
+    # Trust and doubt as a model writes them; the architectures ask for it too
+    # (agents.toolkit). No docstring: it would go to the model as the schema's description.
     trust: int = Field(ge=0, le=2)
     doubt: int = Field(ge=0, le=2)
 
@@ -85,7 +89,7 @@ async def rate_statement(agent: Agent, decision: RateStatement, seen: Sequence[E
         raise ModelError("the seat has no model to rate a statement with")
     sheet = seat.sheet
     lang = sheet.language
-    lines = [render("naive", "line", lang, **event.model_dump()) for event in seen
+    lines = [render("events", "line", lang, **event.model_dump()) for event in seen
              if not isinstance(event, HostSpoke)]
     statement = decision.statement
     prompt = render("defaults", "rate", lang, me=sheet.me.name, title=sheet.title,

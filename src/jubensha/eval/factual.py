@@ -40,7 +40,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from jubensha.agents.answerers import AnswerContext, AnswererConfig
-from jubensha.agents.player_star.core import first_tokens
+from jubensha.agents.toolkit import first_tokens
 from jubensha.eval.failure import note
 from jubensha.eval.judge import EVAL_DIR, EvalError, ask, judge_of, judge_request
 from jubensha.eval.postgame import (

@@ -42,7 +42,7 @@ from jubensha.agents.detective.reading import (
 )
 from jubensha.agents.detective.relevance import Relevance
 from jubensha.agents.extractive_text import kill_words, sentences
-from jubensha.agents.naive import clean_speech, whole_sentences
+from jubensha.agents.toolkit import Caller, chat, nonempty, speak
 from jubensha.engine import (
     NOBODY,
     Accusation,
@@ -65,7 +65,7 @@ from jubensha.engine import (
     TakeTurn,
     Vote,
 )
-from jubensha.llm import GenerateConfig, Message, ModelError, Request, declare
+from jubensha.llm import declare
 from jubensha.llm.calls import write_note
 from jubensha.prompts import render
 
@@ -305,9 +305,7 @@ class DetectiveAgent(Agent):
         text = await self.write(kind, template, self.config.max_tokens, notes=notes,
                                 victims=self.victims, murderer=self.knowledge.murderer,
                                 fallback=" ".join(notes), **values)
-        if not text:
-            raise ModelError(f"empty {kind} from the model")
-        return Speech(text=text)
+        return Speech(text=nonempty(text, kind))
 
     async def question(self, target: str, topic: str) -> str:
         dry = render("detective", "dry_question", self.lang, target=target, topic=topic,
@@ -331,15 +329,7 @@ class DetectiveAgent(Agent):
             return fallback
         asked = render("detective", template, self.lang, me=self.name,
                        sentences=self.config.sentences, **values)
-        request = Request(messages=[Message(role="system", content=self.system()),
-                                    Message(role="user", content=asked)],
-                          config=GenerateConfig(temperature=self.config.temperature,
-                                                max_tokens=max_tokens, seed=self.seat.seed),
-                          purpose=purpose, seat=self.name)
-        names, limit = self.seats(), self.config.speech_chars
-        with self.speaking(lambda raw: clean_speech(raw, self.name, names, limit)):
-            response = await self.model.generate(request)
-        text = response.text
-        if response.finish_reason == "length":
-            text = whole_sentences(text)
-        return clean_speech(text, self.name, names, limit)
+        caller = Caller.for_seat(self.seat, temperature=self.config.temperature)
+        return await speak(self, caller, purpose, chat(asked, self.system()),
+                           names=self.seats(), limit=self.config.speech_chars,
+                           max_tokens=max_tokens)

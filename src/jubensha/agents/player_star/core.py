@@ -17,13 +17,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from jubensha.agents.naive import clean_speech
 from jubensha.agents.player_star.config import PlayerConfig
 from jubensha.agents.player_star.memory import SeatMemory
 from jubensha.agents.player_star.suspects import SuspectState
+from jubensha.agents.toolkit import Caller, chat, clean_speech, first_tokens, goals, nonempty
 from jubensha.engine import ActStarted, Event, SeatContext
-from jubensha.llm import GenerateConfig, Message, Model, ModelError, Request, generate_object
-from jubensha.memory.text import chunk
+from jubensha.llm import Message
 from jubensha.prompts import render
 
 
@@ -66,10 +65,7 @@ class PlayerCore:
         self.memory.observe(event)
 
     def goals(self) -> list[str]:
-        me = self.sheet.me
-        act = self.act_sheet
-        return (act.goals if act and act.goals else me.final_goals) or (
-            [me.mission] if me.mission else [])
+        return goals(self.sheet.me, self.act_sheet)
 
     # -- prompts -------------------------------------------------------------------------
     def prompt(self, name: str, **values: Any) -> str:
@@ -91,40 +87,29 @@ class PlayerCore:
         return self.prompt("own", script=script, about=about, character=character,
                            goals=self.goals() if goals else [])
 
-    def request(self, purpose: str, user: str, max_tokens: int, own: str = "") -> Request:
-        config = GenerateConfig(temperature=self.config.temperature, max_tokens=max_tokens,
-                                seed=self.seat.seed)
-        system = f"{self.system}\n\n{own}" if own else self.system
-        messages = [Message(role="system", content=system),
-                    Message(role="user", content=user)]
-        return Request(messages=messages, config=config, purpose=purpose, seat=self.name)
+    def messages(self, user: str, own: str = "") -> list[Message]:
+        return chat(user, f"{self.system}\n\n{own}" if own else self.system)
 
     @property
-    def model(self) -> Model:
-        if self.seat.model is None:
-            raise ModelError(f"seat {self.name!r} has no model")
-        return self.seat.model
+    def caller(self) -> Caller:
+        config = self.config
+        return Caller.for_seat(self.seat, temperature=config.temperature,
+                               attempts=config.attempts, text_tokens=config.speech_tokens,
+                               object_tokens=config.structured_tokens)
 
     async def structured(self, purpose: str, user: str, schema: type[BaseModel],
                          max_tokens: int | None = None, own: str = "") -> Any:
-        request = self.request(purpose, user, max_tokens or self.config.structured_tokens,
-                               own)
-        result = await generate_object(self.model, request, schema,
-                                       attempts=self.config.attempts, lang=self.lang)
-        return result.value
+        return await self.caller.structured(purpose, self.messages(user, own), schema,
+                                            max_tokens=max_tokens)
 
     async def text(self, purpose: str, user: str, own: str = "") -> str:
-        response = await self.model.generate(
-            self.request(purpose, user, self.config.speech_tokens, own))
-        return response.text.strip()
+        return (await self.caller.text(purpose, self.messages(user, own))).strip()
 
     async def speech(self, purpose: str, user: str, own: str = "") -> str:
         """Model text as this seat's line of dialogue (no name prefix, no other speakers)."""
         text = clean_speech(await self.text(purpose, user, own), self.name,
                             self.sheet.seat_names, self.config.speech_chars)
-        if not text:
-            raise ModelError(f"empty {purpose} from the model")
-        return text
+        return nonempty(text, purpose)
 
     async def about(self, victim: str | None, character: str) -> tuple[list[str], list[str]]:
         """Script and dialogue retrieved for a suspect and a victim (the authors' query is
@@ -133,10 +118,3 @@ class PlayerCore:
         return (await self.memory.script(query, self.config.script_tokens),
                 await self.memory.dialogue(query, self.config.dialogue_tokens))
 
-
-def first_tokens(text: str, budget: int) -> str:
-    """The start of ``text`` within about ``budget`` tokens, cut at a sentence."""
-    if budget <= 0 or not text.strip():
-        return ""
-    pieces = chunk(text, budget)
-    return pieces[0] + ("…" if len(pieces) > 1 else "")

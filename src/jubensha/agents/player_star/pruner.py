@@ -13,7 +13,7 @@ the prompt lists the seats dropped earlier; without it, only current suspects.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
@@ -24,8 +24,9 @@ from jubensha.llm import StructuredOutputError
 
 @lru_cache(maxsize=256)
 def suspects_schema(options: tuple[str, ...]) -> type[BaseModel]:
-    suspicion = (list[Literal[tuple(options)]], Field(min_length=1))  # type: ignore[misc]
-    return create_model("Suspects", suspicion=suspicion)
+    fields: dict[str, Any] = {
+        "suspicion": (list[Literal[tuple(options)]], Field(min_length=1))}  # type: ignore[misc]
+    return create_model("Suspects", **fields)
 
 
 async def refine(core: PlayerCore) -> None:

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from functools import lru_cache
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel
 
 from jubensha.agents.player_star.core import PlayerCore
 from jubensha.agents.player_star.sensors import Phase, Sensor, SensorReading
+from jubensha.agents.toolkit import questions_schema
 from jubensha.engine import Questions
 from jubensha.llm import StructuredOutputError, enum_model
 
@@ -120,12 +120,6 @@ async def summary(core: PlayerCore, victim: str | None, suspect: str,
         core.summaries[key] = await core.text("summary", core.prompt(
             "summarise", victim=victim, character=suspect, readings=listed))
     return core.summaries[key]
-
-
-@lru_cache(maxsize=16)
-def questions_schema(count: int) -> type[BaseModel]:
-    return create_model("Questions", questions=(list[str], Field(min_length=count,
-                                                                 max_length=count)))
 
 
 async def generate(core: PlayerCore, victim: str | None, suspect: str, count: int) -> list[str]:

@@ -14,17 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, Field
-
 from jubensha.agents.player_star.core import PlayerCore
 from jubensha.agents.player_star.questioning import summary
+from jubensha.agents.toolkit import RatingReply, target_schema
 from jubensha.engine import RateStatement, Rating
-from jubensha.llm import choice_schema
-
-
-class RatingReply(BaseModel):
-    trust: int = Field(ge=0, le=2)
-    doubt: int = Field(ge=0, le=2)
 
 
 async def choose(core: PlayerCore, purpose: Literal["vote", "accuse"],
@@ -47,9 +40,9 @@ async def choose(core: PlayerCore, purpose: Literal["vote", "accuse"],
                        accused=list(accused),
                        dialogue=await core.memory.dialogue(query, config.dialogue_tokens),
                        murderer=any(case["murderer"] for case in cases))
-    reply = await core.structured(purpose, user, choice_schema(
-        list(candidates), field_name="target", name=purpose.capitalize()),
-        own=core.own(await core.memory.script(query, config.script_tokens), "case"))
+    script = await core.memory.script(query, config.script_tokens)
+    reply = await core.structured(purpose, user, target_schema(candidates, purpose),
+                                  own=core.own(script, "case"))
     return reply.target, reply.reason.strip()
 
 

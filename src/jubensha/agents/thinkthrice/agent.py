@@ -20,13 +20,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from jubensha.agents.naive import RatingReply, clean_speech, clip
-from jubensha.agents.thinkthrice.calls import Caller, Facts, questions_schema
+from jubensha.agents.thinkthrice.calls import QUESTIONS, Facts, ThinkCaller
 from jubensha.agents.thinkthrice.config import ThinkThriceConfig
 from jubensha.agents.thinkthrice.memory_retrieval import EpisodicMemory
 from jubensha.agents.thinkthrice.refinement import RefinementPlan, plan, refine
 from jubensha.agents.thinkthrice.timeline import conceal, entry_facts, length_unit
 from jubensha.agents.thinkthrice.verification import Checker, self_verify
+from jubensha.agents.toolkit import (
+    RatingReply,
+    clean_speech,
+    clip,
+    questions_schema,
+    target_schema,
+)
 from jubensha.engine import (
     Accusation,
     Accuse,
@@ -122,10 +128,11 @@ class ThinkThriceAgent(Agent):
 
     # -- what the prompts are made of -------------------------------------------------------
     @property
-    def caller(self) -> Caller:
+    def caller(self) -> ThinkCaller:
         config = self.config
-        return Caller(self.model, self.name, self.lang, self.seat.seed, config.temperature,
-                      config.answer_tokens, config.judge_tokens, config.attempts)
+        return ThinkCaller.for_seat(self.seat, temperature=config.temperature,
+                                    attempts=config.attempts, text_tokens=config.answer_tokens,
+                                    object_tokens=config.judge_tokens)
 
     @property
     def conceals(self) -> bool:
@@ -175,7 +182,7 @@ class ThinkThriceAgent(Agent):
             story = clip(me.story, self.config.story_chars)
             if self.act_sheet and self.act_sheet.act > 1:
                 story = f"{story}\n{clip(self.act_sheet.text, self.config.story_chars // 2)}"
-            reply = await self.caller.object("sr.timeline", self.caller.messages(
+            reply = await self.caller.structured("sr.timeline", self.caller.messages(
                 "sr_timeline", me=self.name, players=self.sheet.seat_names,
                 victims=[v.name for v in self.sheet.victims], story=story), Facts)
             self._facts[act] = [fact.strip() for fact in reply.facts if fact.strip()]
@@ -232,13 +239,13 @@ class ThinkThriceAgent(Agent):
     def secrets_kept(self) -> list[str]:
         return list(self.sheet.me.secrets) if self.conceals else []
 
-    async def initial_answer(self, caller: Caller, system: str, turn: Turn,
+    async def initial_answer(self, caller: ThinkCaller, system: str, turn: Turn,
                              memories: list[str], sample: int) -> str:
         asker = turn.asker
         messages = caller.messages(
             "answer", system=system, me=self.name, asker=asker, dialogue=turn.dialogue,
             memories=memories, relationship=self.relationship(asker))
-        text = self.clean(await caller.text("answer", messages, sample))
+        text = self.clean(await caller.text("answer", messages, sample=sample))
         if not text:
             raise ModelError("empty answer from the model")
         return text
@@ -248,7 +255,7 @@ class ThinkThriceAgent(Agent):
         said = next((part for part in reversed(_ANSWER_MARK.split(text)) if part.strip()), "")
         return clean_speech(said, self.name, self.sheet.seat_names, self.config.speech_chars)
 
-    async def plan(self, caller: Caller, question: str) -> RefinementPlan:
+    async def plan(self, caller: ThinkCaller, question: str) -> RefinementPlan:
         try:
             candidates = await self.volunteered_facts()
         except ModelError:
@@ -280,18 +287,18 @@ class ThinkThriceAgent(Agent):
             await self.choose_target(caller, system, candidates, victim)
         dialogue = self.last_line
         memories = await self.recall(f"{target} {dialogue}")
-        reply: Any = await caller.object("ask", caller.messages(
+        reply: Any = await caller.structured("ask", caller.messages(
             "ask", system=system, me=self.name, target=target, count=count, dialogue=dialogue,
             memories=memories, relationship=self.relationship(target)),
-            questions_schema(count))
+            questions_schema(count, description=QUESTIONS))
         return Questions(target=target, questions=reply.questions)
 
-    async def choose_target(self, caller: Caller, system: str, candidates: list[str],
+    async def choose_target(self, caller: ThinkCaller, system: str, candidates: list[str],
                             victim: str | None) -> str:
         question = render("thinkthrice", "target_question", self.lang, candidates=candidates,
                           victim=victim)
         memories = await self.recall(question)
-        reply: Any = await caller.object("choose_target", caller.messages(
+        reply: Any = await caller.structured("choose_target", caller.messages(
             "choose_target", system=system, me=self.name, candidates=candidates,
             question=question, memories=memories),
             choice_schema(candidates, field_name="target", reason=False, name="Target"))
@@ -304,10 +311,10 @@ class ThinkThriceAgent(Agent):
         question = render("thinkthrice", "vote_question", self.lang, purpose=purpose,
                           candidates=candidates, victims=victims, me=self.name)
         memories = await self.recall(question)
-        reply: Any = await caller.object(purpose, caller.messages(
+        reply: Any = await caller.structured(purpose, caller.messages(
             "vote", system=self.summary(), me=self.name, question=question, memories=memories,
             accused=accused, purpose=purpose),
-            choice_schema(candidates, field_name="target", name=purpose.capitalize()))
+            target_schema(candidates, purpose))
         return str(reply.target), str(reply.reason)
 
     async def on_rate(self, decision: RateStatement) -> Rating:
@@ -315,7 +322,7 @@ class ThinkThriceAgent(Agent):
         statement = decision.statement
         dialogue = self.line(statement)
         memories = await self.recall(dialogue, [statement.index])
-        reply = await caller.object("rate", caller.messages(
+        reply = await caller.structured("rate", caller.messages(
             "rate", system=self.summary(), me=self.name, dialogue=dialogue, memories=memories,
             speaker=statement.speaker), RatingReply)
         return Rating(trust=reply.trust, doubt=reply.doubt)

@@ -11,14 +11,16 @@ description, so a constrained decoder sees it too.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
-from jubensha.llm import GenerateConfig, Message, Model, Request, generate_object
+from jubensha.agents.toolkit import Caller, chat
+from jubensha.llm import Message
 from jubensha.prompts import render
 
-T = TypeVar("T", bound=BaseModel)
+QUESTIONS = "Your questions, in the first person."
+"""What each question of ``ask`` is (the schema's description of them)."""
 
 
 class SubQuestions(BaseModel):
@@ -37,12 +39,6 @@ class Rewrite(BaseModel):
     answer: str = Field(description="The improved answer, in the first person.")
 
 
-def questions_schema(count: int) -> type[BaseModel]:
-    """Exactly ``count`` questions for the chosen seat."""
-    return create_model("Questions", questions=(list[str], Field(
-        min_length=count, max_length=count, description="Your questions, in the first person.")))
-
-
 def flags_schema(name: str, items: list[str]) -> type[BaseModel]:
     """One required boolean per item: ``item_0``, ``item_1``..., described by the item."""
     fields: dict[str, Any] = {f"item_{i}": (bool, Field(description=text))
@@ -54,42 +50,10 @@ def flags(reply: BaseModel, count: int) -> list[bool]:
     return [bool(getattr(reply, f"item_{i}")) for i in range(count)]
 
 
-class Caller:
-    """The seat's model, language, seed and limits, for the modules to call through."""
-
-    def __init__(self, model: Model, seat: str, lang: str, seed: int, temperature: float,
-                 answer_tokens: int, judge_tokens: int, attempts: int) -> None:
-        self.model = model
-        self.seat = seat
-        self.lang = lang
-        self.seed = seed
-        self.temperature = temperature
-        self.answer_tokens = answer_tokens
-        self.judge_tokens = judge_tokens
-        self.attempts = attempts
+class ThinkCaller(Caller):
+    """The seat's caller (``agents.toolkit``) with the ThinkThrice templates: answers are
+    free text within ``text_tokens``, judgements objects within ``object_tokens``."""
 
     def messages(self, name: str, system: str = "", **values: Any) -> list[Message]:
         """``prompts/thinkthrice/<lang>/<name>.j2`` as the user message, after ``system``."""
-        user = Message(role="user", content=render("thinkthrice", name, self.lang, **values))
-        return [Message(role="system", content=system), user] if system else [user]
-
-    def request(self, purpose: str, messages: list[Message], max_tokens: int,
-                sample: int = 0) -> Request:
-        config = GenerateConfig(temperature=self.temperature, max_tokens=max_tokens,
-                                seed=self.seed)
-        return Request(messages=messages, config=config, purpose=purpose, seat=self.seat,
-                       sample=sample)
-
-    async def text(self, purpose: str, messages: list[Message], sample: int = 0) -> str:
-        """Free text; ``sample`` tells regenerated answers apart (caches key on it)."""
-        response = await self.model.generate(
-            self.request(purpose, messages, self.answer_tokens, sample))
-        return response.text
-
-    async def object(self, purpose: str, messages: list[Message], schema: type[T],
-                     sample: int = 0) -> T:
-        """A validated ``schema`` object, with corrective retries (``attempts`` calls)."""
-        result = await generate_object(
-            self.model, self.request(purpose, messages, self.judge_tokens, sample), schema,
-            attempts=self.attempts, lang=self.lang)
-        return result.value
+        return chat(render("thinkthrice", name, self.lang, **values), system)

@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Sequence
 from weakref import WeakKeyDictionary
 
-from jubensha.agents.naive import clip
+from jubensha.agents.toolkit import clip
 from jubensha.engine import ActStarted, Event, GameEnded
 from jubensha.llm import Embedder
 from jubensha.memory.dense import EmbeddingCache

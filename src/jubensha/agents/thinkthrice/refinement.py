@@ -20,9 +20,9 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from jubensha.agents.thinkthrice.calls import (
-    Caller,
     Rewrite,
     SubQuestions,
+    ThinkCaller,
     flags,
     flags_schema,
 )
@@ -45,10 +45,10 @@ class Refinement(BaseModel):
     rewritten: bool = False
 
 
-async def decompose(caller: Caller, question: str, limit: int) -> list[str]:
+async def decompose(caller: ThinkCaller, question: str, limit: int) -> list[str]:
     """The question's sub-questions; the question itself when decomposition fails."""
     try:
-        reply = await caller.object("sr.decompose", caller.messages(
+        reply = await caller.structured("sr.decompose", caller.messages(
             "sr_decompose", question=question), SubQuestions)
     except ModelError:
         return [question]
@@ -56,7 +56,7 @@ async def decompose(caller: Caller, question: str, limit: int) -> list[str]:
     return subquestions[:limit] or [question]
 
 
-async def plan(caller: Caller, question: str, candidates: list[str],
+async def plan(caller: ThinkCaller, question: str, candidates: list[str],
                limit: int) -> RefinementPlan:
     """Sub-questions and the candidate facts relevant to any of them."""
     subquestions = await decompose(caller, question, limit)
@@ -65,7 +65,7 @@ async def plan(caller: Caller, question: str, candidates: list[str],
         schema = flags_schema("Relevance", candidates)
         for subquestion in subquestions:
             try:
-                reply = await caller.object("sr.relevance", caller.messages(
+                reply = await caller.structured("sr.relevance", caller.messages(
                     "sr_relevance", subquestion=subquestion, facts=candidates), schema)
             except ModelError:
                 continue
@@ -76,7 +76,7 @@ async def plan(caller: Caller, question: str, candidates: list[str],
                           relevant=relevant)
 
 
-async def refine(caller: Caller, refinement_plan: RefinementPlan, answer: str, *,
+async def refine(caller: ThinkCaller, refinement_plan: RefinementPlan, answer: str, *,
                  system: str, name: str, conceal: list[str]) -> Refinement:
     """``answer`` with the relevant facts it lacks added; unchanged when it lacks none or
     a step fails (SR improves an answer, it never costs the seat its answer)."""
@@ -84,7 +84,7 @@ async def refine(caller: Caller, refinement_plan: RefinementPlan, answer: str, *
     if not relevant:
         return Refinement(answer=answer)
     try:
-        reply = await caller.object("sr.contains", caller.messages(
+        reply = await caller.structured("sr.contains", caller.messages(
             "sr_contains", answer=answer, facts=relevant), flags_schema("Contained", relevant))
     except ModelError:
         return Refinement(answer=answer)
@@ -93,7 +93,7 @@ async def refine(caller: Caller, refinement_plan: RefinementPlan, answer: str, *
     if not missing:
         return Refinement(answer=answer)
     try:
-        rewrite = await caller.object("sr.rewrite", caller.messages(
+        rewrite = await caller.structured("sr.rewrite", caller.messages(
             "sr_rewrite", system=system, me=name, question=refinement_plan.question,
             answer=answer, missing=missing, conceal=conceal), Rewrite)
     except ModelError:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from jubensha.agents.thinkthrice.calls import Caller, Claims, flags, flags_schema
+from jubensha.agents.thinkthrice.calls import Claims, ThinkCaller, flags, flags_schema
 from jubensha.agents.thinkthrice.config import Threshold
 from jubensha.agents.thinkthrice.timeline import answer_length, has_time, tied_to_secret
 from jubensha.llm import ModelError
@@ -109,23 +109,23 @@ class Checker:
     length_per_point: float = 200
     max_claims: int = 20
 
-    async def claims(self, caller: Caller, answer: str) -> list[str]:
-        reply = await caller.object("sv.decompose", caller.messages(
+    async def claims(self, caller: ThinkCaller, answer: str) -> list[str]:
+        reply = await caller.structured("sv.decompose", caller.messages(
             "sv_decompose", me=self.me, players=self.players, victims=self.victims,
             statement=answer), Claims)
         return [c.strip() for c in reply.claims if c.strip()][:self.max_claims]
 
-    async def judge(self, caller: Caller, claims: list[str], answer: str) -> list[bool]:
+    async def judge(self, caller: ThinkCaller, claims: list[str], answer: str) -> list[bool]:
         if not claims:
             return []
         template = "sv_consistency" if self.consistency else "sv_verify"
         said = await self.said(answer) if self.consistency else []
-        reply = await caller.object("sv.verify", caller.messages(
+        reply = await caller.structured("sv.verify", caller.messages(
             template, me=self.me, timeline=self.timeline, said=said, claims=claims),
             flags_schema("Verdicts", claims))
         return flags(reply, len(claims))
 
-    async def check(self, caller: Caller, answer: str) -> AttemptReport:
+    async def check(self, caller: ThinkCaller, answer: str) -> AttemptReport:
         """Judge ``answer``; a failed judging step leaves it with no correct claims."""
         try:
             texts = await self.claims(caller, answer)
