@@ -276,6 +276,27 @@ def test_a_seat_that_says_it_is_another_is_caught() -> None:
     assert not zh.check("我是周桂芳，大家叫我周妈。", False).degenerate
 
 
+def test_an_assistant_refusal_is_no_answer() -> None:
+    """The 1.5B model, asked about the Teeth, said "I'm sorry, but I can't assist with that."
+    as Agnes Pike: a guarded seat rewrites it; an in-character "I cannot say" stands."""
+    from jubensha.scripts.bundled import find_script
+
+    agent = make_agent("naive:guard")
+    assert isinstance(agent, GuardedAgent)
+    sheet = CharacterSheet.for_seat(find_script("lighthouse-keeper"), "Agnes Pike")
+    asyncio.run(agent.start(SeatContext(sheet=sheet, model=ScriptedModel())))
+    for line in ("I'm sorry, but I can't assist with that.",
+                 "I apologize, but I cannot assist with that.",
+                 "As an AI, I cannot speculate about the case."):
+        check = agent.check(line, False)
+        assert "refusal" in check.degenerate and agent.problems(check), line
+    assert not agent.check("I'm sorry, but I cannot say where Tom was at ten.", False).degenerate
+    assert not agent.check("I helped Elias with the lamp that night.", False).degenerate
+    zh = tingsong_guard("周妈")
+    assert "refusal" in zh.check("抱歉，作为一个AI，我无法协助回答这个问题。", False).degenerate
+    assert not zh.check("我不能说老爷的事，那是他的私事。", False).degenerate
+
+
 @pytest.mark.parametrize("line", [
     ("I had accumulated enough financial resources and connections to recover this bloody "
      "hatred."),

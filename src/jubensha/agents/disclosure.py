@@ -41,7 +41,8 @@ from jubensha.engine import ActStarted, ClueRevealed, Event, HostSpoke, Spoke
 from jubensha.memory.text import split_sentences, tokenize
 from jubensha.scripts.model import Character, Script
 
-Degenerate = Literal["empty", "cut off", "loop", "label", "prompt echo", "copy", "impersonation"]
+Degenerate = Literal["empty", "cut off", "loop", "label", "prompt echo", "copy", "impersonation",
+                     "refusal"]
 
 _PERSON = {
     "i": "1p", "me": "1p", "you": "1p", "ye": "1p", "my": "1p's", "your": "1p's",
@@ -407,7 +408,19 @@ def degenerate(text: str, words: list[str], *, names: Sequence[str], cut: bool,
         yield "copy", copied
     if own and (other := impersonated(text, [x for x in names if x not in own])):
         yield "impersonation", other
+    if (refused := _REFUSAL.search(text)) is not None:
+        yield "refusal", refused.group()
 
+
+_REFUSAL = re.compile(
+    r"\bI (?:can(?:'|’|no)t|cannot|am unable to|won(?:'|’)t) (?:assist|help)(?: you)? with"
+    r"|\b(?:as an AI|as a (?:large )?language model|AI assistant)\b"
+    r"|\bI (?:can(?:'|’|no)t|cannot) (?:continue|participate in) this conversation"
+    r"|作为(?:一个|一名)?(?:AI|人工智能|语言模型|AI助手)"
+    r"|我(?:无法|不能)(?:协助|为你提供帮助|为您提供帮助|提供帮助|帮助你|帮助您)",
+    re.IGNORECASE)
+"""An assistant's refusal or disclaimer where a character should speak ("I'm sorry, but I
+can't assist with that."): a small model's habit that stops the scene."""
 
 _SELF = re.compile(r"\b(?:I am|I'm|I’m|my name is|this is)\s+(?:(?:dr|mr|mrs|miss|ms)\.?\s+)?"
                    r"|(?:我是|我叫|我就是|本人是)", re.IGNORECASE)
