@@ -22,7 +22,7 @@ from jubensha.scripts import ActSheet, Script, bundled_scripts, load_script
 from jubensha.scripts.importers.wellplay import import_wellplay
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
-PURPOSES = {"introduction", "objective.reflect", "question", "answer", "vote"}
+PURPOSES = {"introduction", "objective.reflect", "question", "answer", "statement", "vote"}
 
 
 async def seated(script: Script, name: str, model: ScriptedModel,

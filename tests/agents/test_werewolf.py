@@ -23,7 +23,7 @@ from jubensha.scripts.importers.wellplay import import_wellplay
 
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
 PURPOSES = {"introduction", "question.pick", "question.rewrite", "answer.draft",
-            "answer.reflect", "answer.final", "vote"}
+            "answer.reflect", "answer.final", "statement", "vote"}
 
 
 async def seated(name: str, model: ScriptedModel, spec: str = "werewolf") -> WerewolfAgent:

@@ -252,8 +252,8 @@ def test_an_agent_that_raises_gets_a_fallback_and_a_failure_record() -> None:
     recorded = failures(game)
     assert {f.seat for f in recorded} == {"Dan"}
     purposes = {f.purpose for f in recorded}
-    assert {"introduction", "ask", "vote"} <= purposes <= {"introduction", "ask", "answer",
-                                                           "vote"}
+    assert {"introduction", "ask", "statement", "vote"} <= purposes <= {
+        "introduction", "ask", "answer", "statement", "vote"}
     assert all("model fell over" in f.error for f in recorded)
     assert result.failures == len(recorded) and result.winner != "none"
     dan_says = [e.text for e in game.table.events if isinstance(e, Spoke) and e.speaker == "Dan"]
@@ -308,7 +308,7 @@ def test_a_model_returning_garbage_or_erroring_still_finishes(reply: Any) -> Non
     result = run(game)
     purposes = {f.purpose for f in failures(game)}
     expected = {"ask", "vote"} if isinstance(reply, str) else {
-        "ask", "vote", "introduction", "answer"}
+        "ask", "vote", "introduction", "answer", "statement"}
     assert purposes == expected
     assert any(isinstance(e, GameEnded) for e in game.table.events)
     assert result.failures == len(failures(game))

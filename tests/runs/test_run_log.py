@@ -53,7 +53,7 @@ def test_meta_says_what_was_played(finished: Path) -> None:
 def test_calls_record_purpose_seat_prompt_reply_and_parsed_object(finished: Path) -> None:
     run = read_run(finished)
     purposes = {call.purpose for call in run.calls}
-    assert purposes == {"introduction", "ask", "answer", "vote"}
+    assert purposes == {"introduction", "ask", "answer", "statement", "vote"}
     vote = next(call for call in run.calls if call.purpose == "vote")
     assert vote.seat and vote.messages and vote.raw
     assert vote.parsed["target"] in ("Ann", "Bob", "Cara", "Dan")
@@ -69,7 +69,7 @@ def test_result_sums_usage_per_seat_and_purpose(finished: Path) -> None:
     assert usage.total.prompt_tokens == sum(c.usage.prompt_tokens for c in run.calls)
     assert usage.seats["Ann"].completion_tokens == sum(
         c.usage.completion_tokens for c in run.calls if c.seat == "Ann")
-    assert set(usage.purposes) == {"introduction", "ask", "answer", "vote"}
+    assert set(usage.purposes) == {"introduction", "ask", "answer", "statement", "vote"}
     assert run.result.events == len(run.events) and run.result.failures == 0
     assert run.result.votes[0].ballots.keys() == {"Ann", "Bob", "Cara", "Dan"}
 
