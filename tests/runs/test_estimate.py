@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from jubensha.cli import app
 from jubensha.engine.procedure import find_procedure
+from jubensha.llm.calls import NOT_A_CALL, read_calls
 from jubensha.runs import estimate
 from jubensha.runs.estimate import batch_calls, count_game_calls, worth_estimating
 from jubensha.runs.play import PlayConfig, plan_seats
@@ -22,13 +23,19 @@ from jubensha.scripts import load_script
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
 
 
+def model_calls(run: Path) -> int:
+    return sum(r.model != NOT_A_CALL for r in read_calls(run / "calls.jsonl"))
+
+
 @pytest.mark.parametrize(("procedure", "architecture", "spread"),
-                         [("demo", "naive", 0.0), ("player", "player", 0.05),
+                         [("demo", "naive", 0.0), ("demo", "detective", 0.0),
+                          ("player", "player", 0.05),
                           ("thinkthrice", "thinkthrice", 0.2)])
 def test_the_count_is_about_the_calls_the_game_makes(tmp_path: Path, procedure: str,
                                                      architecture: str, spread: float) -> None:
     """Counted with the fake's other replies (its seed 3, the game's fake seed 0): naive's
-    calls are fixed by the procedure; PLAYER*'s suspects and ThinkThrice's refinements and
+    and the detective's calls are fixed by the procedure (its plan and ledger notes are no
+    calls); PLAYER*'s suspects and ThinkThrice's refinements and
     verification retries follow the replies."""
     script = load_script(TINY)
     plans = plan_seats(script, architecture, "openai:any")
@@ -39,8 +46,8 @@ def test_the_count_is_about_the_calls_the_game_makes(tmp_path: Path, procedure: 
                                       "--model", "scripted", "--seed", "3",
                                       "--out", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
-    played = (tmp_path / "run" / "calls.jsonl").read_text(encoding="utf-8").splitlines()
-    assert abs(counted - len(played)) <= spread * len(played)
+    played = model_calls(tmp_path / "run")
+    assert abs(counted - played) <= spread * played
 
 
 def test_only_models_that_take_time_are_estimated() -> None:
@@ -56,8 +63,7 @@ def test_play_says_the_count_before_the_game(tmp_path: Path,
     result = CliRunner().invoke(app, ["play", TINY, "--model", "scripted", "--seed", "3",
                                       "--out", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
-    calls = (tmp_path / "run" / "calls.jsonl").read_text(encoding="utf-8").splitlines()
-    assert f"about {len(calls)} model calls" in result.output
+    assert f"about {model_calls(tmp_path / 'run')} model calls" in result.output
     assert json.loads((tmp_path / "run" / "result.json").read_text())["seed"] == 3
     assert "the bar shows" not in result.output  # no bar is drawn where output is no terminal
 

@@ -57,14 +57,15 @@ def test_a_chinese_game_and_its_replay_show_no_english(tmp_path: Path,
     out = tmp_path / "对局"
     played = runner.invoke(app, ["play", CHINESE, "--model", "scripted", "--out", str(out)])
     assert played.exit_code == 0, played.output
-    assert "约 20 次模型调用" in played.output and "获胜方" in played.output
+    assert "约 25 次模型调用" in played.output and "模型调用 25 次" in played.output
+    assert "获胜方" in played.output
     assert english_words(played.output, out) == []
     assert "：" in played.output and "线索「" in played.output  # Chinese punctuation
 
     again = runner.invoke(app, ["replay", str(out)])
     assert again.exit_code == 0 and english_words(again.output, out) == []
     transcript = (out / "transcript.md").read_text(encoding="utf-8")
-    assert set(english_words(transcript, out)) == {"naive", "scripted"}  # the seats' names
+    assert set(english_words(transcript, out)) == {"detective", "scripted"}  # the seats' names
 
     (out / "result.json").unlink()
     unfinished = runner.invoke(app, ["replay", str(out)])
@@ -78,7 +79,7 @@ def test_the_progress_line_of_a_chinese_game(tmp_path: Path) -> None:
     progress.on_event(StageStarted(kind="introduction", title="自我介绍"))
     progress.on_ask("顾远之", Speak(kind="introduction", prompt=""))
     [task] = bar.progress.tasks
-    assert task.fields["note"] == "第 1/5 阶段：自我介绍 · 顾远之（自我介绍）…"
+    assert task.fields["note"] == "第 1/5 阶段：自我介绍 · 顾远之正在发言…"
     progress.on_ask("顾远之", CastVote(candidates=["周妈"]))
     assert english_words(bar.progress.tasks[0].fields["note"]) == []
 

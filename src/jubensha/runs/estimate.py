@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from jubensha.jobs import takes_time
-from jubensha.llm.calls import read_calls
+from jubensha.llm.calls import NOT_A_CALL, read_calls
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runs.play import NO_MODEL, PlayConfig, SeatPlan, guard_seats, play_game
 from jubensha.runs.spec_schema import PlannedGame
@@ -48,7 +48,8 @@ async def count_game_calls(config: PlayConfig) -> int:
     """The model calls of this game played against the scripted fake, without the speech
     guard (the fake's replies, sentences of their prompts, would all be rewritten; a real
     model's seldom are). Only the script, procedure, seats, seed and language count: a
-    cassette, a resumed log or the model options would change nothing but the replies."""
+    cassette, a resumed log or the model options would change nothing but the replies.
+    Notes in the call log (a detective's plan and ledger) are no calls."""
     plans = guard_seats(config.plans, False)
     dry = PlayConfig(script=config.script, procedure=config.procedure, plans=plans,
                      seed=config.seed, language=config.language, embedder="scripted")
@@ -58,4 +59,6 @@ async def count_game_calls(config: PlayConfig) -> int:
         out = Path(folder) / "game"
         await play_game(dry, out, models=models)
         calls = out / "calls.jsonl"
-        return len(read_calls(calls)) if calls.is_file() else 0
+        if not calls.is_file():
+            return 0
+        return sum(record.model != NOT_A_CALL for record in read_calls(calls))
