@@ -37,7 +37,7 @@ from jubensha.llm.calls import CallLog, CallRecord
 from jubensha.llm.fake import ScriptedModel
 from jubensha.llm.registry import parse_model_spec
 from jubensha.runlog.folder import read_run
-from jubensha.runs.play import plan_seats, play_game
+from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.runs.presets import PaperPreset, find_preset
 from jubensha.scripts.bundled import find_script
 from jubensha.scripts.model import Script
@@ -113,10 +113,10 @@ async def cost(script: Script, procedure: Procedure, architecture: str, murderer
         model = client(args.model, seed)
         with tempfile.TemporaryDirectory(prefix="jubensha-cost-") as tmp:
             out = Path(tmp) / "run"
-            result = await play_game(script, procedure,
-                                     plan_seats(script, spec, args.model,
-                                                murderer_architecture=fixed),
-                                     out=out, seed=seed, models={args.model: model})
+            plans = plan_seats(script, spec, args.model, murderer_architecture=fixed)
+            result = await play_game(PlayConfig(script=script, procedure=procedure,
+                                                plans=plans, seed=seed),
+                                     out, models={args.model: model})
             found.phases["gameplay"].add(read_run(out).calls)
             if evaluate:
                 found.phases["evaluation"].add(await evaluation(script, out, model,

@@ -96,7 +96,7 @@ def main() -> None:
             spinner.terminate()
         summary.append(f"{statistics.median(times):.2f} s (max {max(times):.2f}) "
                        f"with {busy} busy")
-    print(f"serve_stop ({args.model}): median " + "; ".join(summary))
+    print(f"serve_stop: {args.model} agents, median " + "; ".join(summary))
 
 
 if __name__ == "__main__":

@@ -42,6 +42,9 @@ SMALLEST: dict[str, list[str]] = {
                      "5", "--cache", "{tmp}/cache"],
     "truth_derivation.py": ["--part", "fit"],
     "bench_ray.py": ["--seeds", "1", "--latency", "0.001"],
+    "slow_clients.py": ["--clients", "20", "--addresses", "2"],
+    "serve_stop.py": ["--tries", "1", "--busy", "0"],
+    "generated.py": ["--count", "20", "--per-level", "10", "--solver-games", "1"],
 }
 """Each bench script's smallest run (none starts a real model)."""
 NEEDS = {"bench_ray.py": "ray", "truth_derivation.py": "datasets"}
