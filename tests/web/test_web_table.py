@@ -116,7 +116,9 @@ def test_progress_counts_a_block_of_stages_once_per_act():
     events = [StageStarted(index=0, stage="questioning-act2", kind="questioning",
                            title="Questions")]
     shown = progress(find_procedure("demo"), find_script("halvard-observatory"), events)
-    assert (shown.stage, shown.stages) == (5, 8)  # act 1: 4 stages, then act 2's questions
+    # act 1: sheets, introductions, clues, questions; act 2: clues, then its questions (the
+    # 6th); then statements, the vote and the reveal
+    assert (shown.stage, shown.stages) == (6, 9)
 
 
 def test_the_live_page_says_the_stage_and_round(mirage):
