@@ -186,7 +186,7 @@ def test_the_forms_say_what_their_choices_mean(tmp_path):
         _, invites, _ = open_table(web, seat_form("lighthouse-keeper", "mirage", {0: "human"}, 4))
         invite = next(iter(invites.values()))
         seen: dict[str, str] = {}
-        while {"speak", "rate", "turn", "accuse", "vote"} - set(seen):
+        while {"speak", "rate_round", "turn", "accuse", "vote"} - set(seen):
             page = wait_for_decision(web, invite)
             kind = re.search(r'data-kind="(\w+)"', page).group(1)
             seen.setdefault(kind, page)
@@ -195,7 +195,10 @@ def test_the_forms_say_what_their_choices_mean(tmp_path):
                                    "doubt": "1", "target": "1", "action": "ask",
                                    "question1": "Why?"})
         assert 'maxlength="4000"' in seen["speak"] and 'data-counter="c-text"' in seen["speak"]
-        assert "0 · none" in seen["rate"] and "2 · strong" in seen["rate"]
+        rating = seen["rate_round"]  # a round's statements, each on a row of its own
+        assert "0 · none" in rating and "2 · strong" in rating
+        assert 'name="trust0"' in rating and 'name="doubt0"' in rating
+        assert "Each starts at 1 (somewhat)" in rating
         assert 'class="when when-investigate"' in seen["turn"]
         assert 'class="when when-ask"' in seen["turn"]
         for kind in ("accuse", "vote"):
