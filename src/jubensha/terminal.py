@@ -177,8 +177,14 @@ def _line_end(text: str, start: int, room: int, hang: int) -> int:
 
 
 def _breakable(text: str, index: int, hang: int) -> bool:
-    """Whether a line may end just before ``text[index]``."""
+    """Whether a line may end just before ``text[index]``. A line ends with what precedes
+    its trailing spaces, so "（ 1936" may not break after the space either."""
     before, after = text[index - 1], text[index]
-    if after in CLOSING or before in OPENING or after == " " or index <= hang:
+    if after in CLOSING or after == " " or index <= hang:
+        return False
+    last = index - 1
+    while last > 0 and text[last] == " ":
+        last -= 1
+    if text[last] in OPENING:
         return False
     return before == " " or cell_len(before) > 1 or cell_len(after) > 1

@@ -152,9 +152,9 @@ def fill(page, kind: str, turns: int, text: str) -> None:
     for area in page.query_selector_all(form + "textarea"):
         if area.is_visible():
             area.fill(text)
-    if kind == "rate":
-        page.check(form + "input[name=trust][value='1']")
-        page.check(form + "input[name=doubt][value='2']")
+    if kind == "rate_round":  # the first statement rated; the others keep 1 · some
+        page.check(form + "input[name=trust0][value='0']")
+        page.check(form + "input[name=doubt0][value='2']")
     for select in page.query_selector_all(form + "select"):
         if select.is_visible() and not select.input_value():
             select.select_option(index=1)
@@ -168,9 +168,17 @@ def send(page) -> None:
 
 
 def in_view(page, selector: str) -> bool:
+    """Whether the element is on the screen and nothing hides it: neither scrolled off the
+    page nor out of sight in the dock it scrolls in, nor covered."""
     box = page.locator(selector).bounding_box()
     size = page.viewport_size
-    return box is not None and 0 <= box["y"] and box["y"] + box["height"] <= size["height"]
+    return (box is not None and 0 <= box["y"] and box["y"] + box["height"] <= size["height"]
+            and page.locator(selector).evaluate(SEEN))
+
+
+SEEN = """el => { const box = el.getBoundingClientRect();
+  return el.contains(document.elementFromPoint(box.left + box.width / 2,
+                                               box.top + box.height / 2)); }"""
 
 
 def play(page, lang: str, shot: Callable[[str, int], None] | None = None,
@@ -212,7 +220,7 @@ def test_a_person_plays_mirage_on_a_desktop_while_the_host_and_a_spectator_watch
     watcher.goto(spectator)
 
     def shot(kind: str, number: int) -> None:
-        if kind == "rate" and number == 3:
+        if kind == "rate_round" and not (shots / "seat.png").exists():
             seat.screenshot(path=str(shots / "seat.png"))
         if kind == "turn" and not (shots / "phone-seat-en.png").exists():
             seat.set_viewport_size(PHONE)
@@ -222,7 +230,7 @@ def test_a_person_plays_mirage_on_a_desktop_while_the_host_and_a_spectator_watch
             watcher.screenshot(path=str(shots / "spectator.png"))
 
     kinds = play(seat, "en", shot)
-    assert {"speak", "turn", "rate", "accuse", "vote"} <= set(kinds)
+    assert {"speak", "turn", "rate_round", "accuse", "vote"} <= set(kinds)
     ending = seat.inner_text(".ending")
     assert "The reveal" in ending and "Everyone's ballots" in ending
     assert re.search(r"You (voted for .+|abstained) · (right|wrong)", ending)
@@ -251,7 +259,7 @@ def test_a_person_plays_a_whole_chinese_mirage_game_on_a_phone(server, browser, 
     seat.click(".tabs button[data-show=table]")
 
     def shot(kind: str, number: int) -> None:
-        if kind == "rate" and number < 6:
+        if kind == "rate_round" and number < 6:
             seat.screenshot(path=str(shots / "phone-seat-zh.png"))
         if kind == "vote":
             seat.set_viewport_size(DESKTOP)
@@ -259,7 +267,7 @@ def test_a_person_plays_a_whole_chinese_mirage_game_on_a_phone(server, browser, 
             seat.set_viewport_size(PHONE)
 
     kinds = play(seat, "zh", shot)
-    assert {"speak", "turn", "rate", "accuse", "vote"} <= set(kinds)
+    assert {"speak", "turn", "rate_round", "accuse", "vote"} <= set(kinds)
     assert seat.evaluate("window.scrollY") < 200  # never sent far down the page
     ending = seat.inner_text(".ending")
     assert "真相揭晓" in ending and "所有人的投票" in ending

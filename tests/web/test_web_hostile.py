@@ -200,13 +200,13 @@ def test_a_rating_outside_0_to_2_is_refused_with_the_reason(tmp_path):
                 continue
             kind = KIND.search(page).group(1)
             answer = {"decision": found.group(1), **answer_for(kind, "I was at home.")}
-            if kind == "rate":
+            if kind == "rate_round":  # a round's statements, rated on one form
                 break
             web.post(invite, data=answer)
         else:
             raise AssertionError("no rating was asked")
         for trust in ("5", "-1", "1.5", "二", "", "9" * 5000):
-            refused = web.post(invite, data={**answer, "trust": trust})
+            refused = web.post(invite, data={**answer, "trust0": trust})
             assert refused.status_code == 422, trust
             assert "Trust and doubt are each 0, 1 or 2." in refused.text
         assert web.post(invite, data=answer, follow_redirects=False).status_code == 303

@@ -116,7 +116,9 @@ def test_progress_counts_a_block_of_stages_once_per_act():
     events = [StageStarted(index=0, stage="questioning-act2", kind="questioning",
                            title="Questions")]
     shown = progress(find_procedure("demo"), find_script("halvard-observatory"), events)
-    assert (shown.stage, shown.stages) == (5, 8)  # act 1: 4 stages, then act 2's questions
+    # act 1: sheets, introductions, clues, questions; act 2: clues, then its questions (the
+    # 6th); then statements, the vote and the reveal
+    assert (shown.stage, shown.stages) == (6, 9)
 
 
 def test_the_live_page_says_the_stage_and_round(mirage):
@@ -184,7 +186,7 @@ def test_the_forms_say_what_their_choices_mean(tmp_path):
         _, invites, _ = open_table(web, seat_form("lighthouse-keeper", "mirage", {0: "human"}, 4))
         invite = next(iter(invites.values()))
         seen: dict[str, str] = {}
-        while {"speak", "rate", "turn", "accuse", "vote"} - set(seen):
+        while {"speak", "rate_round", "turn", "accuse", "vote"} - set(seen):
             page = wait_for_decision(web, invite)
             kind = re.search(r'data-kind="(\w+)"', page).group(1)
             seen.setdefault(kind, page)
@@ -193,7 +195,10 @@ def test_the_forms_say_what_their_choices_mean(tmp_path):
                                    "doubt": "1", "target": "1", "action": "ask",
                                    "question1": "Why?"})
         assert 'maxlength="4000"' in seen["speak"] and 'data-counter="c-text"' in seen["speak"]
-        assert "0 · none" in seen["rate"] and "2 · strong" in seen["rate"]
+        rating = seen["rate_round"]  # a round's statements, each on a row of its own
+        assert "0 · none" in rating and "2 · strong" in rating
+        assert 'name="trust0"' in rating and 'name="doubt0"' in rating
+        assert "Each starts at 1 (somewhat)" in rating
         assert 'class="when when-investigate"' in seen["turn"]
         assert 'class="when when-ask"' in seen["turn"]
         for kind in ("accuse", "vote"):
