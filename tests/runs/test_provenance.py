@@ -46,7 +46,8 @@ def test_meta_json_says_which_code_prompts_and_model_played(tmp_path: Path) -> N
     assert found.code == code_provenance(found.code.version)
     assert found.models == {"scripted": ModelIdentity(kind="scripted")}
     templates = found.prompts.templates
-    assert "host/en/introduce.j2" in templates and any(t.startswith("naive/") for t in templates)
+    assert "host/en/introduce.j2" in templates  # the host's, and the seats' agent's (play's
+    assert any(t.startswith("detective/") for t in templates)  # default, the detective)
     for path, digest in templates.items():  # each hash is of the template's own text
         assert hashlib.sha256((PROMPTS_DIR / path).read_bytes()).hexdigest()[:16] == digest
     assert len(found.prompts.sha256) == 64
