@@ -98,14 +98,15 @@ def _record(model: str, origin: str = "live") -> CallRecord:
 def test_a_job_speed_measured_by_one_command_estimates_the_next(
         monkeypatch: pytest.MonkeyPatch) -> None:
     assert measured_speed("local") is None
-    clock = iter([100.0, 121.0])  # the job ran 21 s
-    monkeypatch.setattr(jobs.time, "perf_counter", lambda: next(clock))
+    clock = [100.0]  # read as often as the bar likes (each call it counts reads it)
+    monkeypatch.setattr(jobs.time, "perf_counter", lambda: clock[0])
     bar = CallBar(Console(file=open(os.devnull, "w")), "test")  # noqa: SIM115
     log = CallLog(on_call=bar.on_call)
     with bar.shown():
         for _ in range(3):
             log.append(_record("local"))
         log.append(_record("local", origin="cache"))  # answered by no model
+        clock[0] = 121.0  # the job ran 21 s
     assert measured_speed("local") == 7.0  # wall-clock seconds per live call
     assert estimate_line(1258, ["local"]) == (
         "about 1,258 model calls; at 7.0 s a call (measured here before) about 2.4 h")

@@ -75,13 +75,27 @@ def create(path: Path, *, option: str = "--out") -> None:
                        f"({exc.strerror or type(exc).__name__})") from None
 
 
+TEMPORARY = ".tmp"
+"""The suffix of ``write_whole``'s temporary file, beside the document it becomes."""
+
+
 def write_whole(path: Path, data: str | bytes) -> None:
     """Write ``path`` whole or not at all (a temporary file beside it, then renamed): a
     process killed mid-write leaves the earlier file or none, never half a document that a
     reader or a resumed batch would take as complete."""
-    partial = path.with_name(f"{path.name}.tmp")
+    partial = path.with_name(f"{path.name}{TEMPORARY}")
     if isinstance(data, str):
         partial.write_text(data, encoding="utf-8")
     else:
         partial.write_bytes(data)
     partial.replace(path)
+
+
+def drop_temporaries(folder: Path) -> None:
+    """Delete the temporaries ``write_whole`` left under ``folder`` when its process was
+    killed mid-write. Nothing reads them (the document is the earlier one, or none), and a
+    folder set aside as an earlier attempt is kept for good: it should hold only whole
+    documents."""
+    for partial in folder.rglob(f"*{TEMPORARY}"):
+        if partial.is_file() and not partial.is_symlink():
+            partial.unlink()

@@ -27,9 +27,9 @@ LONG = os.environ.get("JUBENSHA_LONG_TESTS") == "1"
 
 
 def client(server: FaultServer, **kw) -> OpenAIModel:
-    options = {"max_retries": 1, "timeout_s": 0.5, "backoff_s": 0.01, "backoff_max_s": 0.05,
-               "deadline_s": 3.0, **kw}
-    return OpenAIModel("fake", base_url=server.base_url, api_key="sk-test", **options)
+    options = {"base_url": server.base_url, "max_retries": 1, "timeout_s": 0.5,
+               "backoff_s": 0.01, "backoff_max_s": 0.05, "deadline_s": 3.0, **kw}
+    return OpenAIModel("fake", api_key="sk-test", **options)
 
 
 @pytest.mark.parametrize("fault", FAULTS)
@@ -121,6 +121,20 @@ def test_games_against_a_30_percent_mix_of_faults_end_honestly(tmp_path, archite
     assert failed and all(c.error.startswith(("OpenAIError", "ModelError")) for c in failed)
     assert result is None or result.decisions > 0
     assert elapsed < 240, f"{architecture} took {elapsed:.0f} s"
+
+
+@pytest.mark.parametrize("fault", ["500", "429"])
+def test_an_error_status_names_the_endpoint_without_its_credentials(fault):
+    """The HTTP library's status error names the URL it called, user:password and all;
+    the recorded error says what happened without them."""
+    sink = MemorySink()
+    with FaultServer(share=1.0, faults=(fault,)) as server:
+        url = server.base_url.replace("http://", "http://user:hunter2pw@")
+        model = CallLog(sink).seat(client(server, base_url=url, max_retries=0), "Ann")
+        with pytest.raises(ModelError, match=f"Error code: {fault}") as raised:
+            asyncio.run(model.generate(Request(messages=[Message(role="user", content="Hi")])))
+    [record] = sink.records
+    assert "hunter2pw" not in str(raised.value) and "hunter2pw" not in record.error
 
 
 def test_no_key_or_credential_reaches_a_run_folder_a_cassette_or_an_error(tmp_path,

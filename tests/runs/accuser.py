@@ -5,6 +5,7 @@ plays it, so the tests that go through every architecture never meet it."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,14 +41,20 @@ def accuser_registered() -> Iterator[None]:
 TINY = Path(__file__).parents[1] / "engine" / "tiny_script.yaml"
 
 
-def accuser_batch(root: Path, more: str = "") -> Path:
+def accuser_batch(root: Path, more: str = "", *, script_inside: bool = False) -> Path:
     """A batch of ``accuser:Ann`` (always right) and ``accuser:Bob`` (always wrong) tables
-    on the tiny manor, seeds 0 and 1, played into ``root/batch``; ``more``: spec lines."""
+    on the tiny manor, seeds 0 and 1, played into ``root/batch``; ``more``: spec lines;
+    ``script_inside``: the script copied into the batch folder and played from there, as a
+    batch folder that others may read again must name it (runs.spec_trust)."""
     from jubensha.runs.batch import Batch
     from jubensha.runs.spec import load_spec
 
+    script = TINY
+    if script_inside:
+        (root / "batch").mkdir(parents=True, exist_ok=True)
+        script = Path(shutil.copy(TINY, root / "batch" / TINY.name))
     spec = root / "spec.yaml"
-    spec.write_text(f"scripts: [{TINY}]\narchitectures: ['accuser:Ann', 'accuser:Bob']\n"
+    spec.write_text(f"scripts: [{script}]\narchitectures: ['accuser:Ann', 'accuser:Bob']\n"
                     f"models: scripted\nseeds: [0, 1]\nembedder: none\n{more}",
                     encoding="utf-8")
     with accuser_registered():

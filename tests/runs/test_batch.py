@@ -91,8 +91,8 @@ def test_a_batch_game_is_the_game_jubensha_play_plays(tmp_path: Path) -> None:
     play(batch)
     game = next(g for g in batch.games if g.settings.script_id == "lighthouse-keeper"
                 and g.settings.architecture == "naive" and g.settings.seed == 1)
-    result = CliRunner().invoke(app, ["play", "lighthouse-keeper", "--model", "scripted",
-                                      "--seed", "1", "--embedder", "none",
+    result = CliRunner().invoke(app, ["play", "lighthouse-keeper", "--agents", "naive",
+                                      "--model", "scripted", "--seed", "1", "--embedder", "none",
                                       "--out", str(tmp_path / "alone")])
     assert result.exit_code == 0, result.output
     folder = tmp_path / "batch" / game.name

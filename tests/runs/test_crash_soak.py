@@ -299,6 +299,23 @@ def test_a_kill_between_a_metric_and_the_summary_loses_no_status(tmp_path, basel
     assert not list(game.rglob("*.tmp"))
 
 
+def test_a_game_killed_while_writing_a_document_is_set_aside_without_the_temporary(
+        tmp_path, baseline):
+    """Killed while meta.json was written whole (its temporary half-written beside it) and
+    before the result: resume sets the attempt aside without the temporary and plays the
+    game again, and the batch ends as the uninterrupted one."""
+    out = tmp_path / "batch"
+    copy_batch(baseline, out)
+    game = next(out.glob("tingsong-tea-estate.demo.naive.*"))
+    for name in ("result.json", "transcript.md"):
+        (game / name).unlink()
+    meta = (game / "meta.json").read_text(encoding="utf-8")
+    (game / "meta.json.tmp").write_text(meta[:len(meta) // 2], encoding="utf-8")
+    assert finish(jubensha("runs", "resume", str(out))) == 0
+    assert differences(snapshot(out), snapshot(baseline)) == []
+    assert leftovers(out) == [] and (out / f"{game.name}.partial-1" / "meta.json").is_file()
+
+
 def test_the_result_is_written_last(tmp_path, monkeypatch):
     """result.json says a game is finished, so it comes after the transcript: a kill
     between the two leaves a game that resume plays again, not one without a transcript."""

@@ -39,7 +39,7 @@ def test_prepare_writes_nothing_and_gives_the_whole_game(tmp_path: Path,
     assert (config.script.id, config.procedure.name, config.seed) == ("tiny-manor", "player", 4)
     assert config.game_language == "zh" and config.embedder == "none"
     assert config.plans["Bob"].architecture == "extractive:guard"
-    assert config.plans["Ann"].architecture == "naive:guard"
+    assert config.plans["Ann"].architecture == "detective:guard"  # play's default agent
     assert (config.health.max_consecutive_failures, config.health.degraded_share) == (2, 0.4)
     assert config.script_source == TINY and game.humans == []
     assert game.out.parent == Path("runs") and not game.out.exists()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -46,7 +45,8 @@ def test_meta_json_says_which_code_prompts_and_model_played(tmp_path: Path) -> N
     assert found.code == code_provenance(found.code.version)
     assert found.models == {"scripted": ModelIdentity(kind="scripted")}
     templates = found.prompts.templates
-    assert "host/en/introduce.j2" in templates and any(t.startswith("naive/") for t in templates)
+    assert "host/en/introduce.j2" in templates  # the host's, and the seats' agent's (play's
+    assert any(t.startswith("detective/") for t in templates)  # default, the detective)
     for path, digest in templates.items():  # each hash is of the template's own text
         assert hashlib.sha256((PROMPTS_DIR / path).read_bytes()).hexdigest()[:16] == digest
     assert len(found.prompts.sha256) == 64
@@ -177,18 +177,18 @@ def test_the_index_keeps_each_games_provenance(tmp_path: Path) -> None:
     assert found == {"a": provenance(), "b": None}
 
 
-@pytest.fixture(scope="module")
-def batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return accuser_batch(tmp_path_factory.mktemp("provenance"))
-
-
 def test_a_batch_with_a_game_of_other_prompts_is_not_pooled_unless_asked(
-        batch: Path, tmp_path: Path) -> None:
-    copy = Path(shutil.copytree(batch, tmp_path / "batch"))
-    with BatchIndex.of(copy) as index:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The batch is read as another person would read it (another settings folder, so
+    another batch.key): its spec may name only files inside it, the script included."""
+    batch = accuser_batch(tmp_path, script_inside=True)
+    monkeypatch.setenv("JUBENSHA_CONFIG", str(tmp_path / "another-person"))
+    pooled = runner.invoke(app, ["runs", "report", str(batch), "--format", "md"])
+    assert pooled.exit_code == 0 and "Provenance: jubensha " in pooled.output
+    with BatchIndex.of(batch) as index:
         rows = index.rows()
     assert all(r.provenance and r.provenance.code.version for r in rows)
-    changed = copy / rows[0].name / "meta.json"
+    changed = batch / rows[0].name / "meta.json"
     meta = json.loads(changed.read_text(encoding="utf-8"))
     template = next(iter(meta["provenance"]["prompts"]["templates"]))
     meta["provenance"]["prompts"]["templates"][template] = "0" * 16
@@ -196,10 +196,10 @@ def test_a_batch_with_a_game_of_other_prompts_is_not_pooled_unless_asked(
     from tests.runs.accuser import accuser_registered
 
     with accuser_registered():  # the spec's games are expanded again
-        reindexed = runner.invoke(app, ["runs", "reindex", str(copy)])
+        reindexed = runner.invoke(app, ["runs", "reindex", str(batch)])
     assert reindexed.exit_code == 0, reindexed.output
-    for command in (["runs", "report", str(copy)],
-                    ["runs", "compare", str(copy), "accuser:Ann@scripted",
+    for command in (["runs", "report", str(batch)],
+                    ["runs", "compare", str(batch), "accuser:Ann@scripted",
                      "accuser:Bob@scripted"]):
         refused = runner.invoke(app, command)
         assert refused.exit_code == 2, refused.output
@@ -208,5 +208,3 @@ def test_a_batch_with_a_game_of_other_prompts_is_not_pooled_unless_asked(
         assert allowed.exit_code == 0, allowed.output
         notes = json.loads(allowed.output)["provenance"]
         assert any(note.startswith("Mixed provenance: prompts:") for note in notes)
-    pooled = runner.invoke(app, ["runs", "report", str(batch), "--format", "md"])
-    assert pooled.exit_code == 0 and "Provenance: jubensha " in pooled.output

@@ -108,6 +108,17 @@ def _causes(error: BaseException) -> list[BaseException]:
     return chain
 
 
+_URL_CREDENTIALS = re.compile(r"(?<=://)[^\s/@'\"]+@")
+
+
+def without_credentials(text: str) -> str:
+    """``text`` with the ``user:password@`` of every URL in it cut out. Error texts are
+    written to run logs, cassettes and the terminal, and what lies under an SDK error (the
+    HTTP library's status error, say) names the URL it called, with the credentials of a
+    ``--base-url`` that holds them."""
+    return _URL_CREDENTIALS.sub("", text)
+
+
 def no_server(error: BaseException) -> bool:
     """Nothing listens at the address (the connection is refused, the host name does not
     exist): every try would meet the same, so it is not retried and stops a game at once.
@@ -121,7 +132,7 @@ def _reason(error: BaseException) -> str:
     """The SDK's error and, where it only says "Connection error.", what lay under it."""
     root = _causes(error)[-1]
     below = f" ({root})" if root is not error and str(root) else ""
-    return f"{type(error).__name__}: {error}{below}"
+    return without_credentials(f"{type(error).__name__}: {error}{below}")
 
 
 def _transient(error: BaseException) -> bool:
@@ -233,7 +244,8 @@ class OpenAIModel(Model):
                                  "asking without streaming")
                     continue
                 if request.json_schema is None or mode == "plain":
-                    raise OpenAIError(f"{self.name} rejected the request: {error}") from None
+                    raise OpenAIError(f"{self.name} rejected the request: "
+                                      f"{without_credentials(str(error))}") from None
                 self.response_format = FORMATS[FORMATS.index(mode) + 1]
                 notes.append(f"server rejected response_format {mode}; "
                              f"using {self.response_format}")
@@ -345,7 +357,7 @@ class OpenAIModel(Model):
         try:
             result = await self._retrying(create)
         except openai.OpenAIError as error:
-            raise OpenAIError(f"embeddings {model}: {type(error).__name__}: {error}") from None
+            raise OpenAIError(f"embeddings {model}: {_reason(error)}") from None
         vectors = sorted(result.data, key=lambda item: item.index)
         if len(vectors) != len(texts):
             raise OpenAIError(f"embeddings {model}: {len(vectors)} vectors for "

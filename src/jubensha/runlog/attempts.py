@@ -13,6 +13,8 @@ import glob
 import re
 from pathlib import Path
 
+from jubensha.outdir import drop_temporaries
+
 _NUMBERED = re.compile(r".*\.partial-(\d+)")
 
 
@@ -30,7 +32,9 @@ def is_earlier_attempt(folder: Path) -> bool:
 
 
 def set_aside(folder: Path) -> Path:
-    """Rename ``folder`` to the next ``<folder>.partial-<n>``; returns the new path."""
+    """Rename ``folder`` to the next ``<folder>.partial-<n>``, without the half-written
+    temporaries a kill left in it; returns the new path."""
+    drop_temporaries(folder)
     olds = earlier_attempts(folder)
     number = int(olds[-1].name.rsplit("-", 1)[1]) + 1 if olds else 1
     target = folder.with_name(f"{folder.name}.partial-{number}")
