@@ -36,10 +36,10 @@ runner = CliRunner()
 
 
 def english_words(text: str, *paths: Path) -> list[str]:
-    """Latin words left once the file paths, the names and the commands to type (jubensha
-    replay, --overwrite) are taken out."""
+    """Latin words left once the file paths (however the terminal wrapped them), the names
+    and the commands to type (jubensha replay, --overwrite) are taken out."""
     for path in paths:
-        text = text.replace(str(path), " ")
+        text = re.sub(r"\s*".join(map(re.escape, str(path))), " ", text)
     text = re.sub(r"jubensha [a-z]+|--[a-z-]+", " ", text)
     return [word for word in re.findall(r"[A-Za-z][A-Za-z-]*[A-Za-z]", text)
             if word not in NAMES]
