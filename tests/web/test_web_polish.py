@@ -79,6 +79,8 @@ def test_live_tables_say_when_they_started_and_who_sits_there(tmp_path):
         assert all("agents: naive · scripted ×3" in row for row in rows)
         runs = visible(re.search(r'<table class="grid runs.*?</table>', lobby, re.DOTALL)[0])
         assert "playing" in runs and "unfinished" not in runs
+        review = visible(web.get(re.search(r'href="(/review/[^"]+)"', lobby)[1]).text)
+        assert "playing" in review and "unfinished" not in review
 
 
 def test_head_answers_every_page_and_the_favicon_is_served(tmp_path):

@@ -56,4 +56,7 @@ async def review_page(house: House, folder: Path, back: str,
         raise HTTPException(status_code=422, detail=str(exc)) from None
     script = script or await asyncio.to_thread(house.library.played, run)
     values = await asyncio.to_thread(review_values, run, script)
-    return house.pages.page("review.html", values.pop("lang"), back=back, **values)
+    playing = any(not table.ended and table.out.resolve() == folder.resolve()
+                  for table in house.tables.tables.values())
+    return house.pages.page("review.html", values.pop("lang"), back=back, playing=playing,
+                            **values)
