@@ -98,12 +98,13 @@ class DetectiveAgent(Agent):
         sheet = seat.sheet
         self.victims = [v.name for v in sheet.victims]
         self.names = name_forms(sheet)
-        self.knowledge = Knowledge(sheet, self.names, crime=" ".join(self.death_texts()))
+        self.deaths = self.death_texts()
+        self.knowledge = Knowledge(sheet, self.names, crime=" ".join(self.deaths))
         profiles = {o.name: o.description for o in sheet.others}
         profiles[self.name] = sheet.me.description
         self.relevance = Relevance(seat.embedder, self.knowledge.tokens, self.config.threshold)
-        self.relevance.set_evidence(self.death_texts())
-        self.death = death_minute(self.death_texts())
+        self.relevance.set_evidence(self.deaths)
+        self.death = death_minute(self.deaths)
         self.ledger = Ledger(self.name, sheet.seat_names, profiles, self.relevance,
                              self.config)
         self.note_own(range(len(self.knowledge.facts)))
@@ -168,7 +169,7 @@ class DetectiveAgent(Agent):
         labelled = " ".join(x for x in (event.location, event.title, text) if x)
         if event.audience != "public":
             self.clues.append(event.text)
-        clues = [t for t in self.relevance.evidence if t not in self.death_texts()]
+        clues = [t for t in self.relevance.evidence if t not in self.deaths]
         self.relevance.set_evidence([*clues, labelled])
         source = event.title or "clue"
         places = place_owners(event.location or "", self.ledger.profiles, self.names)
