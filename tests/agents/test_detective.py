@@ -27,7 +27,7 @@ from jubensha.llm import HashingEmbedder, ScriptedModel
 from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.scripts.bundled import find_script
 
-DRY = "detective:phrase=false"
+DRY = "ledger:phrase=false"
 
 
 def dry_game(script_id: str, procedure: str = "demo", seed: int = 0) -> Game:

@@ -13,9 +13,10 @@ Wrappers add one behaviour around any model without changing the ``Model`` inter
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,26 +142,65 @@ class SqliteCache:
         self._db.close()
 
 
+def deterministic(request: Request) -> bool:
+    """Whether ``request`` asks for the same reply every time: temperature 0 and no seed
+    (what any caller sends gets what any other sending it got)."""
+    return request.config.temperature == 0 and request.config.seed is None
+
+
 class CachedModel(ModelWrapper):
     """Answers a request seen before (same ``cache_key``: messages, settings, schema,
-    sample index and model) from the store; hits come back with ``origin="cache"``."""
+    sample index and model) from the store; hits come back with ``origin="cache"``.
 
-    def __init__(self, inner: Model, store: MemoryCache | SqliteCache | None = None) -> None:
+    ``only`` limits the cache to the requests it accepts (a game shares the replies of
+    ``deterministic`` requests among its seats). A request already on its way is awaited,
+    not sent twice, so seats asking the same thing at once cost one call."""
+
+    def __init__(self, inner: Model, store: MemoryCache | SqliteCache | None = None,
+                 only: Callable[[Request], bool] | None = None) -> None:
         super().__init__(inner)
         self.store = store if store is not None else MemoryCache()
+        self.only = only
         self.hits = 0
         self.misses = 0
+        self._pending: dict[str, asyncio.Future[Response]] = {}
 
     async def generate(self, request: Request) -> Response:
+        if self.only is not None and not self.only(request):
+            return await self.inner.generate(request)
         key = request.cache_key(self.inner.name)
         cached = self.store.get(key)
+        if cached is None and key in self._pending:
+            cached = await _outcome(self._pending[key])
         if cached is not None:
             self.hits += 1
             return cached.model_copy(update={"origin": "cache"})
         self.misses += 1
-        response = await self.inner.generate(request)
+        return await self._ask(key, request)
+
+    async def _ask(self, key: str, request: Request) -> Response:
+        pending: asyncio.Future[Response] = asyncio.get_running_loop().create_future()
+        self._pending[key] = pending
+        try:
+            response = await self.inner.generate(request)
+        except BaseException:
+            pending.cancel()  # whoever waited on it asks for itself
+            raise
+        finally:
+            self._pending.pop(key, None)
         self.store.put(key, response)
+        pending.set_result(response)
         return response
+
+
+async def _outcome(pending: asyncio.Future[Response]) -> Response | None:
+    """The reply another caller is waiting for, or None when its call failed."""
+    try:
+        return await asyncio.shield(pending)
+    except asyncio.CancelledError:
+        if pending.cancelled():
+            return None
+        raise
 
     async def aclose(self) -> None:
         if isinstance(self.store, SqliteCache):

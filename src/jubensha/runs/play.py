@@ -42,6 +42,7 @@ from jubensha.llm.registry import (
     validate_model_spec,
 )
 from jubensha.llm.replay import RecordingModel
+from jubensha.llm.wrappers import CachedModel, MemoryCache, deterministic
 from jubensha.prompts import tracking
 from jubensha.runlog.attempts import earlier_attempts
 from jubensha.runlog.folder import (
@@ -357,10 +358,14 @@ def write_provenance(folder: RunFolder, used: dict[str, str], names: dict[str, s
 
 
 def _bound(config: PlayConfig, clients: Mapping[str, Model]) -> dict[str, Model]:
-    """Each client recording to the cassette, and answering first from the resumed log."""
+    """Each client recording to the cassette, sharing its deterministic replies among the
+    game's seats (two seats reading one clue cost one call), and answering first from the
+    resumed log."""
     record = config.record
-    bound = {spec: RecordingModel(client, record) if record else client
-             for spec, client in clients.items()}
+    bound: dict[str, Model] = {
+        spec: CachedModel(RecordingModel(client, record) if record else client,
+                          MemoryCache(), only=deterministic)
+        for spec, client in clients.items()}
     if config.resume is None:
         return bound
     answers = config.resume.answers()

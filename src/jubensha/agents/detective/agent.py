@@ -30,9 +30,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from jubensha.agents.detective.case import Weighed
 from jubensha.agents.detective.config import DetectiveConfig
+from jubensha.agents.detective.inquiry import Inquiry
 from jubensha.agents.detective.knowledge import Knowledge, name_forms
-from jubensha.agents.detective.ledger import Entry, Ledger
+from jubensha.agents.detective.ledger import Ledger
 from jubensha.agents.detective.reading import (
     company,
     death_minute,
@@ -40,6 +42,7 @@ from jubensha.agents.detective.reading import (
     owner,
     place_owners,
 )
+from jubensha.agents.detective.readings import Reader
 from jubensha.agents.detective.relevance import Relevance
 from jubensha.agents.extractive_text import kill_words, sentences
 from jubensha.agents.toolkit import Caller, chat, nonempty, speak
@@ -83,7 +86,8 @@ class DetectiveAgent(Agent):
 
     def __init__(self, config: DetectiveConfig | None = None) -> None:
         self.config = config or DetectiveConfig()
-        self.uses_model = self.config.phrase
+        self.uses_model = self.config.phrase or self.config.votes == "readings"
+        self.inquiry: Inquiry | None = None
         self.asked: Counter[str] = Counter()
         self.clues: list[str] = []
         self.turns = 0
@@ -91,6 +95,12 @@ class DetectiveAgent(Agent):
     @classmethod
     def from_option(cls, option: str) -> DetectiveAgent:
         return cls(DetectiveConfig.parse(option))
+
+    @classmethod
+    def ledger_option(cls, option: str) -> DetectiveAgent:
+        """The model-free baseline ``ledger``: the detective whose suspicion is its
+        evidence ledger, with no readings (``ledger:phrase=false`` uses no model at all)."""
+        return cls(DetectiveConfig.parse(option).model_copy(update={"votes": "ledger"}))
 
     # -- the start ---------------------------------------------------------------------------
     async def start(self, seat: SeatContext) -> None:
@@ -107,6 +117,12 @@ class DetectiveAgent(Agent):
         self.death = death_minute(self.deaths)
         self.ledger = Ledger(self.name, sheet.seat_names, profiles, self.relevance,
                              self.config)
+        if self.config.votes == "readings" and seat.model is not None:
+            self.inquiry = Inquiry(Reader.of(Caller.for_seat(seat)), self.names, self.name,
+                                   self.victims, self.config.read_limit,
+                                   self.config.weights())
+            for text in self.deaths:
+                self.inquiry.death(text, known=True)
         self.note_own(range(len(self.knowledge.facts)))
         if self.knowledge.murderer:
             self.write_plan()
@@ -124,6 +140,9 @@ class DetectiveAgent(Agent):
             text = self.knowledge.facts[number].text
             named = self.names.mentioned(text, self.seats())
             self.ledger.add("own", text, named, "own")
+            if self.inquiry is not None:
+                self.inquiry.text(text, named, "own")
+                self.inquiry.death(text)
             if near(text, self.death):
                 self.ledger.add("alibi", text, company(text, named, self.names), "own")
 
@@ -152,6 +171,10 @@ class DetectiveAgent(Agent):
             self.ledger.add("heard", event.text, self.names.mentioned(event.text, others),
                             event.speaker)
             self.ledger.add("told", event.text, [event.speaker], event.speaker)
+            if self.inquiry is not None:
+                named = self.names.mentioned(event.text, others)
+                self.inquiry.text(event.text, [event.speaker, *named], event.speaker)
+                self.inquiry.death(event.text)
         elif isinstance(event, Accused) and event.accused and event.accuser != self.name:
             self.ledger.add("accused", event.reason or event.accused, [event.accused],
                             event.accuser)
@@ -172,6 +195,9 @@ class DetectiveAgent(Agent):
         clues = [t for t in self.relevance.evidence if t not in self.deaths]
         self.relevance.set_evidence([*clues, labelled])
         source = event.title or "clue"
+        if self.inquiry is not None:
+            self.inquiry.text(text, self.names.mentioned(labelled, self.seats()), "clue")
+            self.inquiry.death(text)
         places = place_owners(event.location or "", self.ledger.profiles, self.names)
         for seat in dict.fromkeys([*self.names.mentioned(labelled, self.seats()), *places]):
             owned = seat in places or owner(event.text, seat, self.names)
@@ -233,8 +259,7 @@ class DetectiveAgent(Agent):
     async def on_rate(self, decision: RateStatement) -> Rating:
         """Doubt 2 for the most suspicious seat, 1 for one in the upper half of the ledger,
         else 0; trust is the rest of 2."""
-        await self.ledger.refresh()
-        ranking = [name for name, _ in self.ledger.suspicion(self.seats())]
+        ranking = [w.name for w in await self.ranking(self.seats())]
         speaker = decision.statement.speaker
         place = ranking.index(speaker) if speaker in ranking else len(ranking)
         doubt = 2 if place == 0 else 1 if place < len(ranking) / 2 else 0
@@ -249,33 +274,56 @@ class DetectiveAgent(Agent):
         seats = [c for c in decision.candidates if c != NOBODY]
         if not seats:
             return Vote(target=NOBODY if NOBODY in decision.candidates else None)
-        suspect, reason = await self.top_suspect(seats)
-        self.write_ledger(seats)
+        suspect, reason = await self.top_suspect(seats, decision.victim)
+        self.write_ledger(seats, decision.victim)
         return Vote(target=suspect, reason=await self.reason(suspect, reason, public=False))
 
     # -- choosing ------------------------------------------------------------------------------
-    async def top_suspect(self, candidates: list[str]) -> tuple[str, str]:
-        """The ledger's most suspicious candidate and the text that weighs most against
-        it (the most questioned-about seat first among equals)."""
+    async def ranking(self, candidates: list[str], victim: str | None = None
+                      ) -> list[Weighed]:
+        """The candidates, most suspicious first: by the readings added up (the ledger
+        breaks ties), or by the ledger alone when the seat takes no readings."""
         await self.ledger.refresh()
-        ranked = self.ledger.suspicion(candidates)
+        ledger = dict(self.ledger.suspicion(candidates))
+        if self.inquiry is not None:
+            return await self.inquiry.rank(candidates, victim, ledger)
+        by_ledger = sorted(candidates, key=lambda name: -ledger.get(name, 0.0))
+        return [Weighed(name, tiebreak=ledger.get(name, 0.0)) for name in by_ledger]
+
+    async def top_suspect(self, candidates: list[str], victim: str | None = None
+                          ) -> tuple[str, str]:
+        """The most suspicious candidate and the text that weighs most against it: the
+        reading that decided it, or the ledger's entry when no reading did."""
+        ranked = await self.ranking(candidates, victim)
         if not ranked:
             return candidates[0], ""
-        suspect = ranked[0][0]
-        reasons = self.ledger.reasons(suspect)
-        return suspect, reasons[0].text if reasons else ""
+        suspect = ranked[0]
+        if suspect.reasons:
+            return suspect.name, suspect.reasons[0].text
+        entries = self.ledger.reasons(suspect.name)
+        return suspect.name, entries[0].text if entries else ""
 
     async def question_plan(self, candidates: list[str], count: int) -> tuple[str, list[str]]:
-        """Whom to ask (the most suspicious seat asked least so far) and about what (the
-        entries that weigh most against it; "" asks where it was)."""
-        await self.ledger.refresh()
-        ranked = [name for name, _ in self.ledger.suspicion(candidates)] or list(candidates)
+        """Whom to ask (the most suspicious seat asked least so far) and about what: what
+        weighs most against it; "" asks where it was, first of all when no reading yet
+        says where it was at the time of the death."""
+        ranked = [w.name for w in await self.ranking(candidates)] or list(candidates)
         target = min(ranked, key=lambda name: (self.asked[name], ranked.index(name)))
         self.asked[target] += 1
-        entries: list[Entry] = self.ledger.reasons(target, count, ("clue_name", "clue_link",
-                                                                   "own", "heard"))
-        topics = [self.topic(e.text, target) for e in entries] + [""] * count
-        return target, topics[:count]
+        topics = [self.topic(text, target) for text in self.against(target, count)]
+        return target, (topics + [""] * count)[:count]
+
+    def against(self, target: str, count: int) -> list[str]:
+        """The texts to ask ``target`` about: its strongest readings (none while nothing
+        places it at the time), else the ledger's entries."""
+        if self.inquiry is not None:
+            weighed = self.inquiry.case.weigh([target], self.victims[0])[0]
+            placed = any(p.kind in ("scene", "alibi", "claimed alibi")
+                         for p in weighed.points)
+            return [p.text for p in weighed.reasons[:count]] if placed else []
+        entries = self.ledger.reasons(target, count, ("clue_name", "clue_link", "own",
+                                                      "heard"))
+        return [e.text for e in entries]
 
     def topic(self, text: str, target: str) -> str:
         """The sentence of an entry to ask about: the first that names ``target`` (a whole
@@ -285,13 +333,24 @@ class DetectiveAgent(Agent):
         whole = [s for s in named if "..." not in s and "…" not in s]  # no quoted scraps
         return (whole or named or found or [text])[0]
 
-    def write_ledger(self, candidates: list[str]) -> None:
-        ranked = self.ledger.suspicion(candidates)
+    def write_ledger(self, candidates: list[str], victim: str | None = None) -> None:
+        """The seat's standing of each candidate at a vote, for the run's log."""
+        if self.inquiry is not None:
+            ranked = self.inquiry.case.weigh(candidates, victim or self.victims[0])
+            lines = [f"{w.name}: {w.score:.2f}" + (" (cleared)" if w.cleared else "") + "".join(
+                f"\n  {p.kind} {p.points:+.2f} ({p.source}): {p.text[:160]}" for p in w.points)
+                for w in ranked]
+            if self.inquiry.unread:
+                lines.append(f"unread: {self.inquiry.unread}")
+            write_note(self.seat.model, purpose=LEDGER, seat=self.name,
+                       shown="\n".join(lines), said=ranked[0].name if ranked else "")
+            return
+        ledger = self.ledger.suspicion(candidates)
         lines = [f"{name}: {score:.2f}" + "".join(
             f"\n  {e.kind} {e.points(self.config):.2f}: {e.text[:160]}"
-            for e in self.ledger.reasons(name, 3)) for name, score in ranked]
+            for e in self.ledger.reasons(name, 3)) for name, score in ledger]
         write_note(self.seat.model, purpose=LEDGER, seat=self.name, shown="\n".join(lines),
-                   said=ranked[0][0] if ranked else "")
+                   said=ledger[0][0] if ledger else "")
 
     # -- words ---------------------------------------------------------------------------------
     def system(self) -> str:

@@ -6,8 +6,11 @@ its evidence ledger (``docs/agents/detective.md`` says how each was chosen).
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
+from jubensha.agents.detective.case import Weights
 from jubensha.agents.options import parse_options
 
 
@@ -27,6 +30,23 @@ class DetectiveConfig(BaseModel):
     temperature: float = Field(0.6, ge=0)
     phrase: bool = Field(True, description="False: say the chosen facts as they are, with "
                                            "no model (a dry run of the same plans).")
+    votes: Literal["readings", "ledger"] = Field(
+        "readings", description="What decides suspicion: the model's readings of each text, "
+        "added up (``readings``), or the model-free evidence ledger (``ledger``, the "
+        "``ledger`` agent).")
+    read_limit: int = Field(60, ge=0, description="Readings: most narrow questions a seat "
+                                                  "asks in a game (later texts go unread).")
+    read_motive: float = Field(1.0, description="Readings: a motive shown.")
+    read_weapon: float = Field(1.0, description="Readings: the weapon within reach.")
+    read_scene: float = Field(1.5, description="Readings: at the scene within the window "
+                                               "of the death.")
+    read_trace: float = Field(0.5, description="Readings: at the scene with no time (a "
+                                               "belonging found there).")
+    read_alibi: float = Field(2.0, description="Readings: elsewhere over the whole window, "
+                                               "told by someone else (scaled by the share "
+                                               "covered).")
+    read_claim: float = Field(0.5, ge=0, le=1, description="Readings: share of ``read_alibi`` "
+                              "for an alibi a suspect gives itself.")
     clue_name: float = Field(1.0, description="Ledger: a clue naming a seat as an owner "
                                               "(X's, X的) or found in its place.")
     mention: float = Field(0.5, ge=0, le=1, description="Ledger: share of ``clue_name`` for "
@@ -42,6 +62,11 @@ class DetectiveConfig(BaseModel):
                                            "company near the time of death.")
     threshold: float = Field(0.8, ge=0, lt=1, description="Relevance: the similarity to the "
                              "crime's evidence below which a text counts for nothing.")
+
+    def weights(self) -> Weights:
+        return Weights(motive=self.read_motive, weapon=self.read_weapon,
+                       scene=self.read_scene, trace=self.read_trace,
+                       alibi=self.read_alibi, claim=self.read_claim)
 
     @classmethod
     def parse(cls, option: str) -> DetectiveConfig:

@@ -1,0 +1,166 @@
+"""Internal.
+
+What the model reads out of one text: the detective's narrow questions.
+
+A small model loses the thread of a whole case but reads one sentence well. So the seat's
+model is asked one narrow question at a time, with a reply schema that leaves it a short
+choice (``TextReading``: does this text give the person a motive, put them near the
+weapon, say where they were, or none of these; ``DeathReading``: when was the victim last
+alive, when dead, where found). The framework adds the readings up (``case.Case``).
+
+A reading is kept only as far as its text bears it out: a time the text does not write
+and a place it does not name are dropped, so the model cannot invent an alibi. Every
+request is deterministic (temperature 0, no seed) and holds only the text and the
+question, so two seats reading the same clue send the same request and a game's cache
+answers the second (``runs.play``); ``bench/sensors.py`` grades these readings against
+generated mysteries' known facts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from jubensha.agents.extractive_text import clock_times
+from jubensha.agents.toolkit import Caller, chat
+from jubensha.llm import ModelError, declare
+from jubensha.prompts import render
+
+READ = declare("detective.read", "seat")
+DEATH = declare("detective.death", "seat")
+FACTS = ("motive", "weapon", "whereabouts", "none")
+Fact = Literal["motive", "weapon", "whereabouts", "none"]
+NIGHT_ENDS = 6 * 60
+"""Clock times before 06:00 belong to the night after the evening (a story that passes
+midnight keeps its order)."""
+READ_TOKENS = 64
+"""A reading's reply: one small JSON object."""
+
+
+class TextReading(BaseModel):
+    """The reply to "what does this text say about this person?"."""
+
+    fact: Fact
+    place: str = Field("", max_length=80)
+    start: str = Field("", max_length=16)
+    end: str = Field("", max_length=16)
+
+
+class DeathReading(BaseModel):
+    """The reply to "what does this text say of the death?"."""
+
+    alive_at: str = Field("", max_length=16)
+    dead_by: str = Field("", max_length=16)
+    found_in: str = Field("", max_length=80)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A reading kept: what ``text`` (told by ``source``) says of ``person``; times in
+    minutes of the day, None where the text gives none."""
+
+    person: str
+    fact: str
+    text: str
+    source: str
+    place: str = ""
+    start: int | None = None
+    end: int | None = None
+
+
+@dataclass(frozen=True)
+class DeathFinding:
+    """What ``text`` says of a victim's death, as far as the text bears it out."""
+
+    victim: str
+    text: str
+    alive_at: int | None
+    dead_by: int | None
+    found_in: str
+
+
+def minute(time: str) -> int | None:
+    """``"21:40"`` → the minute of the evening (times before 06:00 count after midnight);
+    None when ``time`` is no clock time."""
+    found = re.fullmatch(r"\s*(\d{1,2})[:：](\d{2})\s*", time)
+    if found is None:
+        return None
+    hours, mins = int(found.group(1)), int(found.group(2))
+    if hours > 23 or mins > 59:
+        return None
+    value = hours * 60 + mins
+    return value + 24 * 60 if value < NIGHT_ENDS else value
+
+
+def borne_time(time: str, text: str) -> int | None:
+    """``time`` as a minute when ``text`` writes that clock time, else None."""
+    value = minute(time)
+    written = {minute(t) for t in clock_times(text)}
+    return value if value is not None and value in written else None
+
+
+def borne_place(place: str, text: str) -> str:
+    """``place`` when ``text`` names it (letter case aside), else ""."""
+    cleaned = place.strip().strip("\"'“”「」").strip()
+    if len(cleaned) < 2 or cleaned.casefold() not in text.casefold():
+        return ""
+    return cleaned
+
+
+@dataclass
+class Reader:
+    """Asks one seat's model the narrow questions; a failed reading is None (counted)."""
+
+    caller: Caller
+    lang: str
+    failures: int = 0
+
+    @classmethod
+    def of(cls, caller: Caller) -> Reader:
+        """A reader on ``caller``'s model, deterministic and unseeded (shareable)."""
+        fixed = Caller(caller.model, caller.seat, caller.lang, seed=None, temperature=0.0,
+                       attempts=2, object_tokens=READ_TOKENS)
+        return cls(fixed, caller.lang)
+
+    async def about(self, text: str, person: str, victim: str, source: str
+                    ) -> Finding | None:
+        """What ``text`` says of ``person``: a motive, the weapon, where they were, or None
+        (nothing, or no usable reply)."""
+        asked = render("detective", "read_text", self.lang, text=text, person=person,
+                       victim=victim)
+        reading = await self._ask(READ, asked, TextReading)
+        if not isinstance(reading, TextReading) or reading.fact == "none":
+            return None
+        if reading.fact != "whereabouts":
+            return Finding(person, reading.fact, text, source)
+        place = borne_place(reading.place, text)
+        start, end = borne_time(reading.start, text), borne_time(reading.end, text)
+        if not place and start is None:
+            return None
+        return Finding(person, "whereabouts", text, source, place, start, end)
+
+    async def death(self, text: str, victim: str) -> DeathFinding | None:
+        """When and where ``text`` says ``victim`` died; None when it says nothing."""
+        asked = render("detective", "read_death", self.lang, text=text, victim=victim)
+        reading = await self._ask(DEATH, asked, DeathReading)
+        if not isinstance(reading, DeathReading):
+            return None
+        found = DeathFinding(victim, text, borne_time(reading.alive_at, text),
+                             borne_time(reading.dead_by, text),
+                             borne_place(reading.found_in, text))
+        if found.alive_at is None and found.dead_by is None and not found.found_in:
+            return None
+        return found
+
+    async def _ask(self, purpose: str, asked: str,
+                   schema: type[TextReading | DeathReading]
+                   ) -> TextReading | DeathReading | None:
+        system = render("detective", "read_system", self.lang)
+        try:
+            return await self.caller.structured(purpose, chat(asked, system), schema)
+        except ModelError:
+            self.failures += 1
+            return None
