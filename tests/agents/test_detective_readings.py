@@ -56,10 +56,18 @@ def reader(replies: dict[str, object]) -> Reader:
 def test_a_reading_of_whereabouts_keeps_only_what_the_text_bears_out() -> None:
     text = "The order book shows Harriet Sterling in the smoking room from 21:00 to 22:00."
     got = asyncio.run(reader({"detective.read": [
-        {"fact": "whereabouts", "place": "smoking room", "start": "21:00", "end": "23:00"}]}
+        {"fact": "whereabouts", "place": "ballroom", "start": "21:00", "end": "22:00"}]}
     ).about(text, "Harriet Sterling", "Frances Marlow", "clue"))
-    assert got == Finding("Harriet Sterling", "whereabouts", text, "clue", "smoking room",
-                          21 * 60, None)
+    assert got == Finding("Harriet Sterling", "whereabouts", text, "clue", "",
+                          21 * 60, 22 * 60)
+
+
+def test_the_schema_offers_only_the_times_the_text_writes() -> None:
+    seat = reader({"detective.read": [
+        {"fact": "whereabouts", "place": "saloon", "start": "23:00", "end": ""}] * 2})
+    assert asyncio.run(seat.about("In the saloon from 21:00 to 22:00.", "Ann", "Bob",
+                                  "clue")) is None
+    assert seat.failures == 1
 
 
 def test_none_and_unusable_replies_read_as_nothing_and_failures_are_counted() -> None:
@@ -235,9 +243,9 @@ def test_a_vote_goes_where_the_readings_point_and_names_the_deciding_reading() -
     murderer = script.truth.murderers[0] if script.truth else ""
 
     def read(request: Request) -> dict[str, str]:
-        asked = request.messages[-1].text
-        evidence, question = asked.split("\n\n", 1)
-        if murderer in question.split("?")[0] and murderer in evidence:
+        evidence, _, question = request.messages[-1].text.partition("\n\n")
+        if question.startswith(f"What does this evidence show about {murderer}?") \
+                and murderer in evidence:
             return {"fact": "motive", "place": "", "start": "", "end": ""}
         return {"fact": "none", "place": "", "start": "", "end": ""}
 

@@ -49,7 +49,8 @@ async def count_game_calls(config: PlayConfig) -> int:
     guard (the fake's replies, sentences of their prompts, would all be rewritten; a real
     model's seldom are). Only the script, procedure, seats, seed and language count: a
     cassette, a resumed log or the model options would change nothing but the replies.
-    Notes in the call log (a detective's plan and ledger) are no calls."""
+    Notes in the call log (a detective's plan and ledger) are no calls, and neither is a
+    reply one seat had from another's identical request (the game's cache)."""
     plans = guard_seats(config.plans, False)
     dry = PlayConfig(script=config.script, procedure=config.procedure, plans=plans,
                      seed=config.seed, language=config.language, embedder="scripted")
@@ -61,4 +62,5 @@ async def count_game_calls(config: PlayConfig) -> int:
         calls = out / "calls.jsonl"
         if not calls.is_file():
             return 0
-        return sum(record.model != NOT_A_CALL for record in read_calls(calls))
+        return sum(record.model != NOT_A_CALL and record.origin != "cache"
+                   for record in read_calls(calls))

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from jubensha.agents.detective.case import Weighed
+from jubensha.agents.detective.case import Weighed, overlap
 from jubensha.agents.detective.config import DetectiveConfig
 from jubensha.agents.detective.inquiry import Inquiry
 from jubensha.agents.detective.knowledge import Knowledge, name_forms
@@ -44,7 +44,7 @@ from jubensha.agents.detective.reading import (
 )
 from jubensha.agents.detective.readings import Reader
 from jubensha.agents.detective.relevance import Relevance
-from jubensha.agents.extractive_text import kill_words, sentences
+from jubensha.agents.extractive_text import clock_times, kill_words, sentences
 from jubensha.agents.toolkit import Caller, chat, nonempty, speak
 from jubensha.engine import (
     NOBODY,
@@ -77,6 +77,9 @@ TESTIMONY = ("introduction", "answer", "clue_share")
 statement or reasoning what the speaker concludes: taken as evidence, a table's
 suspicions feed on themselves (measured: votes on the murderer fell from 0.13 to 0.10 on
 the imported scripts the weights were checked on, docs/agents/detective.md)."""
+OWN_WINDOW = 90
+"""Minutes around the death within which a timed sentence of the own sheet is worth a
+reading (an untimed one is read too: a grudge, a key)."""
 PLAN = declare("detective.plan", "seat")
 LEDGER = declare("detective.ledger", "seat")
 
@@ -140,7 +143,8 @@ class DetectiveAgent(Agent):
             text = self.knowledge.facts[number].text
             named = self.names.mentioned(text, self.seats())
             self.ledger.add("own", text, named, "own")
-            if self.inquiry is not None:
+            if self.inquiry is not None and (near(text, self.death, OWN_WINDOW)
+                                             or not clock_times(text)):
                 self.inquiry.text(text, named, "own")
                 self.inquiry.death(text)
             if near(text, self.death):
@@ -219,10 +223,23 @@ class DetectiveAgent(Agent):
                                      suspect=None, reason="")
         suspect, reason = await self.top_suspect(self.seats())
         query = " ".join([*self.victims, reason])
-        notes = [*self.held_clues()[:1],
-                 *self.knowledge.tell(self.knowledge.best(query, self.config.notes - 1))]
+        seen = self.witnessed()[:self.config.notes - 1]
+        found = self.knowledge.best(query, self.config.notes - 1 - len(seen))
+        notes = [*self.held_clues()[:1], *self.knowledge.tell([*seen, *found])]
         return await self.speech(decision.kind, "speak", notes[:self.config.notes],
                                  prompt=decision.prompt, suspect=suspect, reason=reason)
+
+    def witnessed(self) -> list[int]:
+        """A civilian's own sayable facts that place another seat in the window of the
+        death (an alibi, a sighting): what the table needs from it most when it states
+        its case, since nobody else can tell it."""
+        if self.inquiry is None or self.knowledge.murderer:
+            return []
+        window = self.inquiry.case.window(self.victims[0])
+        texts = {f.text for f in self.inquiry.case.findings if f.source == "own"
+                 and f.fact == "whereabouts" and overlap(f, window) > 0}
+        return [i for i in self.knowledge.sayable() if self.knowledge.facts[i].text in texts
+                and i not in self.knowledge.said]
 
     def held_clues(self) -> list[str]:
         """The clue cards only this seat holds that it may show: a civilian's all, a

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from jubensha.agents.extractive_text import clock_times
 from jubensha.agents.toolkit import Caller, chat
@@ -44,17 +45,41 @@ class TextReading(BaseModel):
     """The reply to "what does this text say about this person?"."""
 
     fact: Fact
-    place: str = Field("", max_length=80)
-    start: str = Field("", max_length=16)
-    end: str = Field("", max_length=16)
+    place: str = Field("", max_length=60)
+    start: str = ""
+    end: str = ""
 
 
 class DeathReading(BaseModel):
     """The reply to "what does this text say of the death?"."""
 
-    alive_at: str = Field("", max_length=16)
-    dead_by: str = Field("", max_length=16)
-    found_in: str = Field("", max_length=80)
+    alive_at: str = ""
+    dead_by: str = ""
+    found_in: str = Field("", max_length=60)
+
+
+@cache
+def text_schema(times: tuple[str, ...]) -> type[TextReading]:
+    """``TextReading`` whose times can only be the clock times the text writes (or none):
+    a model constrained by the schema cannot invent one, and writes fewer tokens."""
+    written = Literal[(*times, "")]  # type: ignore[valid-type]
+    return create_model("TextReading", __base__=TextReading, start=(written, ""),
+                        end=(written, ""))
+
+
+@cache
+def death_schema(times: tuple[str, ...]) -> type[DeathReading]:
+    """``DeathReading`` with the text's clock times as the only times."""
+    written = Literal[(*times, "")]  # type: ignore[valid-type]
+    return create_model("DeathReading", __base__=DeathReading, alive_at=(written, ""),
+                        dead_by=(written, ""))
+
+
+def written_times(text: str) -> tuple[str, ...]:
+    """The clock times ``text`` writes, in the order of the day, as HH:MM."""
+    found = {minute(t): t for t in clock_times(text) if minute(t) is not None}
+    return tuple(f"{int(t.split(':')[0]):02d}:{t.split(':')[1]}"
+                 for _, t in sorted(found.items()))
 
 
 @dataclass(frozen=True)
@@ -131,7 +156,7 @@ class Reader:
         (nothing, or no usable reply)."""
         asked = render("detective", "read_text", self.lang, text=text, person=person,
                        victim=victim)
-        reading = await self._ask(READ, asked, TextReading)
+        reading = await self._ask(READ, victim, asked, text_schema(written_times(text)))
         if not isinstance(reading, TextReading) or reading.fact == "none":
             return None
         if reading.fact != "whereabouts":
@@ -145,7 +170,7 @@ class Reader:
     async def death(self, text: str, victim: str) -> DeathFinding | None:
         """When and where ``text`` says ``victim`` died; None when it says nothing."""
         asked = render("detective", "read_death", self.lang, text=text, victim=victim)
-        reading = await self._ask(DEATH, asked, DeathReading)
+        reading = await self._ask(DEATH, victim, asked, death_schema(written_times(text)))
         if not isinstance(reading, DeathReading):
             return None
         found = DeathFinding(victim, text, borne_time(reading.alive_at, text),
@@ -155,10 +180,12 @@ class Reader:
             return None
         return found
 
-    async def _ask(self, purpose: str, asked: str,
+    async def _ask(self, purpose: str, victim: str, asked: str,
                    schema: type[TextReading | DeathReading]
                    ) -> TextReading | DeathReading | None:
-        system = render("detective", "read_system", self.lang)
+        """The question follows the text it is about (a small model answers a question
+        asked before the text far worse: measured, docs/agents/detective.md)."""
+        system = render("detective", "read_system", self.lang, victim=victim)
         try:
             return await self.caller.structured(purpose, chat(asked, system), schema)
         except ModelError:
