@@ -20,7 +20,7 @@ each with its 95% Wilson interval. Entrants:
         [--scripts lighthouse-keeper,...] [--out runs/detective-votes]
 
 Games already finished in ``--out`` are scored again, not replayed. Ends with one line
-``detective-votes: …``.
+``detective_votes: …``.
 """
 
 from __future__ import annotations
@@ -92,14 +92,12 @@ def reading(said: list[Said], person: str) -> dict[str, str]:
 
 
 def death(said: list[Said]) -> dict[str, str]:
-    found = {"alive_at": "", "dead_by": "", "found_in": ""}
-    for fact in said:
-        if fact.kind == "alive":
-            found["alive_at"] = fact.start or ""
-        elif fact.kind in ("dead", "scene"):
-            found["dead_by"] = found["dead_by"] or (fact.start or "")
-            found["found_in"] = found["found_in"] or (fact.place or "")
-    return found
+    dead = [f for f in said if f.kind in ("dead", "scene")]
+    if dead:
+        return {"state": "dead", "time": next((f.start for f in dead if f.start), ""),
+                "place": next((f.place for f in dead if f.place), "")}
+    alive = [f for f in said if f.kind == "alive"]
+    return {"state": "alive", "time": alive[0].start or ""} if alive else {"state": "none"}
 
 
 def generated(out: Path, levels: list[str], languages: list[str], seeds: list[int]
@@ -198,7 +196,7 @@ def main() -> None:
                  if args.levels and seeds else []), *args.scripts]
     print(machine(), flush=True)
     played = asyncio.run(play_all(args, sources))
-    figure("detective-votes", report(played, {s: group_of(s) for s in sources}))
+    figure("detective_votes", report(played, {s: group_of(s) for s in sources}))
 
 
 if __name__ == "__main__":

@@ -45,6 +45,10 @@ SMALLEST: dict[str, list[str]] = {
     "slow_clients.py": ["--clients", "20", "--addresses", "2"],
     "serve_stop.py": ["--tries", "1", "--busy", "0"],
     "generated.py": ["--count", "20", "--per-level", "10", "--solver-games", "1"],
+    "sensors.py": ["--model", "scripted", "--seeds", "1", "--levels", "easy", "--languages",
+                   "en", "--per-kind", "1"],
+    "detective_votes.py": ["--entrants", "truth,ledger:phrase=false", "--levels", "easy",
+                           "--languages", "en", "--seeds", "1", "--out", "{tmp}/votes"],
 }
 """Each bench script's smallest run (none starts a real model)."""
 NEEDS = {"bench_ray.py": "ray", "truth_derivation.py": "datasets"}

@@ -79,6 +79,20 @@ def test_none_and_unusable_replies_read_as_nothing_and_failures_are_counted() ->
     assert seat.failures == 1
 
 
+def test_a_death_reading_is_alive_at_a_time_or_dead_by_one_and_found_somewhere() -> None:
+    text = "Ada Norcross was found dead in the conservatory at 22:20."
+    seat = reader({"detective.death": [{"state": "dead", "time": "22:20",
+                                        "place": "conservatory"},
+                                       {"state": "alive", "time": "22:20",
+                                        "place": "conservatory"},
+                                       {"state": "none", "time": "", "place": ""}]})
+    dead = asyncio.run(seat.death(text, "Ada Norcross"))
+    assert dead == DeathFinding("Ada Norcross", text, None, 22 * 60 + 20, "conservatory")
+    alive = asyncio.run(seat.death(text, "Ada Norcross"))
+    assert alive == DeathFinding("Ada Norcross", text, 22 * 60 + 20, None, "")
+    assert asyncio.run(seat.death(text, "Ada Norcross")) is None
+
+
 def test_every_reading_request_is_deterministic_so_seats_can_share_it() -> None:
     seen: list[Request] = []
 

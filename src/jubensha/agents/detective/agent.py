@@ -44,7 +44,7 @@ from jubensha.agents.detective.reading import (
 )
 from jubensha.agents.detective.readings import Reader
 from jubensha.agents.detective.relevance import Relevance
-from jubensha.agents.extractive_text import clock_times, kill_words, sentences
+from jubensha.agents.extractive_text import kill_words, sentences
 from jubensha.agents.toolkit import Caller, chat, nonempty, speak
 from jubensha.engine import (
     NOBODY,
@@ -78,8 +78,9 @@ statement or reasoning what the speaker concludes: taken as evidence, a table's
 suspicions feed on themselves (measured: votes on the murderer fell from 0.13 to 0.10 on
 the imported scripts the weights were checked on, docs/agents/detective.md)."""
 OWN_WINDOW = 90
-"""Minutes around the death within which a timed sentence of the own sheet is worth a
-reading (an untimed one is read too: a grudge, a key)."""
+"""Minutes around the death within which a sentence of the own sheet that names another
+seat is worth a reading (untimed ones are not read: they cost a call each, and what they
+tell of others, a grudge or a key, the clue cards tell the whole table)."""
 PLAN = declare("detective.plan", "seat")
 LEDGER = declare("detective.ledger", "seat")
 
@@ -143,8 +144,7 @@ class DetectiveAgent(Agent):
             text = self.knowledge.facts[number].text
             named = self.names.mentioned(text, self.seats())
             self.ledger.add("own", text, named, "own")
-            if self.inquiry is not None and (near(text, self.death, OWN_WINDOW)
-                                             or not clock_times(text)):
+            if self.inquiry is not None and near(text, self.death, OWN_WINDOW):
                 self.inquiry.text(text, named, "own")
                 self.inquiry.death(text)
             if near(text, self.death):

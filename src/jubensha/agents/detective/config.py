@@ -34,7 +34,7 @@ class DetectiveConfig(BaseModel):
         "readings", description="What decides suspicion: the model's readings of each text, "
         "added up (``readings``), or the model-free evidence ledger (``ledger``, the "
         "``ledger`` agent).")
-    read_limit: int = Field(60, ge=0, description="Readings: most narrow questions a seat "
+    read_limit: int = Field(40, ge=0, description="Readings: most narrow questions a seat "
                                                   "asks in a game (later texts go unread).")
     read_motive: float = Field(1.0, description="Readings: a motive shown.")
     read_weapon: float = Field(1.0, description="Readings: the weapon within reach.")

@@ -5,8 +5,8 @@ What the model reads out of one text: the detective's narrow questions.
 A small model loses the thread of a whole case but reads one sentence well. So the seat's
 model is asked one narrow question at a time, with a reply schema that leaves it a short
 choice (``TextReading``: does this text give the person a motive, put them near the
-weapon, say where they were, or none of these; ``DeathReading``: when was the victim last
-alive, when dead, where found). The framework adds the readings up (``case.Case``).
+weapon, say where they were, or none of these; ``DeathReading``: was the victim alive at a
+time, or dead by one, and found where). The framework adds the readings up (``case.Case``).
 
 A reading is kept only as far as its text bears it out: a time the text does not write
 and a place it does not name are dropped, so the model cannot invent an alibi. Every
@@ -51,11 +51,11 @@ class TextReading(BaseModel):
 
 
 class DeathReading(BaseModel):
-    """The reply to "what does this text say of the death?"."""
+    """The reply to "what does this text say of the victim?": alive or dead at a time."""
 
-    alive_at: str = ""
-    dead_by: str = ""
-    found_in: str = Field("", max_length=60)
+    state: Literal["alive", "dead", "none"]
+    time: str = ""
+    place: str = Field("", max_length=60)
 
 
 @cache
@@ -71,8 +71,7 @@ def text_schema(times: tuple[str, ...]) -> type[TextReading]:
 def death_schema(times: tuple[str, ...]) -> type[DeathReading]:
     """``DeathReading`` with the text's clock times as the only times."""
     written = Literal[(*times, "")]  # type: ignore[valid-type]
-    return create_model("DeathReading", __base__=DeathReading, alive_at=(written, ""),
-                        dead_by=(written, ""))
+    return create_model("DeathReading", __base__=DeathReading, time=(written, ""))
 
 
 def written_times(text: str) -> tuple[str, ...]:
@@ -168,14 +167,16 @@ class Reader:
         return Finding(person, "whereabouts", text, source, place, start, end)
 
     async def death(self, text: str, victim: str) -> DeathFinding | None:
-        """When and where ``text`` says ``victim`` died; None when it says nothing."""
+        """When ``text`` says ``victim`` was alive, or dead by and where found; None when it
+    says neither."""
         asked = render("detective", "read_death", self.lang, text=text, victim=victim)
         reading = await self._ask(DEATH, victim, asked, death_schema(written_times(text)))
-        if not isinstance(reading, DeathReading):
+        if not isinstance(reading, DeathReading) or reading.state == "none":
             return None
-        found = DeathFinding(victim, text, borne_time(reading.alive_at, text),
-                             borne_time(reading.dead_by, text),
-                             borne_place(reading.found_in, text))
+        time = borne_time(reading.time, text)
+        dead = reading.state == "dead"
+        found = DeathFinding(victim, text, None if dead else time, time if dead else None,
+                             borne_place(reading.place, text) if dead else "")
         if found.alive_at is None and found.dead_by is None and not found.found_in:
             return None
         return found
