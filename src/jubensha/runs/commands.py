@@ -180,6 +180,9 @@ def play_live(game: PreparedGame, clients: dict[str, Model], verbose: bool
     console.print(Text(message(language, "header", title=config.script.title,
                                procedure=config.procedure.name, seed=config.seed,
                                folder=target), style="bold"))
+    if any(plan.architecture.partition(":")[0] == "detective"
+           for plan in config.plans.values()):
+        console.print(Text(message(language, "detective_seats"), style="dim"))
     live = LiveTranscript(console, language, verbose)
     expected = estimate(game, clients)
     if game.resumed:
