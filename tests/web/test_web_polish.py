@@ -8,6 +8,7 @@ and a seat rated once is a point on its chart."""
 
 from __future__ import annotations
 
+import html
 import re
 
 from jubensha.engine.events import GameEnded, Rated, VictimOutcome, VoteCast
@@ -124,7 +125,7 @@ def test_one_murderer_wins_alone_and_an_abstention_is_neither_right_nor_wrong():
     events = [vote("Ann", "Bob"), vote("Bob", None), vote("Cy", "Ann"), ended(["Ann"])]
     mine = ending(events, me="Bob")
     assert mine is not None and mine.winner_key == "murderer"
-    assert [b.right for b in mine.verdicts[0].ballots] == [False, None, True]
+    assert [b.right for b in mine.verdicts[0].ballots] == [None, None, True]  # Ann's: hers
     assert mine.right is None  # Bob named nobody
     shown = visible(Pages().fragment("ending.html", "en", ending=mine, review_link=None))
     assert "The murderer wins." in shown and "You abstained" in shown
@@ -137,10 +138,11 @@ def test_one_murderer_wins_alone_and_an_abstention_is_neither_right_nor_wrong():
                                                      review_link=None)
 
 
-def test_the_truth_is_told_by_the_ending_not_again_in_the_conversation():
+def test_the_ending_is_told_by_its_panel_not_again_in_the_conversation():
     entries = timeline([vote("Ann", "Bob"), ended(["Ann"])], "en", ["Ann", "Bob", "Cy"])
-    texts = [entry.text for entry in entries]
-    assert "Ann did it." not in texts and any("The murderer wins." in t for t in texts)
+    shown = " ".join(f"{entry.speaker} {entry.text}" for entry in entries)
+    for told in ("Ann did it.", "The murderer wins.", "eliminated", "votes:", "The murder"):
+        assert told not in shown
 
 
 def test_a_seat_rated_once_is_a_point_on_the_chart():
@@ -158,3 +160,26 @@ def test_a_whole_game_ends_with_a_single_murderer_winning_or_losing_in_the_singu
         page = visible(web.get(invite).text)
     assert "The murderers win." not in page
     assert "The murderer wins." in page or "The civilians win." in page
+
+
+def test_a_murderers_own_ballot_is_neither_right_nor_wrong():
+    events = [vote("Ann", "Bob"), vote("Bob", "Ann"), ended(["Ann"])]
+    mine = ending(events, me="Ann")
+    assert mine is not None and [b.right for b in mine.verdicts[0].ballots] == [None, True]
+    assert mine.right is None  # no "Your vote was wrong." for the murderer
+    shown = html.unescape(visible(Pages().fragment("ending.html", "en", ending=mine,
+                                                   review_link=None)))
+    assert "You voted for Bob" in shown and "✗ wrong" not in shown
+    assert "Ann Bob — the murderer's own" in shown and "Bob Ann ✓ right" in shown
+
+
+def test_a_tie_of_votes_is_not_followed_by_the_most_votes_rule():
+    outcome = VictimOutcome(victim=None, eliminated=[], murderers=["Ann"], caught=False,
+                            tally={"Ann": 1, "Bob": 1})
+    tie = ending([vote("Ann", "Bob"), vote("Bob", "Ann"),
+                  GameEnded(winner="murderers", outcomes=[outcome], audience="public")])
+    assert tie is not None and tie.verdicts[0].tie
+    for lang, told, rule in (("en", "A tie for the most votes", "the most votes, by"),
+                             ("zh", "最高票并列", "得票最多者出局")):
+        shown = visible(Pages().fragment("ending.html", lang, ending=tie, review_link=None))
+        assert told in shown and rule not in shown and "最高分" not in shown, shown
