@@ -9,6 +9,7 @@ and a seat rated once is a point on its chart."""
 from __future__ import annotations
 
 import html
+import json
 import re
 
 from jubensha.engine.events import GameEnded, Rated, VictimOutcome, VoteCast
@@ -183,3 +184,31 @@ def test_a_tie_of_votes_is_not_followed_by_the_most_votes_rule():
                              ("zh", "最高票并列", "得票最多者出局")):
         shown = visible(Pages().fragment("ending.html", lang, ending=tie, review_link=None))
         assert told in shown and rule not in shown and "最高分" not in shown, shown
+
+
+def set_started(folder, when: str) -> None:
+    meta = json.loads((folder / "meta.json").read_text())
+    (folder / "meta.json").write_text(json.dumps({**meta, "started": when}))
+
+
+def test_the_lobby_lists_only_live_tables_each_list_newest_first_in_plain_words(tmp_path):
+    with client(tmp_path) as web:
+        _, invites, _ = open_table(web, seat_form("lighthouse-keeper", "demo", {0: "human"}, 4))
+        play_seat(web, next(iter(invites.values())))  # this table has ended
+        open_table(web, seat_form("lighthouse-keeper", "mirage", {1: "human"}, 4))
+        open_table(web, seat_form("lighthouse-keeper", "demo", {2: "human"}, 4))
+        folders = list(tmp_path.iterdir())
+        ended_folder, = [f for f in folders if (f / "result.json").exists()]
+        first, = [f for f in folders if '"mirage"' in (f / "meta.json").read_text()]
+        second, = [f for f in folders if f not in (ended_folder, first)]
+        set_started(ended_folder, "2026-01-01T10:00:00+00:00")
+        set_started(first, "2026-01-03T10:00:00+00:00")  # started after the second
+        set_started(second, "2026-01-02T10:00:00+00:00")
+        lobby = web.get("/").text
+    live = [visible(row) for row in re.findall(r'<li class="live-table">(.*?)</li>', lobby,
+                                               re.DOTALL)]
+    assert len(live) == 2 and "ended" not in " ".join(live)
+    assert "2026-01-03 10:00" in live[0] and "2026-01-02 10:00" in live[1]
+    runs = visible(re.search(r'<table class="grid runs.*?</table>', lobby, re.DOTALL)[0])
+    assert runs.index("2026-01-03") < runs.index("2026-01-02") < runs.index("2026-01-01")
+    assert "1 person, 3 agents" in runs and "1 people" not in runs
