@@ -104,11 +104,44 @@ def test_head_answers_every_page_and_the_favicon_is_served(tmp_path):
         assert 'rel="icon" href="/static/favicon.svg"' in web.get("/").text
 
 
+def main_text(page: str) -> str:
+    return html.unescape(visible(re.search(r"<main.*?</main>", page, re.DOTALL)[0]))
+
+
 def test_error_pages_say_it_in_the_readers_language_only(tmp_path):
     with client(tmp_path) as web:
         page = web.get("/seat/no-such-link", headers=ZH).text
         assert "这个链接在这里打不开" in page and "Not Found" not in page
         assert "Method Not Allowed" not in web.post("/", headers=ZH).text
+        for path in ("/new?script=no-such&procedure=demo",
+                     "/new?script=lighthouse-keeper&procedure=no-such"):
+            shown = main_text(web.get(path, headers=ZH).text)
+            assert "没有这个" in shown and not re.search(r"[A-Za-z]{2,}", shown), shown
+            assert "There is no such" in main_text(web.get(path).text)
+        form = seat_form("lighthouse-keeper", "demo", {}, 4, language="fr")
+        shown = main_text(web.post("/tables", data=form, headers=ZH).text)
+        assert "语言只能是英文" in shown and "must be" not in shown
+        form = {**seat_form("lighthouse-keeper", "demo", {}, 4), "seed": "x"}
+        assert "不是数字" in main_text(web.post("/tables", data=form, headers=ZH).text)
+
+
+CHINESE_BESIDE_ASCII_BRACKET = re.compile(r"[\u4e00-\u9fff][ ]?[()]|[()][ ]?[\u4e00-\u9fff]")
+
+
+def test_chinese_pages_use_full_width_brackets(tmp_path):
+    with client(tmp_path) as web:
+        for path in ("/", "/new?script=lighthouse-keeper&procedure=demo"):
+            page = web.get(path, headers=ZH).text
+            found = CHINESE_BESIDE_ASCII_BRACKET.findall(html.unescape(visible(page)))
+            assert found == [], (path, found)
+            assert "（" in page
+    vote = {"type": "vote", "candidates": ["Ann", "Bob"], "victim": None, "accused": []}
+    card = {"title": "气窗", "text": "绳子解开了。", "caption": "", "location": "", "found_by": "",
+            "only_me": False}
+    shown = Pages().fragment("decision.html", "zh", pending={"id": 1, "decision": vote},
+                             form={}, error="", cards=[card], token="t", table=None,
+                             gone=False, colours={})
+    assert "你见过的线索卡（1）" in visible(shown)
 
 
 def vote(voter: str, target: str | None) -> VoteCast:

@@ -81,8 +81,8 @@ MEASURE = """() => {
 }"""
 
 
-def test_a_round_fits_a_laptop_and_a_phone_shows_four_statements(server, browser,  # noqa: F811
-                                                                    shots):
+def test_a_round_fits_a_laptop_and_a_phone_shows_four_statements(
+        server, browser, shots):  # noqa: F811
     for script, lang in (("lighthouse-keeper", "en"), ("tingsong-tea-estate", "zh")):
         lobby = browser.new_page(viewport=DESKTOP)
         invites, _ = start_table(lobby, server, script, "mirage", [0], False)
