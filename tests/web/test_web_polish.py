@@ -245,3 +245,51 @@ def test_the_lobby_lists_only_live_tables_each_list_newest_first_in_plain_words(
     runs = visible(re.search(r'<table class="grid runs.*?</table>', lobby, re.DOTALL)[0])
     assert runs.index("2026-01-03") < runs.index("2026-01-02") < runs.index("2026-01-01")
     assert "1 person, 3 agents" in runs and "1 people" not in runs
+
+
+def test_the_host_page_says_what_each_agent_is_doing_as_the_other_pages_do():
+    from types import SimpleNamespace
+
+    from jubensha.runs.play import SeatPlan
+    from jubensha.web.roster import SeatChip
+
+    chips = [SeatChip(name="Ann", colour=0, person=False, state="thinking", doing="ask"),
+             SeatChip(name="Bob", colour=1, person=False, state="thinking", doing="speak"),
+             SeatChip(name="Cy", colour=2, person=True, state="turn")]
+    table = SimpleNamespace(plans={c.name: SeatPlan(name=c.name, architecture="naive",
+                                                    model="scripted") for c in chips},
+                            seat_tokens={}, ios={}, ended=False, host_token="h")
+    for lang, ask, speak in (("en", "thinking of a question…", "speaking…"),
+                             ("zh", "正在想问题…", "正在发言…")):
+        host = visible(Pages().fragment("host_seats.html", lang, roster=chips, table=table,
+                                        base=""))
+        seat = visible(Pages().fragment("roster.html", lang, roster=chips))
+        for shown in (host, seat):
+            assert ask in shown and speak in shown, shown
+        assert "thinking…" not in host and "思考中" not in host
+
+
+def test_a_search_reads_as_a_sentence_with_the_clue_named():
+    from jubensha.engine.events import Investigated
+
+    searched = Investigated(seat="Agnes Pike", location="Kitchen", clue_ids=["c1"],
+                            clue_titles=["The rolling pin"], audience="public")
+    empty = Investigated(seat="Agnes Pike", location="Boathouse", clue_ids=[], clue_titles=[],
+                         audience="public")
+    texts = [e.text for e in timeline([searched, empty], "en", ["Agnes Pike"])]
+    assert texts == ["Agnes Pike searched Kitchen and found the clue “The rolling pin”.",
+                     "Agnes Pike searched Boathouse and found nothing."]
+    zh = [e.text for e in timeline([searched], "zh", ["Agnes Pike"])]
+    assert zh == ["Agnes Pike搜查了Kitchen，发现了线索「The rolling pin」。"]
+
+
+def test_the_set_up_says_which_language_the_table_plays_in_when_the_page_differs(tmp_path):
+    with client(tmp_path) as web:
+        zh = web.get("/new?script=lighthouse-keeper&procedure=demo", headers=ZH).text
+        en = web.get("/new?script=lighthouse-keeper&procedure=demo").text
+    default = re.search(r'<p class="warn note" id="language-default"( hidden)?>(.*?)</p>', zh)
+    assert default is not None and default[1] is None  # shown to a Chinese browser
+    assert "不作选择时，这一桌用剧本的语言（英文）进行" in default[2]
+    assert 'id="language-default" hidden' in en
+    warning = re.search(r'id="language-warning" hidden>(.*?)</p>', en)[1]
+    assert "will be in Chinese, but the mystery stays in English" in html.unescape(warning)
