@@ -49,3 +49,17 @@ def test_the_exit_codes_are_documented() -> None:
     text = DOC.read_text(encoding="utf-8")
     for code in ("| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 4 |", "| 130 |"):
         assert code in text
+
+
+def test_a_chinese_game_says_its_error_line_in_chinese(tmp_path: Path) -> None:
+    tiny = Path(__file__).parent / "engine" / "tiny_script.yaml"
+    (tmp_path / "used").mkdir()
+    (tmp_path / "used" / "notes.txt").write_text("mine", encoding="utf-8")
+    args = ["play", str(tiny), "--model", "scripted", "--embedder", "none",
+            "--out", str(tmp_path / "used")]
+    chinese = runner.invoke(app, [*args, "--lang", "zh"])
+    assert chinese.exit_code == 2 and chinese.stdout == ""
+    assert chinese.stderr.startswith("错误："), chinese.stderr
+    assert "文件夹不是空的" in chinese.stderr and "not empty" not in chinese.stderr
+    english = runner.invoke(app, args)
+    assert english.stderr.startswith("error: ") and "not empty" in english.stderr

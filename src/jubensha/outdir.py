@@ -19,7 +19,14 @@ from pathlib import Path
 
 
 class OutError(Exception):
-    """A destination that cannot be used; the message names it and says why."""
+    """A destination that cannot be used; the message names it and says why. ``key`` and
+    ``values`` let a command say it in its game's language (the terminal's message
+    catalogue, ``prompts/messages``, holds the same sentence under ``key``)."""
+
+    def __init__(self, text: str, key: str = "", **values: str) -> None:
+        super().__init__(text)
+        self.key = key
+        self.values = values
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -30,7 +37,8 @@ def check_out(path: Path, *, option: str = "--out") -> bool:
     """Whether ``path`` already exists as a folder with something in it; an existing file is
     an ``OutError``."""
     if path.exists() and not path.is_dir():
-        raise OutError(f"{option} {path}: is a file, not a folder")
+        raise OutError(f"{option} {path}: is a file, not a folder", "out_is_file",
+                       option=option, path=str(path))
     return path.is_dir() and any(path.iterdir())
 
 
@@ -41,9 +49,10 @@ def prepare_out(path: Path, *, overwrite: bool = False, markers: Iterable[str] =
     if check_out(path, option=option):
         if not overwrite:
             sample = sorted(p.name for p in path.iterdir())[:3]
-            raise OutError(f"{option} {path}: the folder is not empty ({', '.join(sample)}"
-                           f"{', …' if len(sample) == 3 else ''}); choose a new folder, or "
-                           "pass --overwrite to empty it first")
+            listed = ", ".join(sample) + (", …" if len(sample) == 3 else "")
+            raise OutError(f"{option} {path}: the folder is not empty ({listed}); choose a new "
+                           "folder, or pass --overwrite to empty it first", "out_not_empty",
+                           option=option, path=str(path), listed=listed)
         empty(path, markers=markers, inputs=inputs, option=option)
     create(path, option=option)
     return path
@@ -55,11 +64,13 @@ def empty(path: Path, *, markers: Iterable[str], inputs: Iterable[Path], option:
     names = list(markers)
     if not any((path / name).exists() for name in names):
         raise OutError(f"{option} {path}: --overwrite empties only a folder this command "
-                       f"wrote (with {' or '.join(names)}); this one is not, choose another")
+                       f"wrote (with {' or '.join(names)}); this one is not, choose another",
+                       "out_not_ours", option=option, path=str(path), names=" / ".join(names))
     held = [str(p) for p in inputs if _inside(Path(p), path)]
     if held:
         raise OutError(f"{option} {path}: holds {held[0]}, an input of this command; "
-                       "--overwrite would delete it, choose another folder")
+                       "--overwrite would delete it, choose another folder", "out_holds_input",
+                       option=option, path=str(path), input=held[0])
     for child in path.iterdir():
         if child.is_dir() and not child.is_symlink():
             shutil.rmtree(child)
@@ -71,8 +82,10 @@ def create(path: Path, *, option: str = "--out") -> None:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise OutError(f"{option} {path}: cannot create the folder "
-                       f"({exc.strerror or type(exc).__name__})") from None
+        reason = exc.strerror or type(exc).__name__
+        raise OutError(f"{option} {path}: cannot create the folder ({reason})",
+                       "out_cannot_create", option=option, path=str(path),
+                       reason=reason) from None
 
 
 TEMPORARY = ".tmp"

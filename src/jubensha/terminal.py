@@ -64,11 +64,31 @@ class Terminal(Console):
 _errors = Terminal(stderr=True)
 
 
-def fail(message: str) -> typer.Exit:
-    """Print ``error: message`` on stderr; the caller raises the returned exit (status 2),
-    so that a command reads ``raise fail(...) from None``."""
-    _errors.print(Text("error: ", style="bold red") + Text(message), soft_wrap=True)
+def fail(error: str | Exception, lang: str = "en") -> typer.Exit:
+    """Print ``error: message`` on stderr (in Chinese, ``错误：``); the caller raises the
+    returned exit (status 2), so that a command reads ``raise fail(...) from None``. An
+    exception with a ``key`` of the message catalogue (and its ``values``) is said in
+    ``lang``; any other as its message."""
+    _errors.print(Text(said(lang, "error"), style="bold red") + Text(reason(error, lang)),
+                  soft_wrap=True)
     return typer.Exit(2)
+
+
+def reason(error: str | Exception, lang: str) -> str:
+    """What went wrong, in ``lang`` where the catalogue has its sentence."""
+    key = getattr(error, "key", "")
+    if lang != "en" and isinstance(key, str) and key:
+        try:
+            return said(lang, key, **getattr(error, "values", {}))
+        except (KeyError, IndexError):
+            pass
+    return str(error)
+
+
+def said(lang: str, key: str, **values: object) -> str:
+    from jubensha.prompts import message  # only when a line is printed: startup stays light
+
+    return message(lang, key, **values)
 
 
 class NarratedLine(Protocol):

@@ -5,6 +5,7 @@ they hide, and `jubensha scripts generate` writes them."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -175,7 +176,10 @@ def test_the_command_writes_validating_scripts_and_a_manifest(tmp_path: Path) ->
     result = run("generate", "--count", "2", "--lang", "both", "--difficulty", "hard",
                  "--players", "4", "--acts", "2", "--seed", "5", "--out", out)
     assert result.exit_code == 0, result.output
-    assert "wrote 4 script(s) of 2 hard mysteries" in result.output
+    assert "wrote 4 scripts of 2 hard mysteries" in result.output
+    assert re.search(r"in \d+\.\d s \(\d+\.\d per second\)", result.output)
+    one = run("generate", "--count", "1", "--difficulty", "easy", "--out", tmp_path / "one")
+    assert "wrote 1 script of 1 easy mystery" in one.output and "mysteries/s" not in one.output
     folders = sorted(p.name for p in out.iterdir() if p.is_dir())
     assert folders == ["gen-hard-4p2a-s5-en", "gen-hard-4p2a-s5-zh", "gen-hard-4p2a-s6-en",
                        "gen-hard-4p2a-s6-zh"]
@@ -269,3 +273,24 @@ def test_the_command_s_limits_are_the_generator_s() -> None:
     assert (command.MIN_PLAYERS, command.MAX_PLAYERS, command.MAX_ACTS, command.MAX_COUNT) \
         == (build.MIN_PLAYERS, build.MAX_PLAYERS, build.MAX_ACTS, batch.MAX_COUNT)
     assert command.Languages == batch.Languages and command.Level == model.Level
+
+
+def test_a_secret_is_told_alike_across_the_sheet_and_sentences_start_with_a_capital():
+    import yaml
+
+    text = yaml.safe_load((Path(__file__).parents[2] / "src" / "jubensha" / "scripts" /
+                           "generate" / "data" / "text.en.yaml").read_text(encoding="utf-8"))
+    openings = {kind: [max(re.split(r"\{[^}]*\}", variant), key=len).strip()[:40]
+                       for variant in variants]
+                for kind, variants in text["secret_story"].items()}
+    for seed in range(12):
+        script, = generate(Request(seed=seed, players=5, acts=1, level="medium"))
+        for character in script.characters:
+            sheet = dump_script(Script.model_validate({**script.model_dump(),
+                                                      "characters": [character]}))
+            for kind, starts in openings.items():
+                told = [start for start in starts if start and start in sheet]
+                assert len(told) <= 1, (seed, character.name, kind, told)
+        intro = script.background
+        assert not re.search(r"(^|[.!?:]\s+)the\s", intro), intro
+        assert not script.title.lower().startswith("the the"), script.title

@@ -130,3 +130,16 @@ def test_malformed_clue_files(tmp_path, clues, message) -> None:
     with pytest.raises(ScriptError) as info:
         import_mirage(_script(tmp_path, clues))
     assert len(info.value.problems) == 1 and message in str(info.value)
+
+
+def test_headings_alone_on_their_line_label_the_person_named_next_never_become_one():
+    text = ("Victim:\nZhen San (male, 40), a nondescript private museum director.\n"
+            "Other Suspects:\nSuspect: Curio He (male) - unknown, I've never seen him.\n"
+            "Suspect: Mystery Ou (female) - unknown.")
+    found, prose = parse_relationships(text)
+    assert prose == ""
+    assert [(r.other, r.labels) for r in found] == [
+        ("Zhen San", ["Victim"]), ("Curio He", ["Suspect"]), ("Mystery Ou", ["Suspect"])]
+    assert found[0].description.startswith("Victim: (male, 40)")
+    zh, _ = parse_relationships("死者：\n甄三（男，40岁），博物馆馆长。\n其他嫌疑人：\n嫌疑人：何古董（男）")
+    assert [r.other for r in zh] == ["甄三", "何古董"]

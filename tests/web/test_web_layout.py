@@ -132,3 +132,17 @@ def test_a_chinese_browser_gets_the_lobby_and_error_pages_in_chinese(server, bro
     text = page.inner_text("main")
     assert "这个链接在这里打不开" in text and "Not Found" not in text
     check(page, "error-zh", shots)
+
+
+def test_the_set_up_warns_as_another_language_than_the_mysterys_is_chosen(
+        server, browser):  # noqa: F811
+    page = browser.new_context(viewport=DESKTOP).new_page()
+    page.goto(server + "/new?script=lighthouse-keeper&procedure=demo")
+    assert not page.is_visible("#language-warning") and not page.is_visible("#language-default")
+    page.select_option("#f-language", "zh")
+    assert page.is_visible("#language-warning")
+    assert "stays in English" in page.inner_text("#language-warning")
+    page.select_option("#f-language", "en")
+    assert not page.is_visible("#language-warning")
+    width = page.evaluate("document.getElementById('f-language').getBoundingClientRect().width")
+    assert width < 400, width  # as narrow as the other fields, not the page's whole width

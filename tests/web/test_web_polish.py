@@ -8,6 +8,8 @@ and a seat rated once is a point on its chart."""
 
 from __future__ import annotations
 
+import html
+import json
 import re
 
 from jubensha.engine.events import GameEnded, Rated, VictimOutcome, VoteCast
@@ -102,11 +104,44 @@ def test_head_answers_every_page_and_the_favicon_is_served(tmp_path):
         assert 'rel="icon" href="/static/favicon.svg"' in web.get("/").text
 
 
+def main_text(page: str) -> str:
+    return html.unescape(visible(re.search(r"<main.*?</main>", page, re.DOTALL)[0]))
+
+
 def test_error_pages_say_it_in_the_readers_language_only(tmp_path):
     with client(tmp_path) as web:
         page = web.get("/seat/no-such-link", headers=ZH).text
         assert "这个链接在这里打不开" in page and "Not Found" not in page
         assert "Method Not Allowed" not in web.post("/", headers=ZH).text
+        for path in ("/new?script=no-such&procedure=demo",
+                     "/new?script=lighthouse-keeper&procedure=no-such"):
+            shown = main_text(web.get(path, headers=ZH).text)
+            assert "没有这个" in shown and not re.search(r"[A-Za-z]{2,}", shown), shown
+            assert "There is no such" in main_text(web.get(path).text)
+        form = seat_form("lighthouse-keeper", "demo", {}, 4, language="fr")
+        shown = main_text(web.post("/tables", data=form, headers=ZH).text)
+        assert "语言只能是英文" in shown and "must be" not in shown
+        form = {**seat_form("lighthouse-keeper", "demo", {}, 4), "seed": "x"}
+        assert "不是数字" in main_text(web.post("/tables", data=form, headers=ZH).text)
+
+
+CHINESE_BESIDE_ASCII_BRACKET = re.compile(r"[\u4e00-\u9fff][ ]?[()]|[()][ ]?[\u4e00-\u9fff]")
+
+
+def test_chinese_pages_use_full_width_brackets(tmp_path):
+    with client(tmp_path) as web:
+        for path in ("/", "/new?script=lighthouse-keeper&procedure=demo"):
+            page = web.get(path, headers=ZH).text
+            found = CHINESE_BESIDE_ASCII_BRACKET.findall(html.unescape(visible(page)))
+            assert found == [], (path, found)
+            assert "（" in page
+    vote = {"type": "vote", "candidates": ["Ann", "Bob"], "victim": None, "accused": []}
+    card = {"title": "气窗", "text": "绳子解开了。", "caption": "", "location": "", "found_by": "",
+            "only_me": False}
+    shown = Pages().fragment("decision.html", "zh", pending={"id": 1, "decision": vote},
+                             form={}, error="", cards=[card], token="t", table=None,
+                             gone=False, colours={})
+    assert "你见过的线索卡（1）" in visible(shown)
 
 
 def vote(voter: str, target: str | None) -> VoteCast:
@@ -124,7 +159,7 @@ def test_one_murderer_wins_alone_and_an_abstention_is_neither_right_nor_wrong():
     events = [vote("Ann", "Bob"), vote("Bob", None), vote("Cy", "Ann"), ended(["Ann"])]
     mine = ending(events, me="Bob")
     assert mine is not None and mine.winner_key == "murderer"
-    assert [b.right for b in mine.verdicts[0].ballots] == [False, None, True]
+    assert [b.right for b in mine.verdicts[0].ballots] == [None, None, True]  # Ann's: hers
     assert mine.right is None  # Bob named nobody
     shown = visible(Pages().fragment("ending.html", "en", ending=mine, review_link=None))
     assert "The murderer wins." in shown and "You abstained" in shown
@@ -137,10 +172,11 @@ def test_one_murderer_wins_alone_and_an_abstention_is_neither_right_nor_wrong():
                                                      review_link=None)
 
 
-def test_the_truth_is_told_by_the_ending_not_again_in_the_conversation():
+def test_the_ending_is_told_by_its_panel_not_again_in_the_conversation():
     entries = timeline([vote("Ann", "Bob"), ended(["Ann"])], "en", ["Ann", "Bob", "Cy"])
-    texts = [entry.text for entry in entries]
-    assert "Ann did it." not in texts and any("The murderer wins." in t for t in texts)
+    shown = " ".join(f"{entry.speaker} {entry.text}" for entry in entries)
+    for told in ("Ann did it.", "The murderer wins.", "eliminated", "votes:", "The murder"):
+        assert told not in shown
 
 
 def test_a_seat_rated_once_is_a_point_on_the_chart():
@@ -158,3 +194,102 @@ def test_a_whole_game_ends_with_a_single_murderer_winning_or_losing_in_the_singu
         page = visible(web.get(invite).text)
     assert "The murderers win." not in page
     assert "The murderer wins." in page or "The civilians win." in page
+
+
+def test_a_murderers_own_ballot_is_neither_right_nor_wrong():
+    events = [vote("Ann", "Bob"), vote("Bob", "Ann"), ended(["Ann"])]
+    mine = ending(events, me="Ann")
+    assert mine is not None and [b.right for b in mine.verdicts[0].ballots] == [None, True]
+    assert mine.right is None  # no "Your vote was wrong." for the murderer
+    shown = html.unescape(visible(Pages().fragment("ending.html", "en", ending=mine,
+                                                   review_link=None)))
+    assert "You voted for Bob" in shown and "✗ wrong" not in shown
+    assert "Ann Bob — the murderer's own" in shown and "Bob Ann ✓ right" in shown
+
+
+def test_a_tie_of_votes_is_not_followed_by_the_most_votes_rule():
+    outcome = VictimOutcome(victim=None, eliminated=[], murderers=["Ann"], caught=False,
+                            tally={"Ann": 1, "Bob": 1})
+    tie = ending([vote("Ann", "Bob"), vote("Bob", "Ann"),
+                  GameEnded(winner="murderers", outcomes=[outcome], audience="public")])
+    assert tie is not None and tie.verdicts[0].tie
+    for lang, told, rule in (("en", "A tie for the most votes", "the most votes, by"),
+                             ("zh", "最高票并列", "得票最多者出局")):
+        shown = visible(Pages().fragment("ending.html", lang, ending=tie, review_link=None))
+        assert told in shown and rule not in shown and "最高分" not in shown, shown
+
+
+def set_started(folder, when: str) -> None:
+    meta = json.loads((folder / "meta.json").read_text())
+    (folder / "meta.json").write_text(json.dumps({**meta, "started": when}))
+
+
+def test_the_lobby_lists_only_live_tables_each_list_newest_first_in_plain_words(tmp_path):
+    with client(tmp_path) as web:
+        _, invites, _ = open_table(web, seat_form("lighthouse-keeper", "demo", {0: "human"}, 4))
+        play_seat(web, next(iter(invites.values())))  # this table has ended
+        open_table(web, seat_form("lighthouse-keeper", "mirage", {1: "human"}, 4))
+        open_table(web, seat_form("lighthouse-keeper", "demo", {2: "human"}, 4))
+        folders = list(tmp_path.iterdir())
+        ended_folder, = [f for f in folders if (f / "result.json").exists()]
+        first, = [f for f in folders if '"mirage"' in (f / "meta.json").read_text()]
+        second, = [f for f in folders if f not in (ended_folder, first)]
+        set_started(ended_folder, "2026-01-01T10:00:00+00:00")
+        set_started(first, "2026-01-03T10:00:00+00:00")  # started after the second
+        set_started(second, "2026-01-02T10:00:00+00:00")
+        lobby = web.get("/").text
+    live = [visible(row) for row in re.findall(r'<li class="live-table">(.*?)</li>', lobby,
+                                               re.DOTALL)]
+    assert len(live) == 2 and "ended" not in " ".join(live)
+    assert "2026-01-03 10:00" in live[0] and "2026-01-02 10:00" in live[1]
+    runs = visible(re.search(r'<table class="grid runs.*?</table>', lobby, re.DOTALL)[0])
+    assert runs.index("2026-01-03") < runs.index("2026-01-02") < runs.index("2026-01-01")
+    assert "1 person, 3 agents" in runs and "1 people" not in runs
+
+
+def test_the_host_page_says_what_each_agent_is_doing_as_the_other_pages_do():
+    from types import SimpleNamespace
+
+    from jubensha.runs.play import SeatPlan
+    from jubensha.web.roster import SeatChip
+
+    chips = [SeatChip(name="Ann", colour=0, person=False, state="thinking", doing="ask"),
+             SeatChip(name="Bob", colour=1, person=False, state="thinking", doing="speak"),
+             SeatChip(name="Cy", colour=2, person=True, state="turn")]
+    table = SimpleNamespace(plans={c.name: SeatPlan(name=c.name, architecture="naive",
+                                                    model="scripted") for c in chips},
+                            seat_tokens={}, ios={}, ended=False, host_token="h")
+    for lang, ask, speak in (("en", "thinking of a question…", "speaking…"),
+                             ("zh", "正在想问题…", "正在发言…")):
+        host = visible(Pages().fragment("host_seats.html", lang, roster=chips, table=table,
+                                        base=""))
+        seat = visible(Pages().fragment("roster.html", lang, roster=chips))
+        for shown in (host, seat):
+            assert ask in shown and speak in shown, shown
+        assert "thinking…" not in host and "思考中" not in host
+
+
+def test_a_search_reads_as_a_sentence_with_the_clue_named():
+    from jubensha.engine.events import Investigated
+
+    searched = Investigated(seat="Agnes Pike", location="Kitchen", clue_ids=["c1"],
+                            clue_titles=["The rolling pin"], audience="public")
+    empty = Investigated(seat="Agnes Pike", location="Boathouse", clue_ids=[], clue_titles=[],
+                         audience="public")
+    texts = [e.text for e in timeline([searched, empty], "en", ["Agnes Pike"])]
+    assert texts == ["Agnes Pike searched Kitchen and found the clue “The rolling pin”.",
+                     "Agnes Pike searched Boathouse and found nothing."]
+    zh = [e.text for e in timeline([searched], "zh", ["Agnes Pike"])]
+    assert zh == ["Agnes Pike搜查了Kitchen，发现了线索「The rolling pin」。"]
+
+
+def test_the_set_up_says_which_language_the_table_plays_in_when_the_page_differs(tmp_path):
+    with client(tmp_path) as web:
+        zh = web.get("/new?script=lighthouse-keeper&procedure=demo", headers=ZH).text
+        en = web.get("/new?script=lighthouse-keeper&procedure=demo").text
+    default = re.search(r'<p class="warn note" id="language-default"( hidden)?>(.*?)</p>', zh)
+    assert default is not None and default[1] is None  # shown to a Chinese browser
+    assert "不作选择时，这一桌用剧本的语言（英文）进行" in default[2]
+    assert 'id="language-default" hidden' in en
+    warning = re.search(r'id="language-warning" hidden>(.*?)</p>', en)[1]
+    assert "will be in Chinese, but the mystery stays in English" in html.unescape(warning)

@@ -2,7 +2,8 @@
 unfinished goes on from where it stopped (the server's resumer answers the model calls from
 the log and the person's moves from theirs, then plays on live), an
 ended table still shows its ending, and a server that cannot continue a game shows it as
-interrupted instead of answering 'not found'. No link is written into a run folder."""
+interrupted instead of answering 'not found'. A resumed table keeps the time it started.
+No link is written into a run folder."""
 
 from __future__ import annotations
 
@@ -64,15 +65,19 @@ def test_an_unfinished_table_goes_on_after_a_restart_with_the_same_links(tmp_pat
     folder, = runs.iterdir()
     assert not (folder / "result.json").exists()
     before = [what(event) for event in read_run(folder).events]
+    meta = json.loads((folder / "meta.json").read_text())
+    (folder / "meta.json").write_text(json.dumps({**meta, "started": "2026-01-02T09:30:00+00:00"}))
 
     with client(runs, host(runs, state, resume_table)) as web:
         page = wait_for_decision(web, invite)
         assert person in page and DECISION.search(page).group(1) == waiting
+        assert "started 2026-01-02 09:30 UTC" in web.get("/").text  # not the restart's time
         assert web.get(host_page).status_code == 200 and web.get(watch).status_code == 200
         play_seat(web, invite, text="After the restart.")
         assert "The reveal" in web.get(invite).text
     run = read_run(folder)
-    assert run.finished
+    assert run.finished and run.meta is not None
+    assert run.meta.started == "2026-01-02T09:30:00+00:00"
     assert [what(event) for event in run.events[:len(before)]] == before
     spoken = [e.text for e in run.events if isinstance(e, Spoke) and e.speaker == person]
     assert spoken.count(said[0]) == 1 and "After the restart." in spoken

@@ -195,10 +195,10 @@ def test_the_forms_say_what_their_choices_mean(tmp_path):
                                    "doubt": "1", "target": "1", "action": "ask",
                                    "question1": "Why?"})
         assert 'maxlength="4000"' in seen["speak"] and 'data-counter="c-text"' in seen["speak"]
-        rating = seen["rate_round"]  # a round's statements, each on a row of its own
+        rating = seen["rate_round"]  # a round's statements, each on a line of its own
         assert "0 · none" in rating and "2 · strong" in rating
         assert 'name="trust0"' in rating and 'name="doubt0"' in rating
-        assert "Each starts at 1 (somewhat)" in rating
+        assert "Each starts at 1 · some" in rating
         assert 'class="when when-investigate"' in seen["turn"]
         assert 'class="when when-ask"' in seen["turn"]
         for kind in ("accuse", "vote"):
@@ -273,7 +273,7 @@ def test_the_review_shows_metrics_ballots_people_and_the_murderer(mirage):
 def test_past_runs_are_listed_with_what_was_played(mirage):
     text = visible(mirage["web"].get("/").text)
     assert "The Last Light on Gull Rock" in text and "mirage" in text
-    assert "1 people, 3 agents" in text
+    assert "1 person, 3 agents" in text
 
 
 def test_every_page_has_a_title_of_its_own(mirage, tmp_path):

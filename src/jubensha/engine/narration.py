@@ -96,9 +96,11 @@ def _describe(event: Event, words: dict[str, str]) -> list[Line]:
     if isinstance(event, ActStarted):
         return _act(event, words, tag)
     if isinstance(event, Investigated):
-        found = words["sep"].join(event.clue_titles or event.clue_ids) or words["nothing"]
-        return [Line("act", f"{event.seat} {words['searched']} {event.location}"
-                            f"{words['colon']}{words['found']} {found}", tag=tag)]
+        titles = event.clue_titles or event.clue_ids
+        found = words["sep"].join(words["quoted"].format(title) for title in titles)
+        said = words["search_found" if titles else "search_nothing"]
+        return [Line("act", said.format(seat=event.seat, place=event.location, found=found),
+                     tag=tag)]
     if isinstance(event, Rated):
         return [Line("log", f"{event.rater} {words['rates']} {event.speaker} "
                             f"#{event.statement}{words['colon']}{words['trust']} {event.trust}"

@@ -169,7 +169,7 @@ def open_game(game: PreparedGame, overwrite: bool) -> dict[str, Model]:
     except (OutError, PlayError) as exc:
         if game.out.is_dir() and not any(game.out.iterdir()):
             game.out.rmdir()  # made just now, for nothing
-        raise fail(str(exc)) from None
+        raise fail(exc, game.config.game_language) from None
 
 
 def play_live(game: PreparedGame, clients: dict[str, Model], verbose: bool
@@ -204,7 +204,7 @@ def play_live(game: PreparedGame, clients: dict[str, Model], verbose: bool
         try:
             result = run_job(lambda: _game(game, clients, sinks, progress, bar))
         except (PlayError, ResumeError, ResumeDiverged) as exc:
-            raise fail(str(exc)) from None
+            raise fail(str(exc), language) from None
         except ModelUnreachable as exc:
             stop_unreachable(errors, exc, message(language, "game_unplayed", folder=target),
                              language)

@@ -305,6 +305,7 @@ async def play_game(config: PlayConfig, out: Path, *, sinks: Sequence[EventSink]
     if config.resume is not None:
         config.resume.check(meta)
         meta.options["resumed_calls"] = len(config.resume.records)
+        meta.started = config.resume.meta.started  # the game started then, not now
     options = config.model_options or ModelOptions()
     clients = build_models(config.plans, options) if models is None else dict(models)
     vectors = build_memory_embedder(config.embedder, options)

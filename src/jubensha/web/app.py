@@ -35,6 +35,7 @@ from jubensha.web.gate import RequestGate
 from jubensha.web.head import HeadAsGet
 from jubensha.web.library import ScriptLibrary
 from jubensha.web.pages import browser_language
+from jubensha.web.refused import Refused
 from jubensha.web.restore import restore_tables
 from jubensha.web.routes import host as host_area
 from jubensha.web.routes import lobby, review, seat, watch
@@ -84,7 +85,8 @@ def _add_error_pages(app: FastAPI, house: House) -> None:
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
         lang, back = _reader(request, house.tables)
-        return house.pages.error(request, exc.status_code, lang, str(exc.detail or ""), back,
+        detail = exc.said(lang) if isinstance(exc, Refused) else str(exc.detail or "")
+        return house.pages.error(request, exc.status_code, lang, detail, back,
                                  headers=getattr(exc, "headers", None))
 
     async def form_error(request: Request, exc: Exception) -> Response:

@@ -24,7 +24,10 @@ class Ballot(BaseModel):
     target: str | None
     reason: str = ""
     right: bool | None = None
-    """Whether the ballot named a murderer; None for an abstention, neither right nor wrong."""
+    """Whether the ballot named a murderer; None for an abstention or a murderer's own
+    ballot, neither right nor wrong."""
+    by_murderer: bool = False
+    """Cast by a murderer: naming an innocent is their play, not a mistake."""
 
 
 class Score(BaseModel):
@@ -87,15 +90,20 @@ def ending(events: Sequence[Event], me: str | None = None,
     for outcome in ended.outcomes:
         cast = ballots.get(outcome.victim) or (ballots.get(None) if len(ended.outcomes) == 1
                                                else None) or {}
-        marked = [Ballot(voter=vote.voter, target=vote.target, reason=vote.reason,
-                         right=None if vote.target is None else vote.target in outcome.murderers)
-                  for vote in cast.values()]
+        marked = [_marked(vote, outcome.murderers) for vote in cast.values()]
         verdicts.append(Verdict(
             victim=outcome.victim, eliminated=outcome.eliminated, murderers=outcome.murderers,
             caught=outcome.caught, tally=outcome.tally, ballots=marked,
             mine=next((b for b in marked if b.voter == me), None),
             scores=weighed.get(outcome.victim, [])))
     return Ending(winner=ended.winner, verdicts=verdicts, truth=ended.truth)
+
+
+def _marked(vote: VoteCast, murderers: Sequence[str]) -> Ballot:
+    by_murderer = vote.voter in murderers
+    judged = vote.target is not None and not by_murderer
+    return Ballot(voter=vote.voter, target=vote.target, reason=vote.reason,
+                  right=vote.target in murderers if judged else None, by_murderer=by_murderer)
 
 
 def _weighed(extra: Mapping[str, Any]) -> dict[str | None, list[Score]]:

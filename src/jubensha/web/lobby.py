@@ -1,6 +1,7 @@
-"""What the lobby lists: the live tables, each with when it started and who sits at it (two
-tables of one mystery are told apart at a glance), and the past run folders, where the
-folder of a table still being played reads "playing", not "unfinished"."""
+"""What the lobby lists: the tables being played, each with when it started and who sits
+at it (two tables of one mystery are told apart at a glance), and the past run folders,
+both newest first, where the folder of a table still being played reads "playing", not
+"unfinished"."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ class LiveRow(BaseModel):
 
     table: LiveTable
     started: str
+    started_at: str
     people: list[str]
     agents: list[str]
     """The agents' architectures and models, each kind once with its count
@@ -33,23 +35,26 @@ class LiveRow(BaseModel):
 
 def lobby_values(tables: Iterable[LiveTable], root: Path,
                  shown: int | None = SHOWN_RUNS) -> dict[str, Any]:
-    """The live tables (playing first), the ``shown`` newest past runs (all: None) and the
-    paths of those a live table is playing, from the run folders under ``root``; reads
-    files, so call it from a worker thread."""
+    """The tables being played (an ended one is a past run), the ``shown`` newest past
+    runs (all: None), each list newest first, and the paths of the runs a live table is
+    playing, from the run folders under ``root``; reads files, so call it from a worker
+    thread."""
     runs = list_runs(root)
     by_path = {entry.path: entry for entry in runs}
     playing = set()
     rows = []
-    for table in sorted(tables, key=lambda t: t.status != "playing"):
+    for table in [t for t in tables if not t.ended]:
         path = _relative(table.out, root)
-        if not table.ended and path is not None:
+        if path is not None:
             playing.add(path)
         entry = by_path.get(path or "")
         kinds = Counter(f"{plan.architecture} · {plan.model}"
                         for name, plan in table.plans.items() if name not in table.humans)
         rows.append(LiveRow(
-            table=table, started=entry.started if entry else "", people=table.humans,
+            table=table, started=entry.started if entry else "",
+            started_at=entry.started_at if entry else "", people=table.humans,
             agents=[f"{kind} ×{n}" if n > 1 else kind for kind, n in kinds.items()]))
+    rows.sort(key=lambda row: row.started_at, reverse=True)
     return {"tables": rows, "runs": runs[:shown], "playing": playing}
 
 

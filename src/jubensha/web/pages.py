@@ -14,6 +14,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 
 from jubensha.engine.narration import describe
+from jubensha.web.rating import rating_groups
 from jubensha.web.strings import words
 
 NO_STORE = {"Cache-Control": "no-store"}
@@ -27,6 +28,7 @@ class Pages:
             loader=jinja2.PackageLoader("jubensha.web", "templates"), autoescape=True,
             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
         self.env.filters["lines"] = describe
+        self.env.globals["rating_groups"] = rating_groups
 
     def fragment(self, name: str, lang: str, **values: Any) -> str:
         """A template rendered in ``lang`` (a fragment a live page puts in place)."""

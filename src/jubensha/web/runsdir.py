@@ -6,6 +6,7 @@ root (no ``..``, no symlink out), and shown only when no file in it is a symboli
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -29,17 +30,29 @@ class RunEntry(BaseModel):
     title: str = ""
     procedure: str = ""
     started: str = ""
+    """When it started, to the minute, as the lobby shows it ("2026-05-01 18:04")."""
+    started_at: str = ""
+    """When it started, as meta.json says (UTC, ISO 8601)."""
     people: int = 0
     agents: int = 0
 
 
 def list_runs(root: Path) -> list[RunEntry]:
-    """Run folders under ``root``, newest first (games, batches' games, imported logs),
+    """Run folders under ``root``, the latest started first (games, batches' games,
+    imported logs; a folder whose meta.json gives no start by when it was last written),
     each with what its meta.json says was played."""
     base = root.resolve()
     found = [folder for folder in find_run_folders(base) if folder != base]
     entries = [_entry(folder, base) for folder in found]
-    return sorted(entries, key=lambda entry: entry.modified, reverse=True)
+    return sorted(entries, key=_start, reverse=True)
+
+
+def _start(entry: RunEntry) -> tuple[str, float]:
+    """When the run started, comparable across runs: its meta's UTC start, else the folder's
+    last change (ties: the one changed last)."""
+    when = entry.started_at or datetime.fromtimestamp(entry.modified, UTC).isoformat(
+        timespec="seconds")
+    return when, entry.modified
 
 
 def _entry(folder: Path, base: Path) -> RunEntry:
@@ -55,7 +68,7 @@ def _entry(folder: Path, base: Path) -> RunEntry:
     people = sum(seat.model == NO_MODEL for seat in meta.seats.values())
     return entry.model_copy(update={
         "title": meta.script_title or meta.script_id, "started": meta.started[:16].replace(
-            "T", " "), "procedure": str(meta.procedure.get("name", "")),
+            "T", " "), "started_at": meta.started, "procedure": str(meta.procedure.get("name", "")),
         "people": people, "agents": len(meta.seats) - people})
 
 

@@ -52,17 +52,18 @@ def author(event: Event) -> str | None:
 def timeline(events: Sequence[Event], lang: str, seats: Sequence[str],
              me: str | None = None) -> list[Entry]:
     """The lines of ``events`` for a reader at seat ``me`` (None: a spectator or the
-    review); ``seats`` (the script's characters in order) choose the colours. The truth
-    is left to the ending panel every page shows once the game has ended."""
+    review); ``seats`` (the script's characters in order) choose the colours. The end of
+    the game (the votes, who was eliminated, the murderer, the winner, the truth) is left
+    to the ending panel every page shows once the game has ended: it is told once."""
     numbers = colour_numbers(seats)
     entries = []
     for event in events:
+        if isinstance(event, GameEnded):
+            continue
         who = author(event)
         private = event.audience != "public"
         only_me = private and me is not None and event.audience == [me]
         for line in describe(event, lang):
-            if isinstance(event, GameEnded) and event.truth and line.text == event.truth:
-                continue  # the ending panel above the conversation tells what happened
             entries.append(Entry(
                 index=event.index, style=line.style, text=line.text, speaker=line.speaker,
                 tag="" if only_me else line.tag, colour=numbers.get(who) if who else None,

@@ -74,8 +74,10 @@ def generate_command(
     seconds = time.perf_counter() - started
     if written <= SHOWN:
         console.print(table)
-    typer.echo(f"wrote {written} script(s) of {count} {difficulty} mysteries to {out} in "
-               f"{seconds:.1f} s ({count / seconds:.0f} mysteries/s); list: {out / MANIFEST}")
+    scripts = f"{written} script{'' if written == 1 else 's'}"
+    mysteries = f"{count} {difficulty} myster{'y' if count == 1 else 'ies'}"
+    typer.echo(f"wrote {scripts} of {mysteries} to {out} in {seconds:.1f} s "
+               f"({count / seconds:.1f} per second); list: {out / MANIFEST}")
     if rewriter is not None:
         tally = rewriter.tally
         reasons = "; ".join(f"{reason}: {n}" for reason, n in tally.reasons.most_common())

@@ -5,7 +5,7 @@ what they are playing for."""
 from __future__ import annotations
 
 from jubensha.scripts.generate.evidence import Card, Plan, segments
-from jubensha.scripts.generate.text import Voice
+from jubensha.scripts.generate.text import Voice, capital
 from jubensha.scripts.generate.world import World
 from jubensha.scripts.model import ActSheet, Character, Relationship, TimelineEntry
 
@@ -111,8 +111,16 @@ def _background_of(voice: Voice, person: int) -> str:
     world = voice.world
     if person in world.motives:
         return voice.pick(f"motive_story.{world.motives[person]}")
+    return _secret_story(voice, person)
+
+
+def _secret_story(voice: Voice, person: int) -> str:
+    """The character's secret (not a motive), told alike wherever their sheet tells it:
+    one variant per character, the same in both languages."""
+    world = voice.world
     kind = world.secrets.get(person, "past")
-    return voice.pick(f"secret_story.{kind}", other=voice.person(_other(world, person)))
+    return capital(voice.fill(voice.shared(f"secret_story.{kind}", key=person),
+                              other=voice.person(_other(world, person))))
 
 
 def _other(world: World, person: int) -> int:
@@ -139,9 +147,7 @@ def _secrets(voice: Voice, person: int) -> list[str]:
     if person in world.motives:
         found.append(voice.fill(voice.entry(f"motive_secret.{world.motives[person]}")))
     else:
-        kind = world.secrets.get(person, "past")
-        found.append(voice.pick(f"secret_story.{kind}",
-                                other=voice.person(_other(world, person))))
+        found.append(_secret_story(voice, person))
     if person in world.early:
         found.append(voice.fill(voice.entry("early_secret"), t=world.time(world.early[person]),
                                 belonging=voice.belonging(person)))

@@ -83,10 +83,11 @@ class Voice:
 
     @cached_property
     def common(self) -> dict[str, object]:
-        """The slots every text may use."""
+        """The slots every text may use ({Venue}: the venue starting a sentence)."""
         world = self.world
         return {"victim": self.victim, "scene": self.place(world.scene),
-                "venue": self.venue, "weapon": self.item(world.weapon),
+                "venue": self.venue, "Venue": capital(self.venue),
+                "weapon": self.item(world.weapon),
                 "hideout": self.place(world.hideout), "amount": self.amount,
                 "found": world.time(world.found)}
 

@@ -305,8 +305,8 @@ _HEADER = re.compile(r"^\s*(?:\d{1,2}\s*[.、．]\s*)?([^:：。.!?！？\n]{1,4
 _WHO = re.compile(r"^(.+?)\s*(?:[(（]([^()（）]*)[)）])?\s*(?:[,，]\s*(.+))?$")
 
 
-_HEADING = re.compile(r"^(?:the\s+)?(?:victim|deceased|suspect|murderer|culprit)s?$|"
-                      r"^(?:死者|被害人|受害者|嫌疑人|凶手)$", re.IGNORECASE)
+_HEADING = re.compile(r"^(?:the\s+)?(?:other\s+)?(?:victim|deceased|suspect|murderer|culprit)s?$|"
+                      r"^(?:其他|其余)?(?:死者|被害人|受害者|嫌疑人|凶手)$", re.IGNORECASE)
 
 
 def _headed(heading: str, text: str) -> Relationship:
@@ -321,13 +321,21 @@ def _headed(heading: str, text: str) -> Relationship:
 def parse_relationships(text: str) -> tuple[list[Relationship], str]:
     """``Name (role), title: description`` lines (numbered or not; a description may run
     over the following lines) as relationships, the bracket and title kept at the start
-    of the description. Text that is not such a list is returned as prose, untouched."""
+    of the description. A heading ("Victim:", "Other Suspects:") is a label, never a
+    person: alone on its line, it labels the person the next line names. Text that is
+    not such a list is returned as prose, untouched."""
     relationships: list[Relationship] = []
+    heading = ""  # a heading alone on its line ("Victim:"): the next line names the person
     for line in text.splitlines():
         match = _HEADER.match(line)
         who = _WHO.match(match.group(1).strip()) if match else None
-        if who and match and _HEADING.match(who.group(1).strip()) and match.group(2).strip():
-            relationships.append(_headed(who.group(1).strip(), match.group(2).strip()))
+        if who and match and _HEADING.match(who.group(1).strip()):
+            heading = "" if match.group(2).strip() else who.group(1).strip()
+            if not heading:
+                relationships.append(_headed(who.group(1).strip(), match.group(2).strip()))
+        elif heading and line.strip():
+            relationships.append(_headed(heading, line.strip()))
+            heading = ""
         elif who and match:
             label = "; ".join(x.strip() for x in who.group(2, 3) if x and x.strip())
             description = " ".join(x for x in (f"({label})" if label else "",

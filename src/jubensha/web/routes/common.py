@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from fastapi import HTTPException, Request
+from fastapi import Request
 from fastapi.responses import StreamingResponse
 
+from jubensha.web.refused import Refused
 from jubensha.web.tables import LiveTable, TableHost
 
 KEEPALIVE_S = 15.0
@@ -18,7 +19,7 @@ def form_number(value: str) -> int:
     try:
         return int(value)
     except ValueError:
-        raise HTTPException(status_code=422, detail=f"not a number: {value[:20]!r}") from None
+        raise Refused(422, "error_not_number", value=value[:20]) from None
 
 
 async def read_form(request: Request) -> dict[str, str]:

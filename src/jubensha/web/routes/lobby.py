@@ -19,6 +19,7 @@ from jubensha.web.gate import same_secret
 from jubensha.web.library import ScriptLibrary
 from jubensha.web.lobby import lobby_values
 from jubensha.web.pages import browser_language
+from jubensha.web.refused import Refused
 from jubensha.web.routes.common import form_number, read_form
 from jubensha.web.tables import TablesFull
 
@@ -68,7 +69,7 @@ async def start_table(request: Request, house: HouseDep) -> Response:
     plans = _plans(found, form, house.settings.models)
     language = form.get("language") or found.language
     if language not in ("en", "zh"):
-        raise HTTPException(status_code=422, detail="language must be en or zh")
+        raise Refused(422, "error_language")
     config = PlayConfig(script=found, procedure=procedure, plans=plans,
                         seed=form_number(form.get("seed", "0")),
                         language=language,  # type: ignore[arg-type]
@@ -76,21 +77,22 @@ async def start_table(request: Request, house: HouseDep) -> Response:
     try:
         table = house.tables.open(config, spectators=form.get("spectators") == "on",
                                   script_key=form.get("script", ""))
-    except TablesFull as exc:
-        raise HTTPException(status_code=429, detail=str(exc)) from None
+    except TablesFull:
+        raise Refused(429, "error_tables_full", playing=house.tables.playing,
+                      most=house.tables.max_tables) from None
     return RedirectResponse(f"/host/{table.host_token}", status_code=303)
 
 
 async def _script(library: ScriptLibrary, key: str) -> Script:
     script = await library.script(key)
     if script is None:
-        raise HTTPException(status_code=404, detail="no such script")
+        raise Refused(404, "error_no_script")
     return script
 
 
 def _procedure(name: str) -> Any:
     if name not in presets():
-        raise HTTPException(status_code=404, detail="no such procedure")
+        raise Refused(404, "error_no_procedure")
     return find_procedure(name)
 
 
@@ -101,9 +103,9 @@ def _plans(script: Script, form: dict[str, str], models: list[str]) -> dict[str,
         arch = form.get(f"arch{number}", "")
         model = form.get(f"model{number}", models[0])
         if arch != "human" and arch not in architectures():
-            raise HTTPException(status_code=422, detail=f"seat {number}: no such architecture")
+            raise Refused(422, "error_no_architecture", seat=name)
         if arch != "human" and model not in models:
-            raise HTTPException(status_code=422, detail=f"seat {number}: model not offered")
+            raise Refused(422, "error_no_model", seat=name)
         plans[name] = SeatPlan(name=name, architecture=arch, model=model)
     try:
         return seat_humans(plans, hot_seat=True)

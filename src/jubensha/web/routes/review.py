@@ -14,6 +14,7 @@ from jubensha.scripts.model import Script
 from jubensha.web.access import House, HouseDep, missing, require_host
 from jubensha.web.lobby import lobby_values
 from jubensha.web.pages import browser_language
+from jubensha.web.refused import Refused
 from jubensha.web.review import review_values
 from jubensha.web.runsdir import not_own_files, resolve_run
 from jubensha.web.strings import text
@@ -36,8 +37,7 @@ async def review(path: str, house: HouseDep) -> Response:
         raise missing()
     problem = await asyncio.to_thread(not_own_files, folder)
     if problem is not None:
-        raise HTTPException(status_code=422, detail=f"{path}: not shown: {problem}; a "
-                            "run folder is read only from its own files")
+        raise Refused(422, "error_not_own", path=path, problem=problem)
     return await review_page(house, folder, back="/")
 
 
