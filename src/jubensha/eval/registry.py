@@ -85,6 +85,13 @@ class MetricSpec:
     paper_judge: str = ""
     """Where its paper says a model judged it ("" when none did): a game played with that
     paper's preset is never scored by it without a judge model (no silent substitution)."""
+    paper: str = ""
+    """The preset of the paper the metric comes from (``paper:mirage``); "" for none."""
+
+    def judged_under(self, preset: str | None) -> bool:
+        """Whether the paper of ``preset`` scored this metric with a model judge (another
+        paper's preset asks nothing of it: PLAYER* used no judge, whatever ThinkThrice did)."""
+        return bool(self.paper_judge) and preset is not None and self.paper == preset
 
     @property
     def options_entry(self) -> str:
@@ -106,7 +113,7 @@ METRICS: Registry[MetricSpec] = Registry(unknown=_unknown_metric,
 def metric(name: str, summary: str, source: str, needs: tuple[Need, ...] = (),
            optional: tuple[Need, ...] = (), applies: Applies | None = None,
            options: type[BaseModel] | None = None, options_key: str = "",
-           paper_judge: str = "") -> Callable[[MetricFunction], MetricFunction]:
+           paper_judge: str = "", paper: str = "") -> Callable[[MetricFunction], MetricFunction]:
     """Register ``compute`` under ``name``; a second registration of a name is an error."""
     def register(compute: MetricFunction) -> MetricFunction:
         if METRICS.registered(name):
@@ -115,7 +122,7 @@ def metric(name: str, summary: str, source: str, needs: tuple[Need, ...] = (),
             raise ValueError(f"metric {name!r} is registered twice")
         METRICS.put(name, MetricSpec(name, summary, source, compute, frozenset(needs),
                                      frozenset(optional), applies, options, options_key,
-                                     paper_judge))
+                                     paper_judge, paper))
         return compute
     return register
 

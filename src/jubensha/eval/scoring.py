@@ -95,7 +95,7 @@ def unjudged(specs: Iterable[MetricSpec], run: RunLog, judge: Model | None) -> s
     paper's preset, and that paper scored one of them with a model judge (no silent
     substitution of a lexical judge under the paper's metric name); None otherwise."""
     preset = preset_of(run)
-    judged = [spec for spec in specs if spec.paper_judge]
+    judged = [spec for spec in specs if spec.judged_under(preset)]
     if judge is not None or preset is None or not judged:
         return None
     names = ", ".join(spec.name for spec in judged)
