@@ -128,14 +128,18 @@ def metric(name: str, summary: str, source: str, needs: tuple[Need, ...] = (),
 
 
 def options_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
-    """``(field, problem)`` for every entry of ``data`` a metric's options class refuses;
-    entries no class reads are left alone."""
-    readers = {spec.options_entry: spec.options for spec in load_metrics().values()
+    """``(field, problem)`` for every entry of ``data`` that no metric reads as given: a
+    key no metric knows, an option of a metric that takes none, a metric named where its
+    family's block is read, and whatever a metric's options class refuses (a key it does
+    not know included); never ignored in silence."""
+    specs = load_metrics()
+    readers = {spec.options_entry: spec.options for spec in specs.values()
                if spec.options is not None}
     problems = []
     for key, value in data.items():
         model = readers.get(key)
         if model is None:
+            problems += _unread(str(key), value, specs, sorted(readers))
             continue
         try:
             model.model_validate(value)
@@ -143,6 +147,23 @@ def options_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
             problems += [(".".join(str(p) for p in (key, *err["loc"])), err["msg"])
                          for err in exc.errors()]
     return problems
+
+
+def _unread(key: str, value: Any, specs: dict[str, MetricSpec],
+            readers: list[str]) -> list[tuple[str, str]]:
+    """Why the entry ``key`` of an options file has no reader."""
+    spec = specs.get(key)
+    if spec is None:
+        return [(key, f"no metric reads options under {key!r}; blocks that take options: "
+                      f"{', '.join(readers)}")]
+    if spec.options is not None:
+        return [(key, f"metric {key} reads its options under {spec.options_entry!r}")]
+    if not value:
+        return []
+    names = sorted(map(str, value)) if isinstance(value, dict) else []
+    return [(f"{key}.{names[0]}" if names else key,
+             f"metric {key} takes no options" + (f" (given: {', '.join(names)})"
+                                                 if names else ""))]
 
 
 def load_metrics() -> dict[str, MetricSpec]:
