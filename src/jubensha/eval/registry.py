@@ -58,6 +58,9 @@ class MetricContext:
     answerer: Model | None = None
     """The model every seat answers post-game questions with; None: each seat's own model
     as ``meta.json`` names it (``eval.judge.seat_model``)."""
+    seat_client: Callable[[str], Model] | None = None
+    """Model spec → the client a seat's own model answers with, served where the game was
+    (a batch passes its endpoints); None: where the run's provenance says it played."""
 
 
 MetricFunction = Callable[[MetricContext], Awaitable[MetricResult]]

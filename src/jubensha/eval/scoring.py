@@ -14,7 +14,7 @@ stopping them (``catch``).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -149,11 +149,13 @@ async def score_metrics(specs: Iterable[MetricSpec], script: Script, run: RunLog
                         session: EvalSession, *, judge: Model | None,
                         embedder: Embedder | None, samples: int, options: dict[str, Any],
                         catch: tuple[type[Exception], ...], answerer: Model | None = None,
-                        group: str | None = None, max_failed: float = MAX_FAILED
+                        group: str | None = None, max_failed: float = MAX_FAILED,
+                        seat_client: Callable[[str], Model] | None = None
                         ) -> tuple[list[MetricResult], list[MetricStatus]]:
     """Score ``run`` with each of ``specs`` in order; a metric raising one of ``catch`` is
     failed and the next one runs. The results carry ``group`` when given; their model calls
-    go to ``session``."""
+    go to ``session``; the seats answer with ``seat_client(spec)`` when given
+    (``MetricContext.seat_client``)."""
     results: list[MetricResult] = []
     statuses = []
     for spec in specs:
@@ -163,7 +165,8 @@ async def score_metrics(specs: Iterable[MetricSpec], script: Script, run: RunLog
             continue
         context = MetricContext(script=script, run=run, judge=judge, embedder=embedder,
                                 samples=samples, options=dict(options), calls=session.calls,
-                                cache=session.cache, answerer=answerer)
+                                cache=session.cache, answerer=answerer,
+                                seat_client=seat_client)
         try:
             result, status = await score_one(spec, context, max_failed)
         except catch as exc:

@@ -143,7 +143,8 @@ class SqliteCache:
 
 class CachedModel(ModelWrapper):
     """Answers a request seen before (same ``cache_key``: messages, settings, schema,
-    sample index and model) from the store; hits come back with ``origin="cache"``."""
+    sample index, model and the server it is served by) from the store; hits come back
+    with ``origin="cache"``."""
 
     def __init__(self, inner: Model, store: MemoryCache | SqliteCache | None = None) -> None:
         super().__init__(inner)
@@ -152,7 +153,8 @@ class CachedModel(ModelWrapper):
         self.misses = 0
 
     async def generate(self, request: Request) -> Response:
-        key = request.cache_key(self.inner.name)
+        served = self.inner.server
+        key = request.cache_key(f"{self.inner.name}@{served}" if served else self.inner.name)
         cached = self.store.get(key)
         if cached is not None:
             self.hits += 1
