@@ -3,9 +3,10 @@
 Whether games may be pooled: their provenance (``runlog.provenance``) compared.
 
 Games are pooled in a report or paired in a comparison only when they were played by the
-same code (package version, commit and dirty flag), with the same text for every prompt
-template both rendered, and, for each model spec, the same model (the local file's sha256,
-the same model string, the same answer from the server about what it ran). ``differences``
+same code (package version, commit, dirty flag and the hash of a dirty checkout's changes),
+with the same text for every prompt template both rendered, and, for each model spec, the
+same model (the local file's sha256, the same model string on the same server, the same
+answer from the server about what it ran). ``differences``
 says what differs in one line per kind; ``runs report`` and ``runs compare`` refuse such
 games unless told ``--allow-mixed``, and then say it above the tables.
 """
@@ -37,6 +38,7 @@ def _counted(values: Counter[str]) -> str:
 
 def _model(identity: ModelIdentity) -> str:
     parts = [identity.name or identity.kind, identity.sha256[:12],
+             f"at {identity.endpoint}" if identity.endpoint else "",
              f"served {', '.join(identity.served)}" if identity.served else ""]
     return " ".join(p for p in parts if p)
 
