@@ -71,7 +71,7 @@ def test_every_block_of_the_real_metrics_has_one_reader() -> None:
 
 def test_an_option_the_real_metrics_do_not_know_is_refused_naming_metric_and_key() -> None:
     assert options_problems({"culprit-rank": {"bogus_option": 7}}) == [
-        ("culprit-rank.bogus_option", "metric culprit-rank takes no options "
-                                      "(given: bogus_option)")]
+        ("culprit-rank.bogus_option",
+         "metric culprit-rank takes no options (given: bogus_option)")]
     assert options_problems({"similarity": {"bogus_option": 7}}) == [
         ("similarity.bogus_option", "Extra inputs are not permitted")]

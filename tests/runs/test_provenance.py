@@ -20,10 +20,10 @@ from jubensha.runlog.provenance import (
     Code,
     Prompts,
     Provenance,
+    changes_of,
     code_provenance,
     git_folder,
     head_commit,
-    changes_of,
     is_dirty,
 )
 from jubensha.runs.index import BatchIndex, GameRow
@@ -169,16 +169,16 @@ def test_two_edits_of_a_dirty_checkout_are_two_codes(tmp_path: Path) -> None:
              row("b", provenance(dirty=True, changes=first))]
     assert differences(games) == []
     games.append(row("c", provenance(dirty=True, changes=second)))
-    assert differences(games) == [
+    assert differences(games) == [(
         f"code: jubensha 0.1.0 0123456789ab (dirty {first}) (2 games); "
-        f"jubensha 0.1.0 0123456789ab (dirty {second}) (1 game)"]
+        f"jubensha 0.1.0 0123456789ab (dirty {second}) (1 game)")]
 
 
 def test_two_servers_serving_one_model_name_are_two_models() -> None:
     games = [row("a", provenance(endpoint="http://gpu1:8000/v1")),
              row("b", provenance(endpoint="http://gpu2:8000/v1"))]
-    assert differences(games) == ["model openai:m: m at http://gpu1:8000/v1 (1 game); "
-                                  "m at http://gpu2:8000/v1 (1 game)"]
+    assert differences(games) == [("model openai:m: m at http://gpu1:8000/v1 (1 game); "
+                                   "m at http://gpu2:8000/v1 (1 game)")]
     with pytest.raises(MixedProvenance):
         check_pooled(games, allow_mixed=False)
 

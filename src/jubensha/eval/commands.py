@@ -30,6 +30,7 @@ from jubensha.eval.report import Format, MetricResult, ResultTable, headline, nu
 from jubensha.eval.scoring import (
     EXPECTED_ERRORS,
     EvalSummary,
+    discard_result,
     group_of,
     score_metrics,
     score_one,
@@ -218,6 +219,7 @@ async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
         finally:
             session.close()
         if found is None:
+            discard_result(session.folder, spec.name)
             errors.print(f"{path}: {spec.name}: failed: {status.note}", soft_wrap=True)
             raise NoScore
         result = found.model_copy(update={"group": group_of(run)})

@@ -157,8 +157,9 @@ def _unread(key: str, value: Any, specs: dict[str, MetricSpec],
     """Why the entry ``key`` of an options file has no reader."""
     spec = specs.get(key)
     if spec is None:
+        known = ", ".join(readers)
         return [(key, f"no metric reads options under {key!r}; blocks that take options: "
-                      f"{', '.join(readers)}")]
+                      + known)]
     if spec.options is not None:
         return [(key, f"metric {key} reads its options under {spec.options_entry!r}")]
     if not value:

@@ -70,11 +70,14 @@ class MetricResult(BaseModel):
 
 
 def with_scoring(tables: list[ResultTable], scoring: Scoring) -> list[ResultTable]:
-    """``tables``, the first one noting ``scored with: judge ... · grading ...``."""
+    """``tables``, the first one noting ``scored with: judge ... · grading ...`` and, when
+    the metric read answers, how many of them failed (counted wrong or left out)."""
     if not tables:
         return tables
     first = tables[0]
-    note = f"scored with: {scoring.label()}"
+    note = f"scored with: {scoring.label()}" + (
+        f"; failed_answers: {scoring.failed_answers}/{scoring.answers}"
+        if scoring.answers else "")
     return [first.model_copy(update={"notes": [*first.notes, note]}), *tables[1:]]
 
 

@@ -66,7 +66,7 @@ class EvalSummary(MetricResult):
         rows = [[s.metric, s.status, s.failure_share(), s.note] for s in self.statuses]
         calls = ", ".join(f"{purpose or '-'} {n}" for purpose, n in sorted(self.calls.items()))
         return [ResultTable(title=f"Evaluation of {Path(self.run).name}",
-                            columns=["metric", "status", "answers failed", "note"],
+                            columns=["metric", "status", "failed_answers", "note"],
                             rows=rows,
                             notes=[f"model calls: {sum(self.calls.values())}"
                                    + (f" ({calls})" if calls else "")
@@ -108,6 +108,12 @@ def write_result(folder: Path, name: str, result: MetricResult) -> None:
     """Write ``<name>.json`` whole or not at all (a resumed batch takes a result file as
     done)."""
     write_whole(folder / f"{name}.json", result.model_dump_json(indent=2) + "\n")
+
+
+def discard_result(folder: Path, name: str) -> None:
+    """Remove an earlier ``<name>.json``: a re-score that failed leaves no score on disk
+    that reads as this evaluation's (``all.json`` says it failed, and why)."""
+    (folder / f"{name}.json").unlink(missing_ok=True)
 
 
 def group_of(run: RunLog) -> str:
@@ -170,11 +176,13 @@ async def score_metrics(specs: Iterable[MetricSpec], script: Script, run: RunLog
         try:
             result, status = await score_one(spec, context, max_failed)
         except catch as exc:
+            discard_result(session.folder, spec.name)
             statuses.append(MetricStatus(metric=spec.name, status="failed",
                                          note=f"{type(exc).__name__}: {exc}"))
             continue
         statuses.append(status)
         if result is None:
+            discard_result(session.folder, spec.name)
             continue
         if group is not None:
             result = result.model_copy(update={"group": group})
