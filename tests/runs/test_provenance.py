@@ -248,3 +248,19 @@ def test_a_batch_with_a_game_of_other_prompts_is_not_pooled_unless_asked(
         assert allowed.exit_code == 0, allowed.output
         notes = json.loads(allowed.output)["provenance"]
         assert any(note.startswith("Mixed provenance: prompts:") for note in notes)
+
+
+def test_pooled_on_request_two_servers_are_still_two_entrants() -> None:
+    from jubensha.runs.compare import compare
+    from jubensha.runs.report import build_report
+
+    rows = [row(f"g{i}", provenance(endpoint=f"http://gpu{i % 2}:8000/v1"))
+            for i in range(4)]
+    rows = [r.model_copy(update={"position": i, "seed": i // 2, "winner": "civilians"})
+            for i, r in enumerate(rows)]
+    report = build_report(rows, allow_mixed=True)
+    assert [g.model for g in report.groups] == ["openai:m at http://gpu0:8000/v1",
+                                                "openai:m at http://gpu1:8000/v1"]
+    found = compare(rows, "naive@openai:m at http://gpu0:8000/v1",
+                    "naive@openai:m at http://gpu1:8000/v1", allow_mixed=True)
+    assert found.pairs == 2

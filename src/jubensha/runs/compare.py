@@ -24,7 +24,7 @@ from jubensha.eval.report import ResultTable, markdown_table, number
 from jubensha.runs.arena import label
 from jubensha.runs.game_scores import IDENTIFICATION, WIN, game_values, outcomes
 from jubensha.runs.index import GameRow
-from jubensha.runs.provenance import check_pooled
+from jubensha.runs.provenance import check_pooled, served_apart
 from jubensha.runs.report import fake_warning, flatten
 from jubensha.runs.statistics import Paired, holm, paired
 from jubensha.terminal import plain_text
@@ -74,7 +74,9 @@ def compare(rows: list[GameRow], a: str, b: str, metrics: list[str] | None = Non
             allow_mixed: bool = False) -> Comparison:
     """A against B on their paired games; ``metrics`` keeps the metrics whose name starts
     with one of them. Games of different provenance are compared only when
-    ``allow_mixed`` (else ``MixedProvenance``)."""
+    ``allow_mixed`` (else ``MixedProvenance``); one model served by two servers is two
+    entrants (``runs.provenance.served_apart``)."""
+    rows = served_apart(rows)
     known = list(dict.fromkeys(entrant(r) for r in rows))
     for name in (a, b):
         if name not in known:

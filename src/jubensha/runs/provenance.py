@@ -83,6 +83,23 @@ def _model_differences(known: list[Provenance]) -> list[str]:
     return lines
 
 
+def _endpoint(row: GameRow) -> str:
+    identity = row.provenance.models.get(row.model) if row.provenance else None
+    return identity.endpoint if identity else ""
+
+
+def served_apart(rows: list[GameRow]) -> list[GameRow]:
+    """``rows`` with the server named in the model of each game whose model spec was
+    served by more than one server (``openai:m at http://gpu1:8000/v1``): two servers
+    serving one model name are two entrants, never one mean."""
+    servers: dict[str, set[str]] = defaultdict(set)
+    for row in rows:
+        if endpoint := _endpoint(row):
+            servers[row.model].add(endpoint)
+    return [row.model_copy(update={"model": f"{row.model} at {_endpoint(row)}"})
+            if len(servers[row.model]) > 1 and _endpoint(row) else row for row in rows]
+
+
 def summary(rows: Iterable[GameRow]) -> list[str]:
     """One line saying what the games were played with, for a report's notes."""
     known = _known(rows)

@@ -25,7 +25,7 @@ from jubensha.runs.arena import label
 from jubensha.runs.game_scores import identification, win
 from jubensha.runs.game_scores import outcomes as game_outcomes
 from jubensha.runs.index import GameRow
-from jubensha.runs.provenance import check_pooled, summary
+from jubensha.runs.provenance import check_pooled, served_apart, summary
 from jubensha.runs.statistics import Estimate, estimate
 from jubensha.terminal import plain_text
 
@@ -413,6 +413,7 @@ def build_report(rows: list[GameRow], *, by_script: bool = False,
     """Group ``rows`` (in the batch's order) and compute each group's numbers; games of
     different provenance are pooled only when ``allow_mixed`` (else ``MixedProvenance``)."""
     mixed = check_pooled(rows, allow_mixed)
+    rows = served_apart(rows)
     groups: dict[tuple[str, str, str | None, str | None], list[GameRow]] = {}
     for row in sorted(rows, key=lambda r: r.position):
         key = (row.architecture, row.model, row.script if by_script else None,
