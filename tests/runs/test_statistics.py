@@ -215,16 +215,22 @@ def test_compare_pairs_games_by_script_and_seed() -> None:
     assert win.p_holm == pytest.approx(3 * 2 / 1024)  # the least of three tests
     assert [r.metric for r in result.results] == [
         "civilian win", "identification", "culprit-rank.reciprocal_rank"]
-    # the identification metric's accuracy is the game's identification: one test, not two
-    scored = [r.model_copy(update={"metrics": {**r.metrics, "identification": {
-        "accuracy": float(r.votes_on_murderer or 0) / 3, "scoring": "judge none"}}})
-        for r in rows]
-    assert [r.metric for r in compare(scored, "a@openai:x", "b@openai:x").results] == [
-        "civilian win", "identification", "culprit-rank.reciprocal_rank"]
     only = compare(rows, "a@openai:x", "b@openai:x", ["culprit"])
     assert [r.metric for r in only.results] == ["culprit-rank.reciprocal_rank"]
     with pytest.raises(CompareError, match="no entrant 'c@x'"):
         compare(rows, "a@openai:x", "c@x")
+
+
+def test_compare_tests_the_identification_once() -> None:
+    """The identification metric's accuracy is the game's identification: one quantity,
+    one test in the Holm family, not two."""
+    rows = [row(i, arch, f"s{i % 2}", i // 2, arch == "a") for i in range(10)
+            for arch in ("a", "b")]
+    rows = [r.model_copy(update={"position": n, "metrics": {**r.metrics, "identification": {
+        "accuracy": float(r.votes_on_murderer or 0) / 3, "scoring": "judge none"}}})
+        for n, r in enumerate(rows)]
+    assert [r.metric for r in compare(rows, "a@openai:x", "b@openai:x").results] == [
+        "civilian win", "identification", "culprit-rank.reciprocal_rank"]
 
 
 def test_the_fake_model_is_named_first_in_every_form() -> None:
