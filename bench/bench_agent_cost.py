@@ -13,7 +13,8 @@ explains where and why they differ. The extractive agent, which calls no model, 
 instead: games per second.
 
     python bench/bench_agent_cost.py [--preset paper:player] [--model scripted|local]
-        [--script lighthouse-keeper] [--procedure player] [--seeds 3] [--samples 3]
+        [--script lighthouse-keeper|WELLPLAY_FOLDER] [--procedure player] [--seeds 3]
+        [--samples 3]
         [--murderer-agents ARCH] [--architectures player,thinkthrice,...] [--no-evaluation]
 """
 
@@ -33,13 +34,14 @@ from jubensha.engine.procedure import Procedure, find_procedure
 from jubensha.eval.registry import MetricContext
 from jubensha.eval.wellplay_game import WellPlayOptions, questions_by_seat, wellplay
 from jubensha.llm.base import Model
-from jubensha.llm.calls import CallLog, CallRecord
+from jubensha.llm.calls import NOT_A_CALL, CallLog, CallRecord
 from jubensha.llm.fake import ScriptedModel
 from jubensha.llm.registry import parse_model_spec
 from jubensha.runlog.folder import read_run
 from jubensha.runs.play import PlayConfig, plan_seats, play_game
 from jubensha.runs.presets import PaperPreset, find_preset
 from jubensha.scripts.bundled import find_script
+from jubensha.scripts.importers.wellplay import import_wellplay
 from jubensha.scripts.model import Script
 
 PAPER_GAMEPLAY_USD = {"player": 33.702, "thinkthrice": 40.464, "werewolf": 38.329,
@@ -76,6 +78,14 @@ class Cost:
     games: int = 0
     phases: dict[str, Use] = field(default_factory=lambda: {p: Use() for p in PHASES})
     failures: list[int] = field(default_factory=list)
+    purposes: dict[str, Use] = field(default_factory=dict)
+    """Gameplay calls by their purpose's first word (sensor, pruner, question...)."""
+
+    def add_gameplay(self, records: list[CallRecord]) -> None:
+        self.phases["gameplay"].add(records)
+        for record in records:
+            name = record.purpose.split(".")[0] or "-"
+            self.purposes.setdefault(name, Use()).add([record])
 
     def per_game(self, phase: str) -> tuple[float, float, float, float]:
         use, n = self.phases[phase], max(1, self.games)
@@ -117,7 +127,7 @@ async def cost(script: Script, procedure: Procedure, architecture: str, murderer
             result = await play_game(PlayConfig(script=script, procedure=procedure,
                                                 plans=plans, seed=seed),
                                      out, models={args.model: model})
-            found.phases["gameplay"].add(read_run(out).calls)
+            found.add_gameplay([c for c in read_run(out).calls if c.model != NOT_A_CALL])
             if evaluate:
                 found.phases["evaluation"].add(await evaluation(script, out, model,
                                                                 args.samples))
@@ -145,6 +155,16 @@ def registered(architecture: str) -> str | None:
     except (AgentSpecError, ImportError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return None
+
+
+def print_purposes(costs: dict[str, Cost]) -> None:
+    """Each architecture's gameplay calls per game by purpose, the costliest first."""
+    for architecture, c in costs.items():
+        n = max(1, c.games)
+        parts = sorted(c.purposes.items(), key=lambda item: -item[1].dollars)
+        print(f"  {split_spec(architecture)[0]}: " + ", ".join(
+            f"{name} {use.calls / n:.0f} calls {(use.prompt + use.completion) / n / 1000:.0f}k tok"
+            for name, use in parts))
 
 
 def print_table(costs: dict[str, Cost], reference: str) -> None:
@@ -192,7 +212,9 @@ async def main() -> None:
     parser.add_argument("--architectures", default=",".join(ARCHITECTURES))
     args = parser.parse_args()
     preset = find_preset(args.preset) if args.preset else None
-    script = find_script(args.script)
+    script = (import_wellplay(Path(args.script))
+              if (Path(args.script) / "json" / "script_info.json").is_file()
+              else find_script(args.script))
     procedure = find_procedure(args.procedure or (preset.procedure.value if preset
                                                   else "player"))
     fixed = f", murderers fixed to {args.murderer_agents}" if args.murderer_agents else ""
@@ -218,6 +240,8 @@ async def main() -> None:
             return
         print(f"player is not among the architectures: ratios are to {reference} instead")
     print_table(costs, reference)
+    print("gameplay per game by purpose:")
+    print_purposes(costs)
     rate = await games_per_second(script, procedure, args.games)
     print(f"extractive (no model): {rate:.1f} games/s on {script.id} ({procedure.name}, "
           f"every seat extractive)")

@@ -23,7 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import ray
+try:
+    import ray
+except ImportError:
+    raise SystemExit("bench_ray: Ray is not installed (pip install -e '.[ray]')") from None
 
 from jubensha.runs.batch import Batch
 from jubensha.runs.spec import load_spec

@@ -9,8 +9,11 @@ is for the model-free extractive floor, and whether the solver agent wins every 
   character 3-grams) between any two scripts of a batch of 100 per language, the shared
   rules text left out and counted in;
 - **floor**: every seat extractive, the demo procedure with two rounds, ``--per-level``
-  mysteries per level (5 players, 1 act): the share of ballots that name the murderer with
-  95% Wilson intervals, and whether the levels' intervals are apart;
+  mysteries per level (5 players, 1 act): the identification as reports define it (each
+  game's share of its counted ballots on the murderer, averaged over games; ballots are
+  never pooled across games) with its 95% interval by the reports' method (a cluster
+  bootstrap over the mysteries from 10 of them; ``runs.statistics``), and whether the
+  levels' intervals are apart;
 - **solver**: every seat the solver agent on the same mysteries in every procedure; its
   wins. The difficulty knobs were tuned on seeds 0-99; the default seeds start at 1000.
 """
@@ -27,12 +30,13 @@ import time
 from itertools import combinations, pairwise
 from pathlib import Path
 
-from common import figure, machine, table, wilson
+from common import figure, machine, table
 from extractive_floor import play
 
 from jubensha.agents.registry import make_agent
 from jubensha.engine.game import Game, Seat
 from jubensha.engine.procedure import find_procedure, presets
+from jubensha.runs.statistics import Estimate, estimate
 from jubensha.scripts.generate.batch import requests, scripts, write_all
 from jubensha.scripts.generate.knobs import LEVELS
 from jubensha.scripts.model import Script
@@ -76,11 +80,18 @@ def overlap(batch: list[Script], rules: bool) -> tuple[float, float]:
     return max(values), sum(values) / len(values)
 
 
-def floor(batch: list[Script]) -> tuple[int, int, float]:
-    """Ballots on the murderer, ballots, and random voting's expectation: one demo game of
-    two rounds per mystery."""
-    counts = [play(script, "demo", 1) for script in batch]
-    return (sum(c[0] for c in counts), sum(c[1] for c in counts), sum(c[2] for c in counts))
+def floor(batch: list[Script]) -> tuple[Estimate, float]:
+    """The identification (each game's share of ballots on the murderer, averaged over the
+    games, with its interval clustered by mystery) and random voting's, over one demo game
+    of two rounds per mystery."""
+    shares, chances, mysteries = [], [], []
+    for script in batch:
+        hits, cast, chance = play(script, "demo", 1)
+        if cast:
+            shares.append(hits / cast)
+            chances.append(chance / cast)
+            mysteries.append(script.id)
+    return estimate(shares, mysteries), sum(chances) / len(chances)
 
 
 def solver_wins(batch: list[Script], preset: str) -> int:
@@ -105,24 +116,30 @@ def overlaps(first: int) -> float:
     return max(r[2] for r in rows if r[1] == "without rules")
 
 
+def _above(easier: Estimate, harder: Estimate) -> bool:
+    """Whether the easier level's interval lies wholly above the harder one's (never for a
+    level without an interval)."""
+    if easier.ci_low is None or harder.ci_high is None:
+        return False
+    return easier.ci_low > harder.ci_high
+
+
 def levels(first: int, per_level: int, solver_games: int) -> tuple[bool, str, bool]:
     """The floor per level (are the intervals apart?) and the solver's games."""
     rows, intervals, wins = [], {}, []
     for level in LEVELS:
         batch = list(scripts(requests(first, per_level, 5, 1, level), "en"))
-        hits, cast, chance = floor(batch)
-        interval = intervals[level] = wilson(hits, cast)
-        rows.append([level, f"{hits}/{cast}", f"{interval.rate:.3f}",
-                     f"[{interval.low:.3f}, {interval.high:.3f}]", f"{chance / cast:.3f}"])
+        found, chance = floor(batch)
+        intervals[level] = found
+        rows.append([level, str(found.n), found.render(), found.method, f"{chance:.3f}"])
         wins += [[level, preset, solver_wins(batch[:solver_games], preset),
                   min(solver_games, len(batch))] for preset in presets()]
     table(f"Extractive floor, demo with 2 rounds, {per_level} mysteries per level",
-          ["level", "on the murderer", "share", "95% Wilson", "random"], rows)
+          ["level", "games", "identification [95%]", "interval", "random"], rows)
     table("Solver agent: games the civilians won", ["level", "procedure", "won", "games"],
           wins)
-    apart = all(intervals[a].low > intervals[b].high  # type: ignore[operator]
-                for a, b in pairwise(LEVELS))
-    shares = ", ".join(f"{level} {intervals[level].rate:.2f}" for level in LEVELS)
+    apart = all(_above(intervals[a], intervals[b]) for a, b in pairwise(LEVELS))
+    shares = ", ".join(f"{level} {intervals[level].mean:.2f}" for level in LEVELS)
     return apart, shares, all(w[2] == w[3] for w in wins)
 
 

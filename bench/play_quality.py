@@ -9,9 +9,11 @@ metric and its votes:
 
 - the seats that recited their sheet, the murderers who confessed, the degenerate speeches
   (a prompt or transcript label echoed, a copy of other seats, loops, empty or cut off);
-- valid votes (the seat's own choice, not the table's fallback), the share of votes on the
-  murderer (identification, over every ballot cast) and the murderers caught, each with
-  its 95% Wilson interval;
+- valid votes (the seat's own choice, not the table's fallback); the identification as
+  reports define it (each game's share of its counted ballots on a culprit, averaged over
+  games; ballots are never pooled across games), with its 95% interval by the reports'
+  method (``runs.statistics``: none for a few games, saying so); and the games whose
+  murderers were caught, a trial per game, with its 95% Wilson interval;
 - what the public talk covered: the share of the script's clues whose words it took up,
   and of the other characters it named;
 - the guard's cost (rewrites, safe lines) and the model calls of a game.
@@ -39,9 +41,10 @@ import os
 import resource
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 from common import figure, machine, table, wilson
 
@@ -49,8 +52,10 @@ from jubensha.agents.detective.knowledge import name_forms
 from jubensha.engine import CharacterSheet, Spoke
 from jubensha.engine.events import Failure
 from jubensha.engine.procedure import find_procedure
+from jubensha.eval.registry import MetricContext
+from jubensha.eval.report import MetricResult
 from jubensha.eval.self_disclosure import SelfDisclosure, disclosure
-from jubensha.eval.vote_metrics import culprits, final_ballots
+from jubensha.eval.vote_metrics import final_ballots, identification_metric
 from jubensha.llm.base import Model
 from jubensha.llm.calls import NOT_A_CALL
 from jubensha.llm.local import LocalModel
@@ -58,9 +63,11 @@ from jubensha.llm.registry import ModelOptions, parse_model_spec
 from jubensha.memory.text import TokenizerOptions
 from jubensha.runlog.folder import RunLog, read_run
 from jubensha.runs.play import PlayConfig, plan_seats, play_game
+from jubensha.runs.statistics import estimate
 from jubensha.scripts import Script, load_script
 from jubensha.scripts.bundled import bundled_scripts, find_script
 
+T = TypeVar("T")
 DEFAULT_SCRIPTS = "lighthouse-keeper,tingsong-tea-estate"
 POOL_PER_GAME = 12_288
 """KV-cache tokens per game under way: five seats' prompts of ~2,000 tokens, and room."""
@@ -81,7 +88,8 @@ class Game:
     disclosure: SelfDisclosure
     votes: int
     valid: int
-    on_murderer: int
+    share: float | None
+    """The game's identification: its counted ballots on a culprit over those counted."""
     caught: bool
     rewrites: int
     safe: int
@@ -105,7 +113,7 @@ class Row:
                 f"{sum(x.disclosure.confessions for x in g)}/{murderers}",
                 f"{sum(x.disclosure.degenerate for x in g)}/{speeches}",
                 f"{sum(x.valid for x in g)}/{votes}",
-                str(wilson(sum(x.on_murderer for x in g), votes)) if votes else "–",
+                _identification(g),
                 f"{sum(x.caught for x in g)}/{len(g)} {wilson(sum(x.caught for x in g), len(g))}",
                 f"{sum(x.clues for x in g) / len(g):.2f}",
                 f"{sum(x.characters for x in g) / len(g):.2f}",
@@ -118,6 +126,25 @@ class Row:
         c = self.cells()
         return (f"recite {c[1]} seats, confess {c[2]}, degenerate {c[3]} speeches, "
                 f"valid votes {c[4]}, identification {c[5]}, caught {c[6]}")
+
+
+def _at_once(step: Awaitable[T]) -> T:
+    """A coroutine that never waits (a metric that only counts), run without an event loop
+    (``score`` is called from inside one)."""
+    try:
+        cast(Coroutine[Any, Any, T], step).send(None)
+    except StopIteration as done:
+        return cast(T, done.value)
+    raise RuntimeError("the metric waited")
+
+
+def _identification(games: list[Game]) -> str:
+    """The mean of the games' identification shares with the reports' interval (scripts as
+    clusters); – when no game counted a ballot."""
+    scored = [(x.share, x.script) for x in games if x.share is not None]
+    if not scored:
+        return "–"
+    return estimate([s for s, _ in scored], [c for _, c in scored]).render(2)
 
 
 def open_script(source: str) -> Script:
@@ -149,13 +176,17 @@ def score(folder: Path, seconds: float | None = None, cpu: float | None = None,
     script = open_script(meta.script_source or meta.script_id)
     ballots = [b for found in final_ballots(run).values() for b in found]
     failed = sum(isinstance(e, Failure) and e.purpose == "vote" for e in run.events)
-    on = sum(b.target in culprits(script, b.victim) for b in ballots)
+    counted: MetricResult = _at_once(identification_metric(MetricContext(script=script,
+                                                                          run=run)))
+    pairs = list(getattr(counted, "victims", {}).values())
+    on, counted_ballots = sum(k for k, _ in pairs), sum(c for _, c in pairs)
     calls = run.calls
     clues, characters = coverage(script, run)
     return Game(script=script.id, language=meta.language,
                 guard=any(s.guard for s in meta.seats.values()),
                 seconds=seconds, cpu=cpu, load=load, disclosure=disclosure(script, run),
-                votes=len(ballots), valid=len(ballots) - failed, on_murderer=on,
+                votes=len(ballots), valid=len(ballots) - failed,
+                share=on / counted_ballots if counted_ballots else None,
                 caught=all(o.caught for o in run.result.outcomes) if run.result.outcomes
                 else False,
                 rewrites=sum(c.purpose == "guard" for c in calls),
@@ -190,7 +221,8 @@ async def play(model: Model, spec: str, architecture: str, source: str, seed: in
     print(f"{folder.name}: {seconds:.0f} s wall, {cpu:.0f} s CPU, load {game.load}; "
           f"{game.disclosure.reciting} reciting, {game.disclosure.confessions} confessed, "
           f"{game.disclosure.degenerate} degenerate, {game.valid}/{game.votes} valid votes, "
-          f"{game.on_murderer} on the murderer, caught: {game.caught}", flush=True)
+          f"identification {game.share if game.share is not None else '–'}, "
+          f"caught: {game.caught}", flush=True)
     return game
 
 
@@ -230,7 +262,7 @@ def report(games: Sequence[Game], title: str) -> str:
         rows.setdefault((game.script, game.language, game.guard), Row()).games.append(game)
     table(title, ["script / language / guard", "games", "recited (seats)",
                   "confessed (murderers)", "degenerate (speeches)", "valid votes",
-                  "on the murderer [95%]", "caught [95%]", "clues taken up",
+                  "identification [95%]", "caught [95%]", "clues taken up",
                   "characters named", "guard calls (rewrites+safe/game calls)", "wall s",
                   "CPU s"],
           [[f"{script} / {lang} / {'on' if guard else 'off'}", *row.cells()]

@@ -13,8 +13,8 @@ temporary folder), which is what a script without them gets.
     PYTHONPATH=src python bench/truth_derivation.py [--datasets ../shared/datasets]
         [--split bench/truth_derivation.yaml] [--part fit|held_out] [-v]
 
-Ends with ``truth_derivation: fit M/N, held-out M/N`` (every answer of every release but
-Conan's) and ``conan_victims: fit right R wrong W undecided U, held-out ...``.
+Ends with one line, ``truth_derivation: fit M/N, held-out M/N; Conan victims: fit right R
+wrong W undecided U; held-out ...`` (M/N: every answer of every release but Conan's).
 """
 
 from __future__ import annotations
@@ -184,11 +184,11 @@ def main() -> None:
                 good, bad, open_ = conan[part]
                 print(f"  Conan victims, {part}: right {good}, wrong {bad}, left to "
                       f"truth.yaml {open_} of {good + bad + open_}")
+    victims = "; ".join(f"{p.replace('_', '-')} right {c[0]} wrong {c[1]} undecided {c[2]}"
+                        for p, c in conan.items())
     print("truth_derivation: " + ", ".join(f"{p.replace('_', '-')} {r[0]}/{r[1]}"
-                                            for p, r in right.items()))
-    print("conan_victims: " + ", ".join(
-        f"{p.replace('_', '-')} right {c[0]} wrong {c[1]} undecided {c[2]}"
-        for p, c in conan.items()))
+                                            for p, r in right.items())
+          + (f"; Conan victims: {victims}" if victims else ""))
 
 
 if __name__ == "__main__":

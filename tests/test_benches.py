@@ -52,6 +52,9 @@ SMALLEST: dict[str, list[str]] = {
 }
 """Each bench script's smallest run (none starts a real model)."""
 NEEDS = {"bench_ray.py": "ray", "truth_derivation.py": "datasets"}
+FIGURES = {"truth_derivation.py": "truth_derivation: ", "retrieval.py": "retrieval: ",
+           "play_quality.py": "quality: ", "generated.py": "generated: "}
+"""The figure line a bench's docstring promises, where its name is not the script's."""
 HELPERS = {"common.py", "fake_openai.py"}
 
 
@@ -65,13 +68,21 @@ def test_the_bench_runs_and_ends_with_its_figure(script: str, tmp_path: Path) ->
     need = NEEDS.get(script)
     if need == "datasets" and not DATASETS.is_dir():
         pytest.skip(f"{script} reads ../shared/datasets")
-    if need and need != "datasets" and importlib.util.find_spec(need) is None:
-        pytest.skip(f"{script} needs {need} (pip install -e '.[{need}]')")
+    missing = bool(need and need != "datasets" and importlib.util.find_spec(need) is None)
     args = [arg.format(tmp=tmp_path) for arg in SMALLEST[script]]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(BENCH)]),
            "JUBENSHA_CACHE": str(tmp_path / "jubensha-cache"), "COLUMNS": "160"}
     done = subprocess.run([sys.executable, str(BENCH / script), *args], cwd=tmp_path,
                           env=env, capture_output=True, text=True, timeout=300, check=False)
+    if missing:  # one clear line, no traceback
+        said = (done.stdout + done.stderr).strip().splitlines()
+        assert done.returncode != 0 and len(said) == 1, said
+        assert f"pip install -e '.[{need}]'" in said[0]
+        return
     assert done.returncode == 0, done.stdout[-1500:] + done.stderr[-3000:]
     last = done.stdout.strip().splitlines()[-1]
     assert re.match(r"^[a-z_]+: \S", last), last
+    assert not re.search(r"\bnan\b", last, re.IGNORECASE), last  # a figure, not "nan ms"
+    assert last.startswith(FIGURES.get(script, "")), last
+    if script == "play_quality.py":  # one game: its identification has no interval
+        assert "no interval: 1 game" in done.stdout, done.stdout[-2000:]

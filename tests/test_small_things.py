@@ -56,8 +56,8 @@ def test_report_tables_are_whole_when_not_on_a_terminal(tmp_path: Path) -> None:
     assert runner.invoke(app, ["runs", "batch", str(spec), "--out",
                                str(tmp_path / "b")]).exit_code == 0
     report = runner.invoke(app, ["runs", "report", str(tmp_path / "b")]).output
-    for column in ("civilian win rate", "identification", "failures/game", "tokens/game",
-                   "mean s"):
+    for column in ("civilian_wins", "identification", "failures_per_game", "tokens_per_game",
+                   "mean_duration_s"):
         assert column in report, column
     assert "…" not in report
 

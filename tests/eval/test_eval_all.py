@@ -113,6 +113,10 @@ def test_unknown_metrics_and_bad_options_are_one_line_errors(run_dir: Path,
     options.write_text("- not a mapping\n", encoding="utf-8")
     bad = CliRunner().invoke(app, ["eval", "all", str(run_dir), "--options", str(options)])
     assert bad.exit_code == 2 and "options must map metric names" in bad.output
+    options.write_text("culprit-rank: {bogus_option: 7}\n", encoding="utf-8")
+    bogus = CliRunner().invoke(app, ["eval", "all", str(run_dir), "--options", str(options)])
+    assert bogus.exit_code == 2, bogus.output
+    assert "culprit-rank.bogus_option: metric culprit-rank takes no options" in bogus.output
 
 
 def test_options_reach_the_metrics(run_dir: Path, tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """A metric names the class that reads its block of an options file on its spec; a block is
-checked by that class when the file is read, and blocks no metric reads are left alone."""
+checked by that class when the file is read, and a block or key no metric reads is an error
+naming it."""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ def test_a_metrics_options_class_checks_its_block(metrics: Registry[registry.Met
     assert load_metrics()["knot"].options is KnotOptions
     assert options_problems({"knot": {"loops": 0, "colour": "red"}, "other": 5}) == [
         ("knot.loops", "Input should be greater than or equal to 1"),
-        ("knot.colour", "Extra inputs are not permitted")]
+        ("knot.colour", "Extra inputs are not permitted"),
+        ("other", "no metric reads options under 'other'; blocks that take options: knot")]
     assert options_problems({"knot": {"loops": 3}}) == []
 
 
@@ -49,7 +51,10 @@ def test_metrics_of_a_family_share_one_block(metrics: Registry[registry.MetricSp
     metric("knot-b", "a test metric", "nowhere", options=KnotOptions, options_key="knot")(_bow)
     metric("plain", "no options", "nowhere")(_bow)
     assert [spec.options_entry for spec in load_metrics().values()] == ["knot", "knot", "plain"]
-    assert options_problems({"knot-a": {"loops": 0}, "plain": {"x": 1}}) == []
+    assert options_problems({"knot-a": {"loops": 0}, "plain": {"x": 1}}) == [
+        ("knot-a", "metric knot-a reads its options under 'knot'"),
+        ("plain.x", "metric plain takes no options (given: x)")]
+    assert options_problems({"plain": {}}) == []
     assert options_problems({"knot": {"loops": 0}}) == [
         ("knot.loops", "Input should be greater than or equal to 1")]
 
@@ -62,3 +67,11 @@ def test_every_block_of_the_real_metrics_has_one_reader() -> None:
     assert {key: len(classes) for key, classes in readers.items()} == {
         key: 1 for key in ("audit", "factual", "inferential", "mirage", "revote",
                            "self-disclosure", "similarity", "wellplay", "whodunit")}
+
+
+def test_an_option_the_real_metrics_do_not_know_is_refused_naming_metric_and_key() -> None:
+    assert options_problems({"culprit-rank": {"bogus_option": 7}}) == [
+        ("culprit-rank.bogus_option",
+         "metric culprit-rank takes no options (given: bogus_option)")]
+    assert options_problems({"similarity": {"bogus_option": 7}}) == [
+        ("similarity.bogus_option", "Extra inputs are not permitted")]

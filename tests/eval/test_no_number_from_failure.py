@@ -162,3 +162,27 @@ def test_ballots_the_table_filled_in_are_no_identification(tmp_path: Path) -> No
 def test_a_game_played_well_scores_its_ballots(run_dir: Path) -> None:
     answer = runner.invoke(app, ["eval", "identification", str(run_dir), "--max-failed", "0"])
     assert answer.exit_code == 0, answer.output
+
+
+@pytest.mark.parametrize("command", ["wellplay", "all"])
+def test_a_failed_re_score_leaves_no_earlier_score_on_disk(run_dir: Path,
+                                                           command: str) -> None:
+    """The earlier ``eval/wellplay.json`` stayed, unmarked, after a re-score failed."""
+    from tests.llm.fake_server import FakeOpenAIServer, completion
+
+    first = runner.invoke(app, ["eval", "wellplay", str(run_dir), "--seat-model", "scripted",
+                                "--samples", "1"])
+    assert first.exit_code == 0, first.output
+    assert (run_dir / "eval" / "wellplay.json").is_file()
+    extra = ["--metric", "wellplay", "--embedder", "none"] if command == "all" else []
+    with pytest.MonkeyPatch.context() as patch, FakeOpenAIServer(
+            respond=lambda body: completion("I would rather not say.")) as server:
+        patch.setenv("OPENAI_API_KEY", "sk-test")
+        patch.setenv("OPENAI_BASE_URL", server.base_url)
+        again = runner.invoke(app, ["eval", command, str(run_dir), *extra, "--seat-model",
+                                    "openai:fake", "--samples", "1"])
+    assert again.exit_code == 4, again.output
+    assert not (run_dir / "eval" / "wellplay.json").exists()
+    if command == "all":
+        summary = json.loads((run_dir / "eval" / "all.json").read_text(encoding="utf-8"))
+        assert summary["statuses"][0]["status"] == "failed"

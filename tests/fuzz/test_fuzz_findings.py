@@ -216,7 +216,7 @@ def test_metric_options_of_the_wrong_shape_are_refused_when_read(tmp_path):
     result = CliRunner().invoke(app, ["eval", "factual", str(tmp_path), "--options", str(path),
                                       "--judge", "scripted"])
     assert result.exit_code == 2 and "Traceback" not in result.output
-    assert "options.yaml: revote.samples: Extra inputs are not permitted (and 1 more)" in \
+    assert "options.yaml: revote.samples: Extra inputs are not permitted (and 2 more)" in \
         " ".join(result.output.split())
     spec = tmp_path / "spec.yaml"
     spec.write_text(yaml.safe_dump({"scripts": ["lighthouse-keeper"],

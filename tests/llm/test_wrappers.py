@@ -173,3 +173,18 @@ def test_accounting_from_a_call_log() -> None:
     books = Accounting.from_calls(records)
     assert books.total.calls == 2 and books.total.reused_calls == 1
     assert books.by_purpose["answer"].prompt_tokens == 10
+
+
+async def test_one_model_name_on_two_servers_shares_no_cached_reply() -> None:
+    from jubensha.llm.wrappers import CachedModel, MemoryCache
+
+    store = MemoryCache()
+    first, second = ScriptedModel(), ScriptedModel()
+    first.server, second.server = "http://gpu1:8000/v1", "http://gpu2:8000/v1"
+    request = Request(messages=[Message(role="user", content="Who did it?")])
+    assert first.name == second.name
+    await CachedModel(first, store).generate(request)
+    other = CachedModel(second, store)
+    assert (await other.generate(request)).origin != "cache" and other.misses == 1
+    again = CachedModel(first, store)
+    assert (await again.generate(request)).origin == "cache"

@@ -124,14 +124,14 @@ def test_paper_tables_give_mean_and_sample_std_per_script_and_method() -> None:
     tables = {t.title: t for t in paper_tables(rows)}
     # mean ± sample std (n [95% interval of the mean where a method holds for the cell])
     assert tables["Civilian win rate"].cell("a", "naive@m") == (
-        "0.67 ± 0.58 (n=3 [0.09, 0.99])")  # exact binomial: 2 wins in 3 games
+        "0.67 ± 0.58 (n=3 [0.21, 0.94])")  # Wilson score: 2 wins in 3 games
     assert tables["Murderer identification"].cell("a", "naive@m") == (
-        "0.50 ± 0.50 (n=3; too few for an interval)")  # shares of 3 games: no method holds
-    assert tables["Civilian win rate"].cell("b", "naive@m") == "1.00 (n=1 [0.03, 1.00])"
+        "0.50 ± 0.50 (n=3; no interval: 3 games, a bootstrap needs 10)")  # shares: none
+    assert tables["Civilian win rate"].cell("b", "naive@m") == "1.00 (n=1 [0.21, 1.00])"
     assert tables["Murderer identification"].cell("b", "naive@m") == (
-        "0.50 (n=1; too few for an interval)")
+        "0.50 (n=1; no interval: 1 game, a bootstrap needs 10)")
     assert tables["culprit-rank: reciprocal_rank"].cell("a", "naive@m") == (
-        "0.25 ± 0.25 (n=3; too few for an interval)")
+        "0.25 ± 0.25 (n=3; no interval: 3 games, a bootstrap needs 10)")
     assert tables["Civilian win rate"].cell("c", "naive@m") == "–"
 
 

@@ -110,7 +110,7 @@ def test_a_preset_requires_a_judge_exactly_where_its_paper_judged_with_a_model(
     from jubensha.eval.registry import get_metric
 
     preset = find_preset(name)
-    judged = [m for m in preset.metrics.value if get_metric(m).paper_judge]
+    judged = [m for m in preset.metrics.value if get_metric(m).judged_under(name)]
     assert preset.judge.value == ("required" if judged else "none")
 
 
@@ -152,3 +152,22 @@ def test_eval_refuses_a_preset_game_without_the_papers_judge(tmp_path: Path) -> 
     other = CliRunner().invoke(app, ["eval", "all", str(run), "--metric", "identification",
                                      "--embedder", "none"])
     assert other.exit_code == 0, other.output
+
+
+def test_eval_all_on_a_player_game_asks_only_for_the_player_papers_judge(
+        tmp_path: Path) -> None:
+    """PLAYER* scored with no model judge: ``eval all`` on its preset's game is not refused
+    because other papers judged their own metrics with one."""
+    run = tmp_path / "run"
+    played = CliRunner().invoke(app, [
+        "play", TINY, "--preset", "paper:player", "--model", "scripted", "--embedder",
+        "none", "--out", str(run)])
+    assert played.exit_code == 0, played.output
+    every = CliRunner().invoke(app, ["eval", "all", str(run), "--embedder", "none",
+                                     "--seat-model", "scripted"])
+    assert "whose paper scored" not in every.output, every.output
+    assert every.exit_code in (0, 4), every.output
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"scripts: [{TINY}]\npreset: paper:player\nmodels: scripted\n"
+                    "embedder: none\nmetrics: [wellplay, factual]\n", encoding="utf-8")
+    assert load_spec(spec).metrics == ["wellplay", "factual"]

@@ -20,6 +20,7 @@ from jubensha.runlog.provenance import (
     Code,
     Prompts,
     Provenance,
+    changes_of,
     code_provenance,
     git_folder,
     head_commit,
@@ -135,12 +136,51 @@ def test_without_git_installed_the_dirty_flag_is_unknown(tmp_path: Path,
 
 
 def provenance(commit: str = SHA, dirty: bool | None = False,
-               template: str = "aaaa", served: list[str] | None = None) -> Provenance:
-    return Provenance(code=Code(version="0.1.0", commit=commit, dirty=dirty),
+               template: str = "aaaa", served: list[str] | None = None,
+               changes: str | None = None, endpoint: str = "") -> Provenance:
+    return Provenance(code=Code(version="0.1.0", commit=commit, dirty=dirty, changes=changes),
                       prompts=Prompts(sha256="x", templates={"naive/en/speak.j2": template,
                                                              "host/en/round.j2": "bbbb"}),
                       models={"openai:m": ModelIdentity(kind="openai", name="m",
+                                                        endpoint=endpoint,
                                                         served=served or [])})
+
+
+def test_two_edits_of_a_dirty_checkout_are_two_codes(tmp_path: Path) -> None:
+    import subprocess
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty",
+        "-m", "empty")
+    agent = tmp_path / "agent.py"
+    agent.write_text("x = 1\n", encoding="utf-8")
+    git("add", "agent.py")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "agent")
+    clean = changes_of(tmp_path)
+    agent.write_text("x = 2\n", encoding="utf-8")
+    first = changes_of(tmp_path)
+    agent.write_text("x = 3\n", encoding="utf-8")
+    second = changes_of(tmp_path)
+    assert is_dirty(tmp_path) and first and second and len({clean, first, second}) == 3
+    games = [row("a", provenance(dirty=True, changes=first)),
+             row("b", provenance(dirty=True, changes=first))]
+    assert differences(games) == []
+    games.append(row("c", provenance(dirty=True, changes=second)))
+    assert differences(games) == [(
+        f"code: jubensha 0.1.0 0123456789ab (dirty {first}) (2 games); "
+        f"jubensha 0.1.0 0123456789ab (dirty {second}) (1 game)")]
+
+
+def test_two_servers_serving_one_model_name_are_two_models() -> None:
+    games = [row("a", provenance(endpoint="http://gpu1:8000/v1")),
+             row("b", provenance(endpoint="http://gpu2:8000/v1"))]
+    assert differences(games) == [("model openai:m: m at http://gpu1:8000/v1 (1 game); "
+                                   "m at http://gpu2:8000/v1 (1 game)")]
+    with pytest.raises(MixedProvenance):
+        check_pooled(games, allow_mixed=False)
 
 
 def row(name: str, found: Provenance | None, status: str = "finished") -> GameRow:
@@ -159,7 +199,7 @@ def test_games_of_one_provenance_pool_and_differences_are_named() -> None:
     found = differences(mixed)
     assert found[0] == "1 of 6 games record no provenance (played before it was recorded)"
     assert found[1].startswith("code: jubensha 0.1.0 0123456789ab (4 games); "
-                               "jubensha 0.1.0 ffffffffffff (dirty) (1 game)")
+                               "jubensha 0.1.0 ffffffffffff (dirty, changes unknown) (1 game)")
     assert found[2] == ("prompts: 1 template(s) differ between games: naive/en/speak.j2")
     assert found[3] == "model openai:m: served m-0613 (1 game); served m-1106 (1 game)"
     with pytest.raises(MixedProvenance, match="pass --allow-mixed"):
@@ -208,3 +248,19 @@ def test_a_batch_with_a_game_of_other_prompts_is_not_pooled_unless_asked(
         assert allowed.exit_code == 0, allowed.output
         notes = json.loads(allowed.output)["provenance"]
         assert any(note.startswith("Mixed provenance: prompts:") for note in notes)
+
+
+def test_pooled_on_request_two_servers_are_still_two_entrants() -> None:
+    from jubensha.runs.compare import compare
+    from jubensha.runs.report import build_report
+
+    rows = [row(f"g{i}", provenance(endpoint=f"http://gpu{i % 2}:8000/v1"))
+            for i in range(4)]
+    rows = [r.model_copy(update={"position": i, "seed": i // 2, "winner": "civilians"})
+            for i, r in enumerate(rows)]
+    report = build_report(rows, allow_mixed=True)
+    assert [g.model for g in report.groups] == ["openai:m at http://gpu0:8000/v1",
+                                                "openai:m at http://gpu1:8000/v1"]
+    found = compare(rows, "naive@openai:m at http://gpu0:8000/v1",
+                    "naive@openai:m at http://gpu1:8000/v1", allow_mixed=True)
+    assert found.pairs == 2

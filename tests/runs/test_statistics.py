@@ -17,7 +17,7 @@ from jubensha.eval.similarity import Similarity
 from jubensha.runs.compare import CompareError, compare
 from jubensha.runs.index import GameRow
 from jubensha.runs.report import build_report, fake_warning, render
-from jubensha.runs.statistics import MIN_CLUSTERS, MIN_GAMES, estimate, games_needed, holm, paired
+from jubensha.runs.statistics import MIN_CLUSTERS, estimate, games_needed, holm, paired
 from tests.runs.accuser import accuser_batch
 
 TINY = str(Path(__file__).parents[1] / "engine" / "tiny_script.yaml")
@@ -59,26 +59,59 @@ def test_with_enough_scripts_the_cluster_bootstrap_widens_for_scripts_that_diffe
     assert few.method == "bootstrap within scripts" and few.clusters == MIN_CLUSTERS - 1
 
 
-def test_wins_on_few_scripts_get_the_exact_binomial_interval() -> None:
+def test_wins_on_few_scripts_get_the_wilson_interval() -> None:
     found = estimate([1, 1, 0, 1], ["a", "a", "b", "b"], trials=True)
-    exact = stats.binomtest(3, 4).proportion_ci(method="exact")
-    assert found.method == "exact binomial"
-    assert (found.ci_low, found.ci_high) == (pytest.approx(exact.low), pytest.approx(exact.high))
-    assert (found.ci_low, found.ci_high) == (pytest.approx(0.1941, abs=1e-4),
-                                             pytest.approx(0.9937, abs=1e-4))
+    wilson = stats.binomtest(3, 4).proportion_ci(method="wilson")
+    assert found.method == "Wilson score"
+    assert (found.ci_low, found.ci_high) == (pytest.approx(wilson.low),
+                                             pytest.approx(wilson.high))
     # a metric whose few values happen to be 0 or 1 is no trial: no interval
     assert estimate([1.0, 1.0, 0.0, 1.0], ["a", "a", "b", "b"]).method == "too few"
     with pytest.raises(ValueError, match="trials are 0 or 1"):
         estimate([0.5], trials=True)
 
 
+@pytest.mark.parametrize("scripts", [1, 20])
+def test_no_degenerate_interval_at_a_proportion_of_one(scripts: int) -> None:
+    """20 wins of 20 were 1.000 [1.000, 1.000] by the cluster bootstrap: the Wilson
+    interval holds at 0 and 1, on any number of scripts."""
+    wins = estimate([1] * 20, [i % scripts for i in range(20)], trials=True)
+    wilson = stats.binomtest(20, 20).proportion_ci(method="wilson")
+    assert wins.method == "Wilson score" and wins.ci_high == pytest.approx(1.0)
+    assert wins.ci_low == pytest.approx(wilson.low) and wins.ci_low < 0.85
+    none = estimate([0] * 20, [i % scripts for i in range(20)], trials=True)
+    assert none.ci_low == pytest.approx(0.0) and none.ci_high == pytest.approx(1 - wilson.low)
+
+
+def test_a_constant_sample_or_scripts_with_one_game_give_no_interval() -> None:
+    constant = estimate([0.8] * 20, [i % 10 for i in range(20)])  # was [0.800, 0.800]
+    assert constant.ci_low is None and constant.method == "too few"
+    assert constant.render() == ("0.800 (n=20; no interval: every value is 0.8: a bootstrap "
+                                 "gives one point)")
+    spread = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.5]
+    single = estimate(spread, [f"s{i}" for i in range(9)] + ["s0"])  # was [0.50, 0.51]
+    assert single.ci_low is None and "8 of 9 scripts have one game" in single.why
+    twice = estimate(spread + spread, [f"s{i % 5}" for i in range(20)])
+    assert twice.method == "bootstrap within scripts"
+    assert twice.ci_low is not None and twice.ci_high is not None
+    assert twice.ci_high - twice.ci_low > 0.1
+
+
 def test_too_few_values_have_no_interval_and_none_is_refused() -> None:
     two = estimate([0.5, 0.8])  # the "0.50 ± 0.71 [0.00, 1.00]" of two games is gone
     assert two.ci_low is None and two.method == "too few"
-    assert two.render() == "0.650 (n=2: too few for an interval)"
-    assert estimate([0.2] * (MIN_GAMES - 1)).method == "too few"
+    assert two.render() == "0.650 (n=2; no interval: 2 games, a bootstrap needs 10)"
+    assert estimate([0.2, 0.3] * 4 + [0.2]).method == "too few"
     with pytest.raises(ValueError):
         estimate([])
+
+
+def test_pairs_that_all_differ_by_one_amount_give_no_interval() -> None:
+    found = paired("civilian win", [1.0] * 10, [0.0] * 10)  # was 1.000 [1.000, 1.000]
+    assert found.p_value == pytest.approx(2 / 1024)
+    assert found.difference.ci_low is None and "every pair differs by 1" in found.difference.why
+    same = paired("identification", [0.5] * 8, [0.5] * 8)
+    assert same.p_value == 1.0 and same.difference.ci_low is None
 
 
 @pytest.mark.parametrize("shift", [0.0, 0.3, 0.8])
@@ -129,6 +162,9 @@ def test_the_interval_excludes_zero_exactly_when_the_test_rejects() -> None:
             a = b + rng.standard_t(2, n) + 0.5
         found = paired("x", list(a.astype(float)), list(b.astype(float)))
         low, high = found.difference.ci_low, found.difference.ci_high
+        if len(set(a - b)) == 1:  # one difference throughout: a point, no interval
+            assert low is None and "every pair differs" in found.difference.why
+            continue
         assert low is not None and high is not None and found.p_value is not None
         assert low <= found.difference.mean <= high
         rejects = found.p_value <= 0.05
@@ -174,8 +210,7 @@ def test_compare_pairs_games_by_script_and_seed() -> None:
     assert result.pairs == 10 and result.warning is None
     win = result.results[0]
     assert (win.metric, win.a, win.b, win.difference.mean) == ("civilian win", 1.0, 0.0, 1.0)
-    assert (win.difference.ci_low, win.difference.ci_high) == (pytest.approx(1.0),
-                                                               pytest.approx(1.0))
+    assert win.difference.ci_low is None  # every pair differs by 1: no interval
     assert win.p_value == pytest.approx(2 / 1024)
     assert win.p_holm == pytest.approx(3 * 2 / 1024)  # the least of three tests
     assert [r.metric for r in result.results] == [
@@ -184,6 +219,18 @@ def test_compare_pairs_games_by_script_and_seed() -> None:
     assert [r.metric for r in only.results] == ["culprit-rank.reciprocal_rank"]
     with pytest.raises(CompareError, match="no entrant 'c@x'"):
         compare(rows, "a@openai:x", "c@x")
+
+
+def test_compare_tests_the_identification_once() -> None:
+    """The identification metric's accuracy is the game's identification: one quantity,
+    one test in the Holm family, not two."""
+    rows = [row(i, arch, f"s{i % 2}", i // 2, arch == "a") for i in range(10)
+            for arch in ("a", "b")]
+    rows = [r.model_copy(update={"position": n, "metrics": {**r.metrics, "identification": {
+        "accuracy": float(r.votes_on_murderer or 0) / 3, "scoring": "judge none"}}})
+        for n, r in enumerate(rows)]
+    assert [r.metric for r in compare(rows, "a@openai:x", "b@openai:x").results] == [
+        "civilian win", "identification", "culprit-rank.reciprocal_rank"]
 
 
 def test_the_fake_model_is_named_first_in_every_form() -> None:
@@ -230,3 +277,21 @@ def test_runs_compare_on_a_batch_with_a_known_outcome(tmp_path: Path) -> None:
     assert page.index('class="warning"') < page.index("Script × method")
     wrong = runner.invoke(app, ["runs", "compare", str(tmp_path / "batch"), "x@y", "z@w"])
     assert wrong.exit_code == 2 and "no entrant 'x@y'" in wrong.output
+
+
+def test_compare_counts_failed_answers_and_names_columns_as_its_json() -> None:
+    from jubensha.runs.compare import comparison_table
+
+    rows = [row(i, arch, f"s{i % 2}", i // 2, arch == "a") for i in range(10)
+            for arch in ("a", "b")]
+    rows = [r.model_copy(update={"position": n, "metrics": {"culprit-rank": {
+        **r.metrics["culprit-rank"], "answers": 4, "failed_answers": 1 if r.architecture == "a"
+        else 3}}}) for n, r in enumerate(rows)]
+    result = compare(rows, "a@openai:x", "b@openai:x")
+    rank = result.results[-1]
+    assert (rank.answers_a, rank.failed_answers_a, rank.answers_b, rank.failed_answers_b) == (
+        40, 10, 40, 30)
+    table = comparison_table(result)
+    keys = set(rank.model_dump())
+    assert {c for c in table.columns if " " not in c} <= keys
+    assert table.rows[-1][-2:] == ["10/40", "30/40"]

@@ -5,7 +5,8 @@
 One sub-command per registered metric (``jubensha eval similarity RUN_DIR...``), plus
 ``all`` (every metric that applies to a run and whose models are given), ``list``,
 ``player-logs`` (every method and script of the authors' logs next to the paper's
-tables) and ``grading-rules`` (how the correctness rules disagree on those logs).
+tables), ``player-log-costs`` (their games' calls and tokens phase by phase, beside the
+paper's costs) and ``grading-rules`` (how the correctness rules disagree on those logs).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import typer
 from jubensha.eval.cli_helpers import console, emit, load_reference_script, read_options, show
 from jubensha.eval.failure import MAX_FAILED, check_max_failed
 from jubensha.eval.judge import EvalError, open_session
+from jubensha.eval.playerlog_costs import logged_costs
 from jubensha.eval.playerlog_report import compare_rules, score_logs
 from jubensha.eval.playerlogs import Grading, PlayerLogError
 from jubensha.eval.postgame_commands import factual_questions, wellplay_reference
@@ -30,6 +32,7 @@ from jubensha.eval.report import Format, MetricResult, ResultTable, headline, nu
 from jubensha.eval.scoring import (
     EXPECTED_ERRORS,
     EvalSummary,
+    discard_result,
     group_of,
     score_metrics,
     score_one,
@@ -121,6 +124,25 @@ def player_logs(
         raise fail(str(exc)) from None
     if not result.entries:
         raise fail(f"{logs}: nothing matches the selection")
+    emit([result], fmt, out)
+
+
+@app.command("player-log-costs")
+def player_log_costs(
+    logs: Annotated[Path, typer.Argument(help="The player-logs folder (log_cn/, log_en/).")],
+    language: Annotated[str | None, typer.Option(help="cn or en.")] = None,
+    fmt: FormatOption = "table",
+    out: OutOption = None,
+) -> None:
+    """Count the PLAYER* authors' games phase by phase from their transcripts (calls,
+    tokens, whom each asker questioned, the sensor readings quoted) and set their cost at
+    the paper's prices beside its table A5."""
+    try:
+        result = logged_costs(logs, language)
+    except PlayerLogError as exc:
+        raise fail(str(exc)) from None
+    if not result.games:
+        raise fail(f"{logs}: no transcript matches the selection")
     emit([result], fmt, out)
 
 
@@ -218,6 +240,7 @@ async def _score(spec: MetricSpec, runs: list[Path], script: str | None,
         finally:
             session.close()
         if found is None:
+            discard_result(session.folder, spec.name)
             errors.print(f"{path}: {spec.name}: failed: {status.note}", soft_wrap=True)
             raise NoScore
         result = found.model_copy(update={"group": group_of(run)})

@@ -416,6 +416,7 @@ async def judged_batch(script: Script, reads: AnswerContext, model: Model, judge
         "game; Own Q and Other's Q (CQ civilians', MQ the murderer's) judged Correct or "
         "Incorrect", "ThinkThrice, sections 5 and 6.2 (table 6), appendix H",
         optional=("judge",), options=FactualOptions,
+        paper="paper:thinkthrice",
         paper_judge="ThinkThrice appendix B: GPT-3.5 judged the factual answers")
 async def factual_metric(context: MetricContext) -> FactualResult:
     options = FactualOptions.model_validate(context.options.get("factual", {}))

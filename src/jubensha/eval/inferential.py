@@ -229,6 +229,7 @@ def inferential_applies(script: Script, run: RunLog) -> str | None:
         "reasoning rated >= 4 of 5 by a judge)", "ThinkThrice, section 6.5 (figure 4), "
         "table 10, appendix H", optional=("judge",), applies=inferential_applies,
         options=InferentialOptions,
+        paper="paper:thinkthrice",
         paper_judge="ThinkThrice appendix B: GPT-4 judged the inferential answers")
 async def inferential_metric(context: MetricContext) -> InferentialResult:
     options = InferentialOptions.model_validate(context.options.get("inferential", {}))

@@ -29,11 +29,13 @@ from jubensha.eval.registry import MetricContext
 from jubensha.llm.base import GenerateConfig, Message, Model, ModelError, Request
 from jubensha.llm.calls import CallLog, JsonlSink, OnCall, SeatModel, drop_torn_tail
 from jubensha.llm.health import Health
-from jubensha.llm.registry import named_file, parse_model_spec
+from jubensha.llm.keys import SettingsError, UnconfiguredServer, server_for
+from jubensha.llm.registry import ModelOptions, named_file, parse_model_spec
 from jubensha.llm.structured import generate_object
 from jubensha.llm.wrappers import CachedModel, SqliteCache
 from jubensha.memory.text import chunk, count_tokens
 from jubensha.prompts import render
+from jubensha.runlog.folder import RunLog
 from jubensha.safeload import MAX_LOG_BYTES, DocumentError, one_line, read_bounded
 
 T = TypeVar("T", bound=BaseModel)
@@ -124,14 +126,36 @@ def track_game(calls: CallLog, context: MetricContext) -> None:
 
 
 @lru_cache(maxsize=16)
-def _client(spec: str) -> Model:
-    """One client per model spec per process (a local model loads its weights once)."""
-    return parse_model_spec(spec)
+def _client(spec: str, base_url: str | None = None, key_env: str | None = None) -> Model:
+    """One client per model spec and server per process (a local model loads its weights
+    once); the default options when no server is named."""
+    if base_url is None:
+        return parse_model_spec(spec)
+    key = os.environ.get(key_env) if key_env else None
+    return parse_model_spec(spec, ModelOptions(base_url=base_url, api_key=key or None))
+
+
+def played_client(run: RunLog, spec: str) -> Model:
+    """The client of ``spec`` at the server the run's provenance says it played on, with
+    the key the user's settings pair with that server (``llm.keys``); the default server
+    for a model that runs here or a run that recorded none."""
+    provenance = run.meta.provenance if run.meta else None
+    identity = provenance.models.get(spec) if provenance else None
+    if identity is None or identity.kind != "openai" or not identity.endpoint:
+        return _client(spec)
+    try:
+        server = server_for(identity.endpoint, spec)
+    except (UnconfiguredServer, SettingsError) as exc:
+        raise EvalError(f"{run.path}: the seats' {spec} played on {identity.endpoint}; "
+                        f"their answers go there too: {exc}") from None
+    return _client(spec, server.base_url, server.key_env)
 
 
 def seat_model(context: MetricContext, seat: str) -> Model:
     """The model ``seat`` answers post-game questions with: ``context.answerer``, else the
-    seat's own model from ``meta.json``; logged (and cached by the session) like judges."""
+    seat's own model from ``meta.json``, served where the game was (``context.seat_client``,
+    else the server the run's provenance names); logged (and cached by the session, keyed
+    by model and server) like judges."""
     if context.answerer is not None:
         return recorded(context.answerer, context, seat)
     meta = context.run.meta
@@ -142,7 +166,9 @@ def seat_model(context: MetricContext, seat: str) -> Model:
         raise EvalError(f"seat {seat!r} played with {one_line(spec, 120)}, a file the run "
                         "folder names; models are chosen by you, not by a folder: pass "
                         "--seat-model MODEL")
-    return recorded(_client(spec), context, seat)
+    client = (context.seat_client(spec) if context.seat_client is not None
+              else played_client(context.run, spec))
+    return recorded(client, context, seat)
 
 
 def clip(text: str, max_tokens: int) -> str:

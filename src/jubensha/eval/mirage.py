@@ -273,7 +273,7 @@ async def clue_investigation_metric(context: MetricContext) -> ClueInvestigation
         "and cooperation, observation and thinking (0-20 each; LLM-Score = their sum)",
         "MPIRD-LLMA section 2.3, table 20; MIRAGE public release (llms_eval)",
         needs=("judge",), applies=has_speech, options=MirageOptions, options_key="mirage",
-        paper_judge=MIRAGE_JUDGE)
+        paper="paper:mirage", paper_judge=MIRAGE_JUDGE)
 async def llm_score_metric(context: MetricContext) -> LLMScore:
     return await llm_scores(context)
 
@@ -282,7 +282,7 @@ async def llm_score_metric(context: MetricContext) -> LLMScore:
         "by a judge from the history and the seat's actions (extractive without a judge)",
         "MPIRD-LLMA section 2.3, table 21; MIRAGE public release (rouge_eval)",
         optional=("judge",), applies=has_speech, options=MirageOptions, options_key="mirage",
-        paper_judge=MIRAGE_JUDGE)
+        paper="paper:mirage", paper_judge=MIRAGE_JUDGE)
 async def reconstruction_metric(context: MetricContext) -> Reconstruction:
     return await reconstructions(context)
 
@@ -391,7 +391,7 @@ class MirageIndices(MetricResult):
 @metric("mirage", "The MIRAGE indices: Victory (MRR of the culprit), TII, CIC, ICI and SCI "
         "(ICI and SCI with a judge)", "MIRAGE public release (save_result, end_stage)",
         optional=("judge",), options=MirageOptions, options_key="mirage",
-        paper_judge=MIRAGE_JUDGE)
+        paper="paper:mirage", paper_judge=MIRAGE_JUDGE)
 async def mirage_metric(context: MetricContext) -> MirageIndices:
     options = options_of(context)
     seats = seats_of(context)

@@ -58,6 +58,9 @@ class MetricContext:
     answerer: Model | None = None
     """The model every seat answers post-game questions with; None: each seat's own model
     as ``meta.json`` names it (``eval.judge.seat_model``)."""
+    seat_client: Callable[[str], Model] | None = None
+    """Model spec → the client a seat's own model answers with, served where the game was
+    (a batch passes its endpoints); None: where the run's provenance says it played."""
 
 
 MetricFunction = Callable[[MetricContext], Awaitable[MetricResult]]
@@ -85,6 +88,13 @@ class MetricSpec:
     paper_judge: str = ""
     """Where its paper says a model judged it ("" when none did): a game played with that
     paper's preset is never scored by it without a judge model (no silent substitution)."""
+    paper: str = ""
+    """The preset of the paper the metric comes from (``paper:mirage``); "" for none."""
+
+    def judged_under(self, preset: str | None) -> bool:
+        """Whether the paper of ``preset`` scored this metric with a model judge (another
+        paper's preset asks nothing of it: PLAYER* used no judge, whatever ThinkThrice did)."""
+        return bool(self.paper_judge) and preset is not None and self.paper == preset
 
     @property
     def options_entry(self) -> str:
@@ -106,7 +116,7 @@ METRICS: Registry[MetricSpec] = Registry(unknown=_unknown_metric,
 def metric(name: str, summary: str, source: str, needs: tuple[Need, ...] = (),
            optional: tuple[Need, ...] = (), applies: Applies | None = None,
            options: type[BaseModel] | None = None, options_key: str = "",
-           paper_judge: str = "") -> Callable[[MetricFunction], MetricFunction]:
+           paper_judge: str = "", paper: str = "") -> Callable[[MetricFunction], MetricFunction]:
     """Register ``compute`` under ``name``; a second registration of a name is an error."""
     def register(compute: MetricFunction) -> MetricFunction:
         if METRICS.registered(name):
@@ -115,20 +125,24 @@ def metric(name: str, summary: str, source: str, needs: tuple[Need, ...] = (),
             raise ValueError(f"metric {name!r} is registered twice")
         METRICS.put(name, MetricSpec(name, summary, source, compute, frozenset(needs),
                                      frozenset(optional), applies, options, options_key,
-                                     paper_judge))
+                                     paper_judge, paper))
         return compute
     return register
 
 
 def options_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
-    """``(field, problem)`` for every entry of ``data`` a metric's options class refuses;
-    entries no class reads are left alone."""
-    readers = {spec.options_entry: spec.options for spec in load_metrics().values()
+    """``(field, problem)`` for every entry of ``data`` that no metric reads as given: a
+    key no metric knows, an option of a metric that takes none, a metric named where its
+    family's block is read, and whatever a metric's options class refuses (a key it does
+    not know included); never ignored in silence."""
+    specs = load_metrics()
+    readers = {spec.options_entry: spec.options for spec in specs.values()
                if spec.options is not None}
     problems = []
     for key, value in data.items():
         model = readers.get(key)
         if model is None:
+            problems += _unread(str(key), value, specs, sorted(readers))
             continue
         try:
             model.model_validate(value)
@@ -136,6 +150,24 @@ def options_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
             problems += [(".".join(str(p) for p in (key, *err["loc"])), err["msg"])
                          for err in exc.errors()]
     return problems
+
+
+def _unread(key: str, value: Any, specs: dict[str, MetricSpec],
+            readers: list[str]) -> list[tuple[str, str]]:
+    """Why the entry ``key`` of an options file has no reader."""
+    spec = specs.get(key)
+    if spec is None:
+        known = ", ".join(readers)
+        return [(key, f"no metric reads options under {key!r}; blocks that take options: "
+                      + known)]
+    if spec.options is not None:
+        return [(key, f"metric {key} reads its options under {spec.options_entry!r}")]
+    if not value:
+        return []
+    names = sorted(map(str, value)) if isinstance(value, dict) else []
+    return [(f"{key}.{names[0]}" if names else key,
+             f"metric {key} takes no options" + (f" (given: {', '.join(names)})"
+                                                 if names else ""))]
 
 
 def load_metrics() -> dict[str, MetricSpec]:

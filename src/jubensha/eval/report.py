@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from jubensha.terminal import plain_text
@@ -70,20 +71,26 @@ class MetricResult(BaseModel):
 
 
 def with_scoring(tables: list[ResultTable], scoring: Scoring) -> list[ResultTable]:
-    """``tables``, the first one noting ``scored with: judge ... · grading ...``."""
+    """``tables``, the first one noting ``scored with: judge ... · grading ...`` and, when
+    the metric read answers, how many of them failed (counted wrong or left out)."""
     if not tables:
         return tables
     first = tables[0]
-    note = f"scored with: {scoring.label()}"
+    note = f"scored with: {scoring.label()}" + (
+        f"; failed_answers: {scoring.failed_answers}/{scoring.answers}"
+        if scoring.answers else "")
     return [first.model_copy(update={"notes": [*first.notes, note]}), *tables[1:]]
 
 
 def rich_table(table: ResultTable) -> Table:
-    out = Table(title=table.title, caption="\n".join(table.notes) or None)
+    """The table for the terminal, every text as written: a header such as ``mean [ci_low,
+    ci_high]`` or a name from a script is never read as rich markup."""
+    out = Table(title=escape(table.title),
+                caption=escape("\n".join(table.notes)) or None)
     for column in table.columns:
-        out.add_column(column, overflow="fold")  # wrap a long cell, never cut it
+        out.add_column(escape(column), overflow="fold")  # wrap a long cell, never cut it
     for row in table.rows:
-        out.add_row(*row)
+        out.add_row(*(escape(cell) for cell in row))
     return out
 
 

@@ -14,7 +14,7 @@ stopping them (``catch``).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -66,7 +66,7 @@ class EvalSummary(MetricResult):
         rows = [[s.metric, s.status, s.failure_share(), s.note] for s in self.statuses]
         calls = ", ".join(f"{purpose or '-'} {n}" for purpose, n in sorted(self.calls.items()))
         return [ResultTable(title=f"Evaluation of {Path(self.run).name}",
-                            columns=["metric", "status", "answers failed", "note"],
+                            columns=["metric", "status", "failed_answers", "note"],
                             rows=rows,
                             notes=[f"model calls: {sum(self.calls.values())}"
                                    + (f" ({calls})" if calls else "")
@@ -95,7 +95,7 @@ def unjudged(specs: Iterable[MetricSpec], run: RunLog, judge: Model | None) -> s
     paper's preset, and that paper scored one of them with a model judge (no silent
     substitution of a lexical judge under the paper's metric name); None otherwise."""
     preset = preset_of(run)
-    judged = [spec for spec in specs if spec.paper_judge]
+    judged = [spec for spec in specs if spec.judged_under(preset)]
     if judge is not None or preset is None or not judged:
         return None
     names = ", ".join(spec.name for spec in judged)
@@ -108,6 +108,12 @@ def write_result(folder: Path, name: str, result: MetricResult) -> None:
     """Write ``<name>.json`` whole or not at all (a resumed batch takes a result file as
     done)."""
     write_whole(folder / f"{name}.json", result.model_dump_json(indent=2) + "\n")
+
+
+def discard_result(folder: Path, name: str) -> None:
+    """Remove an earlier ``<name>.json``: a re-score that failed leaves no score on disk
+    that reads as this evaluation's (``all.json`` says it failed, and why)."""
+    (folder / f"{name}.json").unlink(missing_ok=True)
 
 
 def group_of(run: RunLog) -> str:
@@ -149,11 +155,13 @@ async def score_metrics(specs: Iterable[MetricSpec], script: Script, run: RunLog
                         session: EvalSession, *, judge: Model | None,
                         embedder: Embedder | None, samples: int, options: dict[str, Any],
                         catch: tuple[type[Exception], ...], answerer: Model | None = None,
-                        group: str | None = None, max_failed: float = MAX_FAILED
+                        group: str | None = None, max_failed: float = MAX_FAILED,
+                        seat_client: Callable[[str], Model] | None = None
                         ) -> tuple[list[MetricResult], list[MetricStatus]]:
     """Score ``run`` with each of ``specs`` in order; a metric raising one of ``catch`` is
     failed and the next one runs. The results carry ``group`` when given; their model calls
-    go to ``session``."""
+    go to ``session``; the seats answer with ``seat_client(spec)`` when given
+    (``MetricContext.seat_client``)."""
     results: list[MetricResult] = []
     statuses = []
     for spec in specs:
@@ -163,15 +171,18 @@ async def score_metrics(specs: Iterable[MetricSpec], script: Script, run: RunLog
             continue
         context = MetricContext(script=script, run=run, judge=judge, embedder=embedder,
                                 samples=samples, options=dict(options), calls=session.calls,
-                                cache=session.cache, answerer=answerer)
+                                cache=session.cache, answerer=answerer,
+                                seat_client=seat_client)
         try:
             result, status = await score_one(spec, context, max_failed)
         except catch as exc:
+            discard_result(session.folder, spec.name)
             statuses.append(MetricStatus(metric=spec.name, status="failed",
                                          note=f"{type(exc).__name__}: {exc}"))
             continue
         statuses.append(status)
         if result is None:
+            discard_result(session.folder, spec.name)
             continue
         if group is not None:
             result = result.model_copy(update={"group": group})

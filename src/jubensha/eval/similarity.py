@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from jubensha.engine.events import Spoke
 from jubensha.eval.registry import MetricContext, metric
@@ -25,6 +25,8 @@ from jubensha.scripts.model import Character, Script
 
 
 class SimilarityOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     n: int = 3
     tokens: TokenizerOptions = WORD_TOKENS
     chunk_tokens: int = 400

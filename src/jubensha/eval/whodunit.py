@@ -129,7 +129,7 @@ class RolePlay(MetricResult):
 @metric("whodunit-rp", "A judge rates how naturally each seat played its role (0-10)",
         "WhodunitBench supplementary, section 4, figure 10 (RP)", needs=("judge",),
         applies=has_speech, options=WhodunitOptions, options_key="whodunit",
-        paper_judge=WHODUNIT_JUDGE)
+        paper="paper:whodunit", paper_judge=WHODUNIT_JUDGE)
 async def role_play_metric(context: MetricContext) -> RolePlay:
     options = options_of(context)
     judge = judge_of(context, "whodunit-rp")
@@ -254,7 +254,7 @@ def has_key_points(script: Script, run: RunLog) -> str | None:
         "conveyed; also every key point against the whole discussion (judge or lexical)",
         "WhodunitBench supplementary, section 4, figure 10 (SPC)", optional=("judge",),
         applies=has_key_points, options=WhodunitOptions, options_key="whodunit",
-        paper_judge=WHODUNIT_JUDGE)
+        paper="paper:whodunit", paper_judge=WHODUNIT_JUDGE)
 async def key_points_metric(context: MetricContext) -> KeyPoints:
     method = chosen(options_of(context).spc, context)
     result = KeyPoints(run=str(context.run.path), method=method, seats={})
@@ -347,7 +347,7 @@ def has_truth(script: Script, run: RunLog) -> str | None:
         "(0-100; judge, or ROUGE-L without one)",
         "WhodunitBench supplementary, section 4, figures 9-10 (CMD)", optional=("judge",),
         applies=has_truth, options=WhodunitOptions, options_key="whodunit",
-        paper_judge=WHODUNIT_JUDGE)
+        paper="paper:whodunit", paper_judge=WHODUNIT_JUDGE)
 async def motive_method_metric(context: MetricContext) -> MotiveMethod:
     options = options_of(context)
     method = chosen(options.cmd, context)

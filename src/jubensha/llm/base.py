@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from enum import StrEnum
 from typing import Any, Literal, Protocol, runtime_checkable
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
@@ -204,6 +205,10 @@ class Model(ABC):
     """A language model client or a wrapper around one."""
 
     name: str
+    server: str = ""
+    """Where its calls go, as ``endpoint_of`` writes it (no key, no query); "" for a model
+    that runs here. Two servers serving one model name are two models: reply caches and
+    provenance key on it."""
 
     @abstractmethod
     async def generate(self, request: Request) -> Response:
@@ -217,12 +222,23 @@ class Model(ABC):
         """Release connections or loaded weights; the default holds nothing."""
 
 
+def endpoint_of(url: str | None) -> str:
+    """``url`` without its query, fragment or credentials: what may be written down."""
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}".rstrip("/")
+
+
 class ModelWrapper(Model):
     """Passes everything to ``inner``; subclasses override what they change."""
 
     def __init__(self, inner: Model) -> None:
         self.inner = inner
         self.name = inner.name
+        self.server = inner.server
 
     async def generate(self, request: Request) -> Response:
         return await self.inner.generate(request)

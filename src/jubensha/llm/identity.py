@@ -10,13 +10,14 @@ game. Never raises: an identity that cannot be had is recorded with the reason.
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
-from jubensha.llm.base import ModelError
+from jubensha.llm.base import ModelError, endpoint_of
 from jubensha.llm.catalog import file_sha256
 from jubensha.llm.registry import ModelOptions, split_form
+
+__all__ = ["ModelIdentity", "endpoint_of", "model_identity"]
 
 
 class ModelIdentity(BaseModel):
@@ -32,18 +33,9 @@ class ModelIdentity(BaseModel):
     problem: str = Field("", description="Why part of the identity is missing.")
 
     def key(self) -> tuple[str, ...]:
-        """What must agree between two games for them to have played the same model."""
-        return (self.kind, self.name, self.sha256, ",".join(self.served))
-
-
-def endpoint_of(url: str | None) -> str:
-    """``url`` without its query, fragment or credentials: what may be written down."""
-    if not url:
-        return ""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}".rstrip("/")
+        """What must agree between two games for them to have played the same model (two
+        servers serving one model name are two models)."""
+        return (self.kind, self.name, self.sha256, self.endpoint, ",".join(self.served))
 
 
 def model_identity(spec: str, options: ModelOptions | None = None) -> ModelIdentity:

@@ -48,6 +48,7 @@ from jubensha.llm.base import (
     TextPart,
     TextSink,
     Usage,
+    endpoint_of,
     stream_sink,
 )
 from jubensha.llm.completion import Completion, read_completion
@@ -211,6 +212,7 @@ class OpenAIModel(Model):
                                   timeout=timeout_s, max_retries=0,
                                   http_client=openai.DefaultAsyncHttpxClient(
                                       verify=_ssl_context(), timeout=timeout_s))
+        self.server = endpoint_of(str(self.client.base_url))
         self.max_retries = max_retries
         self.timeout_s = timeout_s
         self.temperature = temperature

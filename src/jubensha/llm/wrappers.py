@@ -150,7 +150,8 @@ def deterministic(request: Request) -> bool:
 
 class CachedModel(ModelWrapper):
     """Answers a request seen before (same ``cache_key``: messages, settings, schema,
-    sample index and model) from the store; hits come back with ``origin="cache"``.
+    sample index, model and the server it is served by) from the store; hits come back
+    with ``origin="cache"``.
 
     ``only`` limits the cache to the requests it accepts (a game shares the replies of
     ``deterministic`` requests among its seats). A request already on its way is awaited,
@@ -168,7 +169,8 @@ class CachedModel(ModelWrapper):
     async def generate(self, request: Request) -> Response:
         if self.only is not None and not self.only(request):
             return await self.inner.generate(request)
-        key = request.cache_key(self.inner.name)
+        served = self.inner.server
+        key = request.cache_key(f"{self.inner.name}@{served}" if served else self.inner.name)
         cached = self.store.get(key)
         if cached is None and key in self._pending:
             cached = await _outcome(self._pending[key])

@@ -2,9 +2,9 @@
 
 Where a game's numbers come from: meta.json's ``provenance``.
 
-The package version; the git commit and whether the checkout had changes, when the code
-runs from a checkout (read from ``.git`` itself, so git need not be installed; the dirty
-flag asks git when it is, else stays unknown); the prompt templates the game rendered, each
+The package version; the git commit and whether the checkout had changes, with a hash of
+those changes, when the code runs from a checkout (read from ``.git`` itself, so git need not
+be installed; the dirty flag and the hash ask git when it is, else stay unknown); the prompt templates the game rendered, each
 with the hash of its text (``prompts.tracking``); each model's identity
 (``llm.identity``: the local file's sha256, the endpoint's model string and what the
 server said it ran); the preset and the model options. Batches and reports compare these
@@ -37,10 +37,15 @@ class Code(BaseModel):
     commit: str | None = Field(None, description="None: not run from a git checkout.")
     dirty: bool | None = Field(None, description="Uncommitted changes to tracked files; "
                                "None: unknown (no checkout, or git not installed).")
+    changes: str | None = Field(None, description=(
+        "A dirty checkout's changes: the sha256 (16 hex digits) of `git diff HEAD`, so "
+        "that games played with two different edits are two codes; None when clean or "
+        "unknown."))
 
     def label(self) -> str:
         commit = (self.commit or "no commit")[:12]
-        state = {True: " (dirty)", False: "", None: " (state unknown)"}[self.dirty]
+        dirty = f" (dirty {self.changes})" if self.changes else " (dirty, changes unknown)"
+        state = {True: dirty, False: "", None: " (state unknown)"}[self.dirty]
         return f"jubensha {self.version or '?'} {commit}{state if self.commit else ''}"
 
 
@@ -127,14 +132,29 @@ def is_dirty(root: Path) -> bool | None:
     return bool(done.stdout.strip()) if done.returncode == 0 else None
 
 
+def changes_of(root: Path) -> str | None:
+    """The sha256 (16 hex digits) of the tracked files' changes since the commit (``git
+    diff HEAD``, binary files included); None when git cannot say."""
+    try:
+        done = subprocess.run(["git", "-C", str(root), "diff", "HEAD", "--binary",
+                               "--no-ext-diff", "--no-color"], capture_output=True,
+                              timeout=GIT_TIMEOUT_S, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return hashlib.sha256(done.stdout).hexdigest()[:16] if done.returncode == 0 else None
+
+
 @cache
 def code_provenance(version: str) -> Code:
     """The code of this process (read once): ``version``, and the checkout the package
-    runs from, if any (``src/jubensha`` two levels below it)."""
+    runs from, if any (``src/jubensha`` two levels below it), with a hash of its changes
+    when it has any."""
     root = Path(__file__).resolve().parents[3]
     git = git_folder(root)
     commit = head_commit(git) if git else None
-    return Code(version=version, commit=commit, dirty=is_dirty(root) if commit else None)
+    dirty = is_dirty(root) if commit else None
+    return Code(version=version, commit=commit, dirty=dirty,
+                changes=changes_of(root) if dirty else None)
 
 
 def options_given(options: ModelOptions) -> dict[str, Any]:

@@ -50,7 +50,7 @@ from jubensha.runs.compare import compare as compare_entrants
 from jubensha.runs.estimate import batch_calls, worth_estimating
 from jubensha.runs.index import INDEX_FILE, BatchIndex, GameRow
 from jubensha.runs.loose import find_run_folders, rows_from_runs
-from jubensha.runs.provenance import MixedProvenance
+from jubensha.runs.provenance import MixedProvenance, served_apart
 from jubensha.runs.ratings import LeaderboardFormat, leaderboard_table, rate, render_leaderboard
 from jubensha.runs.report import ReportFormat, batch_title, build_report, render
 from jubensha.runs.spec import dump_spec, load_spec
@@ -369,7 +369,8 @@ def report(
 def against_baseline(rows: list[GameRow], baseline: str, allow_mixed: bool = False
                      ) -> list[Comparison]:
     """Every other method against ``baseline`` on their paired games (one line on error)."""
-    methods = [m for m in dict.fromkeys(entrant(r) for r in rows) if m != baseline]
+    methods = [m for m in dict.fromkeys(entrant(r) for r in served_apart(rows))
+               if m != baseline]
     try:
         return adjusted_together([compare_entrants(rows, method, baseline,
                                                    allow_mixed=allow_mixed)

@@ -25,7 +25,7 @@ from jubensha.runlog.attempts import earlier_attempts
 from jubensha.runlog.folder import CALLS, RESULT, RunError, read_own, read_run
 from jubensha.runlog.resume import spent
 from jubensha.runs.attempt import read_error, spend_of
-from jubensha.runs.game_scores import SCORING
+from jubensha.runs.game_scores import ANSWERS, FAILED_ANSWERS, SCORING
 from jubensha.runs.index import BatchIndex, GameRow, Spend
 from jubensha.runs.spec_schema import BatchSpec, PlannedGame
 from jubensha.safeload import MAX_BYTES
@@ -63,7 +63,8 @@ def read_metric(name: str, path: Path) -> dict[str, Any]:
         result = result_type(name).model_validate_json(read_own(path, MAX_BYTES))
     except (RunError, ValueError) as exc:
         return {"error": f"{path.name}: {str(exc).splitlines()[0]}"}
-    return {**headline(result), SCORING: result.scoring.label()}
+    return {**headline(result), SCORING: result.scoring.label(),
+            ANSWERS: result.scoring.answers, FAILED_ANSWERS: result.scoring.failed_answers}
 
 
 def read_metrics(folder: Path) -> dict[str, Any]:
@@ -78,8 +79,8 @@ def read_metrics(folder: Path) -> dict[str, Any]:
         if status.status == "skipped":
             found[status.metric] = {"skipped": status.note}
         elif status.status == "failed":
-            found[status.metric] = {"error": status.note, "answers": status.answers,
-                                    "failed_answers": status.failed_answers}
+            found[status.metric] = {"error": status.note, ANSWERS: status.answers,
+                                    FAILED_ANSWERS: status.failed_answers}
     return found
 
 

@@ -103,6 +103,8 @@ class BatchRunner:
         self.played = self.skipped = 0
         self.judge_client: Model | None = None
         self.judge: Model | None = None
+        self.seat_clients: dict[str, tuple[Model, Model]] = {}
+        """Model spec → (raw client, wrapped) the seats answer post-game questions with."""
         self.metric_embedder: Embedder | None = None
 
     async def run(self) -> BatchSummary:
@@ -204,7 +206,7 @@ class BatchRunner:
                 specs, game.script, run, session, judge=judge, embedder=embedder,
                 samples=self.spec.metric_samples, options=self.spec.metric_options,
                 catch=(Exception,),  # a metric's bug must not fail the game
-                max_failed=self.spec.metric_max_failed)
+                max_failed=self.spec.metric_max_failed, seat_client=self._seat_client)
         finally:
             session.close()
         statuses.update({status.metric: status for status in scored})
@@ -223,6 +225,16 @@ class BatchRunner:
                                prices=self.prices).model
         return self.judge
 
+    def _seat_client(self, spec: str) -> Model:
+        """A seat's own model for its post-game answers, served where its games played
+        (the spec's endpoint for it, else its ``model_options``), with the batch's retries
+        and prices; built on first use."""
+        if spec not in self.seat_clients:
+            raw = parse_model_spec(spec, options_for(self.options, self.servers.get(spec)))
+            self.seat_clients[spec] = (raw, stack(raw, attempts=self.spec.wrappers.retries,
+                                                  prices=self.prices).model)
+        return self.seat_clients[spec][1]
+
     def _embedder(self) -> Embedder | None:
         if self.metric_embedder is None and self.spec.metric_embedder != "none":
             self.metric_embedder = build_metric_embedder(self.spec.metric_embedder)
@@ -233,4 +245,6 @@ class BatchRunner:
         client, so that closing one game's stack never closes the shared cache)."""
         if self.judge_client is not None:
             await self.judge_client.aclose()
+        for raw, _ in self.seat_clients.values():
+            await raw.aclose()
         self.executor.close()

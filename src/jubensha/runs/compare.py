@@ -24,17 +24,20 @@ from jubensha.eval.report import ResultTable, markdown_table, number
 from jubensha.runs.arena import label
 from jubensha.runs.game_scores import IDENTIFICATION, WIN, game_values, outcomes
 from jubensha.runs.index import GameRow
-from jubensha.runs.provenance import check_pooled
+from jubensha.runs.provenance import check_pooled, served_apart
 from jubensha.runs.report import fake_warning, flatten
 from jubensha.runs.statistics import Paired, holm, paired
 from jubensha.terminal import plain_text
 
 CompareFormat = Literal["table", "md", "csv", "json"]
-NOTE = ("A - B: mean of the paired differences over games with the same script, procedure "
-        "and seed, with its 95% interval [ci_low, ci_high]: the paired sign-flip test "
-        "inverted, so it excludes 0 exactly when p < 0.05 (too few: five pairs or fewer, "
-        "where no p reaches 0.05). p: the test's two-sided p; p (Holm): adjusted over "
-        "every test of the table. failed A/B: games on which the metric failed, left out.")
+NOTE = ("a, b: the means of A and of B; difference: mean of the paired differences A - B "
+        "over games with the same script, procedure and seed, with its 95% interval "
+        "[ci_low, ci_high]: the paired sign-flip test inverted, so it excludes 0 exactly "
+        "when p < 0.05 (none with five pairs or fewer, where no p reaches 0.05, nor when "
+        "every pair differs by one amount). p_value: the test's two-sided p; p_holm: "
+        "adjusted over every test of the table. failed_a/b: games on which the metric "
+        "failed, left out; failed_answers_a/b: of the answers the metric asked on the "
+        "paired games, the ones that failed (counted wrong, or left out, by its rule).")
 
 
 class CompareError(Exception):
@@ -71,7 +74,9 @@ def compare(rows: list[GameRow], a: str, b: str, metrics: list[str] | None = Non
             allow_mixed: bool = False) -> Comparison:
     """A against B on their paired games; ``metrics`` keeps the metrics whose name starts
     with one of them. Games of different provenance are compared only when
-    ``allow_mixed`` (else ``MixedProvenance``)."""
+    ``allow_mixed`` (else ``MixedProvenance``); one model served by two servers is two
+    entrants (``runs.provenance.served_apart``)."""
+    rows = served_apart(rows)
     known = list(dict.fromkeys(entrant(r) for r in rows))
     for name in (a, b):
         if name not in known:
@@ -97,10 +102,9 @@ def compare(rows: list[GameRow], a: str, b: str, metrics: list[str] | None = Non
         found = paired(name, [x for x, _, _ in values[name]], [y for _, y, _ in values[name]],
                        [s for _, _, s in values[name]])
         metric, dot, _ = name.partition(".")  # the win and identification are the game's
-        failed_a, failed_b = failed.get(metric, (0, 0)) if dot else (0, 0)
+        counts = failed.get(metric, Failures()) if dot else Failures()
         results.append(found.model_copy(update={
-            "scoring": scoring_of(pairs, name) if dot else "", "failed_a": failed_a,
-            "failed_b": failed_b}))
+            "scoring": scoring_of(pairs, name) if dot else "", **counts.fields()}))
     return Comparison(a=a, b=b, pairs=len(keys), results=adjusted(results),
                       warning=fake_warning([mine[k] for k in keys] + [theirs[k] for k in keys]),
                       provenance=mixed)
@@ -121,15 +125,31 @@ def paired_values(pairs: list[tuple[GameRow, GameRow]]
     return values
 
 
-def failures(pairs: list[tuple[GameRow, GameRow]]) -> dict[str, tuple[int, int]]:
-    """Per metric, on how many of A's and of B's paired games it failed."""
-    found: dict[str, tuple[int, int]] = {}
+class Failures(BaseModel):
+    """Per side (a, b): the paired games a metric failed on, the answers it asked on
+    them and how many of those failed."""
+
+    games: list[int] = Field(default_factory=lambda: [0, 0])
+    answers: list[int] = Field(default_factory=lambda: [0, 0])
+    failed_answers: list[int] = Field(default_factory=lambda: [0, 0])
+
+    def fields(self) -> dict[str, int]:
+        return {f"{key}_{side}": getattr(self, name)[i] for i, side in enumerate("ab")
+                for key, name in (("failed", "games"), ("answers", "answers"),
+                                  ("failed_answers", "failed_answers"))}
+
+
+def failures(pairs: list[tuple[GameRow, GameRow]]) -> dict[str, Failures]:
+    """Per metric, on how many of A's and of B's paired games it failed, and the answers
+    it asked and lost on each side."""
+    found: dict[str, Failures] = {}
     for left, right in pairs:
         for side, row in enumerate((left, right)):
             for metric, outcome in outcomes(row).items():
-                counts = list(found.get(metric, (0, 0)))
-                counts[side] += outcome.failed
-                found[metric] = (counts[0], counts[1])
+                counts = found.setdefault(metric, Failures())
+                counts.games[side] += outcome.failed
+                counts.answers[side] += outcome.answers
+                counts.failed_answers[side] += outcome.failed_answers
     return found
 
 
@@ -168,12 +188,18 @@ def comparison_table(comparison: Comparison) -> ResultTable:
     return ResultTable(
         title=f"{comparison.a} (A) against {comparison.b} (B) on {comparison.pairs} paired "
               "games",
-        columns=["metric", "scoring", "A", "B", "A - B [ci_low, ci_high]", "p", "p (Holm)",
-                 "pairs", "failed A", "failed B"],
+        columns=["metric", "scoring", "a", "b", "difference [ci_low, ci_high]", "p_value",
+                 "p_holm", "pairs", "failed_a", "failed_b", "failed_answers_a",
+                 "failed_answers_b"],
         rows=[[r.metric, r.scoring or "–", number(r.a), number(r.b), r.difference.render(),
                number(r.p_value, 4), number(r.p_holm, 4), str(r.pairs), str(r.failed_a),
-               str(r.failed_b)] for r in comparison.results],
+               str(r.failed_b), _share(r.failed_answers_a, r.answers_a),
+               _share(r.failed_answers_b, r.answers_b)] for r in comparison.results],
         notes=[NOTE, *comparison.provenance])
+
+
+def _share(failed: int, asked: int) -> str:
+    return f"{failed}/{asked}" if asked else "–"
 
 
 def render_comparison(comparison: Comparison, fmt: CompareFormat) -> str:

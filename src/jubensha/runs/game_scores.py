@@ -16,17 +16,27 @@ from typing import Any, NamedTuple
 from jubensha.runs.index import GameRow
 
 WIN, IDENTIFICATION = "civilian win", "identification"
+SAME_AS_GAME = {f"{IDENTIFICATION}.accuracy": IDENTIFICATION}
+"""Metric numbers that are one of the game's own numbers under another name (the
+``identification`` metric's accuracy is the game's identification share): counted once."""
 SCORING = "scoring"
 """The key under which a metric's numbers in the index say how it was scored."""
 
 
+ANSWERS, FAILED_ANSWERS = "answers", "failed_answers"
+"""The keys under which a metric's numbers in the index count the answers it asked and
+those that failed (``eval.failure``)."""
+
+
 class MetricOutcome(NamedTuple):
     """One metric on one game: its real-valued numbers (empty when it failed), how it
-    was scored, and whether it failed."""
+    was scored, whether it failed, and the answers it asked and how many failed."""
 
     values: dict[str, float]
     scoring: str
     failed: bool
+    answers: int = 0
+    failed_answers: int = 0
 
 
 def is_value(value: Any) -> bool:
@@ -52,16 +62,25 @@ def outcomes(row: GameRow) -> dict[str, MetricOutcome]:
             continue
         values = {name: float(value) for name, value in sorted(numbers.items())
                   if is_value(value)}
-        found[metric] = MetricOutcome(values, str(numbers.get(SCORING, "")), "error" in numbers)
+        found[metric] = MetricOutcome(values, str(numbers.get(SCORING, "")), "error" in numbers,
+                                      _count(numbers.get(ANSWERS)),
+                                      _count(numbers.get(FAILED_ANSWERS)))
     return found
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def game_values(row: GameRow) -> dict[str, float]:
     """Every number of the game a comparison pairs: win, identification, and each metric
-    number as ``metric.name``."""
+    number as ``metric.name`` (but one that is the game's own number under another name,
+    ``SAME_AS_GAME``, where the game has that number: one quantity is one test)."""
     found = {name: value for name, value in ((WIN, win(row)),
                                              (IDENTIFICATION, identification(row)))
              if value is not None}
     for metric, outcome in outcomes(row).items():
-        found |= {f"{metric}.{name}": value for name, value in outcome.values.items()}
+        found |= {key: value for name, value in outcome.values.items()
+                  if (key := f"{metric}.{name}") not in SAME_AS_GAME
+                  or SAME_AS_GAME[key] not in found}
     return found

@@ -44,12 +44,13 @@ class Cell:
     n: int
     ci_low: float | None = None
     ci_high: float | None = None
+    why: str = ""
 
     def render(self) -> str:
         spread = f" ± {self.std:.2f}" if self.std is not None else ""
         interval = (f" [{self.ci_low:.2f}, {self.ci_high:.2f}]"
                     if self.ci_low is not None and self.ci_high is not None
-                    else "; too few for an interval")
+                    else f"; no interval: {self.why}")
         return f"{self.mean:.2f}{spread} (n={self.n}{interval})"
 
 
@@ -76,7 +77,7 @@ def _cell(values: list[float], trials: bool) -> Cell:
     std = statistics.stdev(values) if len(values) > 1 else None
     found = estimate(values, trials=trials)
     return Cell(mean=found.mean, std=std, n=len(values), ci_low=found.ci_low,
-                ci_high=found.ci_high)
+                ci_high=found.ci_high, why=found.why)
 
 
 def paper_tables(rows: list[GameRow]) -> list[PaperTable]:

@@ -308,6 +308,7 @@ async def play_game(config: PlayConfig, out: Path, *, sinks: Sequence[EventSink]
         meta.started = config.resume.meta.started  # the game started then, not now
     options = config.model_options or ModelOptions()
     clients = build_models(config.plans, options) if models is None else dict(models)
+    meta = served_at(meta, clients)
     vectors = build_memory_embedder(config.embedder, options)
     folder = RunFolder(out, meta, config.script)
     log = CallLog(folder, Health(config.health.max_consecutive_failures), on_call)
@@ -349,6 +350,18 @@ def run_meta(config: PlayConfig) -> RunMeta:
                        sorted({p.model for p in config.plans.values() if p.model != NO_MODEL}),
                        config.model_options or ModelOptions(),
                        str(preset["name"]) if preset else None))
+
+
+def served_at(meta: RunMeta, clients: Mapping[str, Model]) -> RunMeta:
+    """``meta`` with each model's identity naming the server its client calls (a batch's
+    endpoint for that model, not only the default ``model_options``)."""
+    found = meta.provenance
+    if found is None:
+        return meta
+    models = {spec: identity.model_copy(update={"endpoint": clients[spec].server})
+              if spec in clients and clients[spec].server else identity
+              for spec, identity in found.models.items()}
+    return meta.model_copy(update={"provenance": found.model_copy(update={"models": models})})
 
 
 def write_provenance(folder: RunFolder, used: dict[str, str], names: dict[str, str]) -> None:

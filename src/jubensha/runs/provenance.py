@@ -3,9 +3,10 @@
 Whether games may be pooled: their provenance (``runlog.provenance``) compared.
 
 Games are pooled in a report or paired in a comparison only when they were played by the
-same code (package version, commit and dirty flag), with the same text for every prompt
-template both rendered, and, for each model spec, the same model (the local file's sha256,
-the same model string, the same answer from the server about what it ran). ``differences``
+same code (package version, commit, dirty flag and the hash of a dirty checkout's changes),
+with the same text for every prompt template both rendered, and, for each model spec, the
+same model (the local file's sha256, the same model string on the same server, the same
+answer from the server about what it ran). ``differences``
 says what differs in one line per kind; ``runs report`` and ``runs compare`` refuse such
 games unless told ``--allow-mixed``, and then say it above the tables.
 """
@@ -37,6 +38,7 @@ def _counted(values: Counter[str]) -> str:
 
 def _model(identity: ModelIdentity) -> str:
     parts = [identity.name or identity.kind, identity.sha256[:12],
+             f"at {identity.endpoint}" if identity.endpoint else "",
              f"served {', '.join(identity.served)}" if identity.served else ""]
     return " ".join(p for p in parts if p)
 
@@ -79,6 +81,23 @@ def _model_differences(known: list[Provenance]) -> list[str]:
                 {f"served {value}": n for value, n in served.items()})
             lines.append(f"model {spec}: {_counted(shown)}")
     return lines
+
+
+def _endpoint(row: GameRow) -> str:
+    identity = row.provenance.models.get(row.model) if row.provenance else None
+    return identity.endpoint if identity else ""
+
+
+def served_apart(rows: list[GameRow]) -> list[GameRow]:
+    """``rows`` with the server named in the model of each game whose model spec was
+    served by more than one server (``openai:m at http://gpu1:8000/v1``): two servers
+    serving one model name are two entrants, never one mean."""
+    servers: dict[str, set[str]] = defaultdict(set)
+    for row in rows:
+        if endpoint := _endpoint(row):
+            servers[row.model].add(endpoint)
+    return [row.model_copy(update={"model": f"{row.model} at {_endpoint(row)}"})
+            if len(servers[row.model]) > 1 and _endpoint(row) else row for row in rows]
 
 
 def summary(rows: Iterable[GameRow]) -> list[str]:

@@ -25,7 +25,7 @@ from jubensha.runs.arena import label
 from jubensha.runs.game_scores import identification, win
 from jubensha.runs.game_scores import outcomes as game_outcomes
 from jubensha.runs.index import GameRow
-from jubensha.runs.provenance import check_pooled, summary
+from jubensha.runs.provenance import check_pooled, served_apart, summary
 from jubensha.runs.statistics import Estimate, estimate
 from jubensha.terminal import plain_text
 
@@ -34,13 +34,15 @@ MATRIX_NOTE = ("k/n: the civilians won k of the n finished games in which these 
                "met these civilians.")
 CI_NOTE = ("mean [ci_low, ci_high]: the 95% interval of the mean over finished games, by "
            "the method named (cluster bootstrap from 10 scripts; else a bootstrap within "
-           "scripts from 10 games; else too few: no interval; docs/experiments.md). "
+           "scripts from 10 games, each script with 2 or more; never for values all equal; "
+           "else no interval, saying why; docs/experiments.md). "
            "failed: games on which the metric failed (most of its answers failed): no "
-           "value, never averaged in.")
+           "value, never averaged in. failed_answers: of the answers the metric asked on "
+           "those games, the ones that failed (counted wrong, or left out, by its rule).")
 RATE_NOTE = ("Win rate: finished games with a winner (a script that records no solution "
              "has none), value (k/n); identification: the mean over finished games of each "
              "game's share of counted ballots on a culprit. Intervals: 95%, by the method "
-             "that holds (exact binomial for the win rate below 10 scripts; "
+             "that holds (Wilson score for the win rate below 10 scripts or at 0 or 1; "
              "docs/experiments.md). Cost: finished games only (– while no price is known).")
 
 
@@ -50,7 +52,8 @@ def rate_cell(found: Estimate | None, counted: bool = False) -> str:
         return "– (0 games)"
     count = f"{round(found.mean * found.n)}/{found.n}" if counted else f"n={found.n}"
     interval = (f"[{found.ci_low:.3f}, {found.ci_high:.3f}]"
-                if found.ci_low is not None and found.ci_high is not None else "too few")
+                if found.ci_low is not None and found.ci_high is not None
+                else f"no interval: {found.why}")
     return f"{found.mean:.3f} ({count})\n{interval}"
 
 
@@ -91,10 +94,17 @@ class MetricSummary(BaseModel):
     scoring: str = ""
     games: int = Field(description="Finished games the metric was scored or failed on.")
     failed: int = Field(0, description="Of those, the games on which it failed: no value.")
+    answers: int = Field(0, description="The answers its values rest on, over those games.")
+    failed_answers: int = Field(0, description=(
+        "Of those answers, the ones that failed (counted wrong, or left out, by the metric's "
+        "rule) on games where it still has a value and on games where it failed."))
     values: dict[str, Estimate] = Field(default_factory=dict)
 
     def failure_share(self) -> str:
         return f"{self.failed}/{self.games}"
+
+    def answer_failure_share(self) -> str:
+        return f"{self.failed_answers}/{self.answers}" if self.answers else "–"
 
 
 class GroupStats(BaseModel):
@@ -176,9 +186,7 @@ class BatchReport(BaseModel):
                 *(["script"] if self.by_script else [])]
         main = ResultTable(
             title=f"Batch {self.batch}: civilians' architecture × model".strip(),
-            columns=[*keys, "games", "finished", "failed", "civilian win rate",
-                     "identification", "failures/game", "calls/game", "tokens/game",
-                     "cost $", "mean s"],
+            columns=[*keys, *MAIN_COLUMNS],
             rows=[[*self._keys(g), str(g.games), str(g.finished), str(g.failed),
                    rate_cell(g.civilian_wins, counted=True), rate_cell(g.identification),
                    number(g.failures_per_game, 2), number(g.calls_per_game, 1),
@@ -192,7 +200,7 @@ class BatchReport(BaseModel):
             tables.append(ResultTable(
                 title="Post-game metrics (mean over finished games)",
                 columns=[*keys, "metric", "scoring", "value", "mean [ci_low, ci_high]",
-                         "games", "interval", "failed"],
+                         "n", "method", "failed", "failed_answers"],
                 rows=metric_rows, notes=[CI_NOTE]))
         if any(g.sides for g in self.groups):
             tables.append(self._sides_table(keys))
@@ -209,9 +217,10 @@ class BatchReport(BaseModel):
     def _metric_rows(self, group: GroupStats, found: MetricSummary) -> list[list[str]]:
         """A row per value of the metric; one row of dashes when it failed on every game."""
         first = [*self._keys(group), found.metric, found.scoring or "–"]
+        shares = [found.failure_share(), found.answer_failure_share()]
         if not found.values:
-            return [[*first, "–", "–", "0", "–", found.failure_share()]]
-        return [[*first, name, mean.render(), str(mean.n), mean.method, found.failure_share()]
+            return [[*first, "–", "–", "0", "–", *shares]]
+        return [[*first, name, mean.render(), str(mean.n), mean.method, *shares]
                 for name, mean in found.values.items()]
 
     def _sides_table(self, keys: list[str]) -> ResultTable:
@@ -221,8 +230,8 @@ class BatchReport(BaseModel):
 
         return ResultTable(
             title="Model use by side (per finished game; cost of the finished games)",
-            columns=[*keys, "civilians calls", "civilians tokens", "civilians $",
-                     "murderers calls", "murderers tokens", "murderers $"],
+            columns=[*keys, *(f"sides.{side}.{key}" for side in ("civilians", "murderers")
+                              for key in SideUse.model_fields)],
             rows=[[*self._keys(g), *cells(g.sides.get("civilians")),
                    *cells(g.sides.get("murderers"))] for g in self.groups if g.sides])
 
@@ -239,10 +248,35 @@ class BatchReport(BaseModel):
 
     def flat(self) -> list[dict[str, Any]]:
         """One record per group (the CSV rows): its JSON with nested keys joined by dots,
-        so a CSV column and a JSON key have the same name."""
-        return [flatten(g.model_dump(mode="json", exclude_none=False,
-                                     exclude=set() if self.against else {"murderers"}))
+        so a CSV column and a JSON key have the same name; the columns of a group's own
+        numbers are the same in every report, whether a number is there or not (an empty
+        cell), and those of the metrics are the ones the batch scored."""
+        return [flatten(_filled(g.model_dump(mode="json", exclude_none=False)))
                 for g in self.groups]
+
+    def comments(self) -> list[str]:
+        """What the CSV says above its header: the warning, the presets and the provenance
+        (with the ``Mixed provenance`` lines of a pooling on request)."""
+        return [*([self.warning] if self.warning else []), *self.presets, *self.provenance]
+
+
+MAIN_COLUMNS = ["games", "finished", "failed", "civilian_wins", "identification",
+                "failures_per_game", "calls_per_game", "tokens_per_game", "cost_usd",
+                "mean_duration_s"]
+"""The main table's columns after the group's keys: the JSON's keys."""
+EMPTY_ESTIMATE = {key: None for key in Estimate.model_fields}
+EMPTY_SIDES = {side: {key: None for key in SideUse.model_fields}
+               for side in ("civilians", "murderers")}
+
+
+def _filled(group: dict[str, Any]) -> dict[str, Any]:
+    """A group's JSON with an absent estimate or side as its fields, each empty."""
+    for key in ("civilian_wins", "identification"):
+        if group.get(key) is None:
+            group[key] = dict(EMPTY_ESTIMATE)
+    group["sides"] = {side: group.get("sides", {}).get(side) or dict(empty)
+                      for side, empty in EMPTY_SIDES.items()}
+    return group
 
 
 def flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -336,6 +370,8 @@ def metric_summaries(done: list[GameRow]) -> dict[str, MetricSummary]:
             games=0))
         summary.games += 1
         summary.failed += outcome.failed
+        summary.answers += outcome.answers
+        summary.failed_answers += outcome.failed_answers
         for name, value in outcome.values.items():
             values.setdefault(key, {}).setdefault(name, []).append((value, row.script))
     for key, numbers in values.items():
@@ -377,6 +413,7 @@ def build_report(rows: list[GameRow], *, by_script: bool = False,
     """Group ``rows`` (in the batch's order) and compute each group's numbers; games of
     different provenance are pooled only when ``allow_mixed`` (else ``MixedProvenance``)."""
     mixed = check_pooled(rows, allow_mixed)
+    rows = served_apart(rows)
     groups: dict[tuple[str, str, str | None, str | None], list[GameRow]] = {}
     for row in sorted(rows, key=lambda r: r.position):
         key = (row.architecture, row.model, row.script if by_script else None,
@@ -405,8 +442,8 @@ def _render(report: BatchReport, fmt: ReportFormat) -> str:
         records = report.flat()
         columns = list(dict.fromkeys(k for record in records for k in record))
         out = io.StringIO()
-        if report.warning:
-            out.write(f"# {report.warning}\n")
+        for line in report.comments():
+            out.write(f"# {line}\n")
         writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows(records)

@@ -204,7 +204,7 @@ def check_names(spec: BatchSpec, skip: set[str] | frozenset[str] = frozenset()
         if "judge" in needs and spec.judge is None:
             needed = f"metric {name!r} needs a judge model (set `judge`)"
             problems.append((f"metrics.{i}", needed))
-        elif spec.preset and get_metric(name).paper_judge and spec.judge is None:
+        elif get_metric(name).judged_under(spec.preset) and spec.judge is None:
             problems.append((f"metrics.{i}", (
                 f"metric {name!r}: the paper of preset {spec.preset} scored it with a model "
                 f"judge ({get_metric(name).paper_judge}); set `judge`, or leave {name!r} out "

@@ -2,19 +2,21 @@
 "Statistics", has the methods with a worked example).
 
 **A mean** (one group's win rate, identification or metric, over its finished games) gets
-an interval only where its method holds, chosen in this order:
+an interval only where its method holds, chosen in this order; where none holds it has
+none, and ``why`` says so (a degenerate interval such as [1.000, 1.000] is never printed):
 
-1. ``cluster bootstrap``: with at least ``MIN_CLUSTERS`` scripts, the two-level
-   percentile bootstrap (scripts with replacement, then each drawn script's games);
-   it speaks for scripts like these, not only these;
-2. ``exact binomial``: a mean of trials, each 0 or 1 by definition (the civilian win), on
-   fewer scripts: the Clopper-Pearson interval over games, conditional on the scripts
-   played (games of one script share a rate; a sum of such trials spreads no wider than a
-   binomial, so the interval is conservative);
+1. ``cluster bootstrap``: with at least ``MIN_CLUSTERS`` scripts and values that are not
+   all equal, the two-level percentile bootstrap (scripts with replacement, then each drawn
+   script's games); it speaks for scripts like these, not only these;
+2. ``Wilson score``: a mean of trials, each 0 or 1 by definition (the civilian win), on
+   fewer scripts or all equal (20 wins of 20): the Wilson score interval over games,
+   conditional on the scripts played; it holds at proportions of 0 and 1, where a
+   bootstrap collapses to a point;
 3. ``bootstrap within scripts``: any other mean of at least ``MIN_GAMES`` games on fewer
-   scripts: the percentile bootstrap resampling games within each script (each script
-   keeps its number of games), conditional on the scripts played;
-4. ``too few``: no interval.
+   scripts, each script with at least ``MIN_PER_SCRIPT`` games and the values not all
+   equal: the percentile bootstrap resampling games within each script, conditional on the
+   scripts played (a script with one game adds no variance to it, so it is not used then);
+4. ``too few``: no interval, and ``why``.
 
 **A paired comparison** (A - B over games with the same script, procedure and seed) is
 tested with the paired sign-flip permutation test of the mean difference (under "no
@@ -22,7 +24,9 @@ difference" each pair's sign is as likely flipped; exact over every flip up to
 ``EXACT_PAIRS`` pairs, else ``PERMUTATIONS`` seeded flips) and its interval is that test
 inverted: every shift ``delta`` the test does not reject at 5% when it is subtracted from
 every difference. So the interval excludes 0 exactly when p < 0.05. With five pairs or
-fewer no p can reach 0.05 (the smallest is 2/2^n) and the interval is ``too few``.
+fewer no p can reach 0.05 (the smallest is 2/2^n) and there is no interval; nor is there
+one when every pair differs by the same amount (the inverted test accepts only that one
+shift: a point, not an interval).
 A table of several tests adjusts its p-values with Holm's step-down method (``holm``).
 """
 
@@ -43,17 +47,22 @@ MIN_CLUSTERS = 10
 """Scripts a cluster bootstrap needs: with fewer, its percentile interval is too narrow."""
 MIN_GAMES = 10
 """Games a bootstrap within scripts needs."""
+MIN_PER_SCRIPT = 2
+"""Games each script needs for a bootstrap within scripts (one game resamples to itself)."""
+Z = 1.959963984540054
+"""The standard normal's 97.5% point (a 95% two-sided interval)."""
 EXACT_PAIRS = 16
 """Up to this many pairs every sign flip is enumerated (2^16 = 65,536)."""
 PERMUTATIONS = 20_000
 BISECTIONS = 40
-Method = Literal["cluster bootstrap", "exact binomial", "bootstrap within scripts",
+Method = Literal["cluster bootstrap", "Wilson score", "bootstrap within scripts",
                  "sign-flip inversion", "too few"]
 
 
 class Estimate(BaseModel):
-    """A mean, its 95% interval (``None``: no method holds) and the method that made it.
-    The field names are those of the CSV columns and the JSON, everywhere."""
+    """A mean, its 95% interval (``None``: no method holds, ``why`` says why) and the
+    method that made it. The field names are those of the CSV columns and the JSON,
+    everywhere."""
 
     mean: float
     n: int
@@ -61,10 +70,12 @@ class Estimate(BaseModel):
     ci_low: float | None = None
     ci_high: float | None = None
     method: Method = "too few"
+    why: str = ""
+    """Why there is no interval ("" when there is one)."""
 
     def render(self, digits: int = 3) -> str:
         if self.ci_low is None or self.ci_high is None:
-            return f"{self.mean:.{digits}f} (n={self.n}: too few for an interval)"
+            return f"{self.mean:.{digits}f} (n={self.n}; no interval: {self.why})"
         return f"{self.mean:.{digits}f} [{self.ci_low:.{digits}f}, {self.ci_high:.{digits}f}]"
 
 
@@ -109,6 +120,16 @@ def _percentile(means: np.ndarray) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def wilson(successes: int, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of ``successes`` in ``n`` trials (it holds at 0 and
+    n, where the proportion's own spread is 0)."""
+    p = successes / n
+    shrink = 1 + Z * Z / n
+    centre = (p + Z * Z / (2 * n)) / shrink
+    half = Z / shrink * float(np.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def estimate(values: Sequence[float], clusters: Sequence[Any] | None = None,
              trials: bool = False) -> Estimate:
     """The mean of ``values`` and its 95% interval by the first method that holds (see the
@@ -116,26 +137,39 @@ def estimate(values: Sequence[float], clusters: Sequence[Any] | None = None,
     0/1 outcome by definition (a metric whose values merely happen to be 0 or 1 is not)."""
     if not values:
         raise ValueError("no values to estimate a mean from")
+    if trials and any(v not in (0, 1) for v in values):
+        raise ValueError("trials are 0 or 1")
     keys = list(clusters) if clusters is not None else [0] * len(values)
     scripts = len(set(keys))
     found = Estimate(mean=float(np.mean(values)), n=len(values), clusters=scripts)
-    if scripts >= MIN_CLUSTERS:
+    constant = min(values) == max(values)
+    if scripts >= MIN_CLUSTERS and not constant:
         low, high = _percentile(bootstrap_means(values, keys))
         method: Method = "cluster bootstrap"
     elif trials:
-        if any(v not in (0, 1) for v in values):
-            raise ValueError("trials are 0 or 1")
-        from scipy import stats  # the stats extra: only for an exact interval
-
-        interval = stats.binomtest(int(sum(values)), len(values)).proportion_ci(
-            confidence_level=LEVEL, method="exact")
-        low, high, method = float(interval.low), float(interval.high), "exact binomial"
-    elif len(values) >= MIN_GAMES:
+        low, high = wilson(int(sum(values)), len(values))
+        method = "Wilson score"
+    elif why := _no_bootstrap(values, keys, constant):
+        return found.model_copy(update={"why": why})
+    else:
         low, high = _percentile(stratified_means(values, keys))
         method = "bootstrap within scripts"
-    else:
-        return found
     return found.model_copy(update={"ci_low": low, "ci_high": high, "method": method})
+
+
+def _no_bootstrap(values: Sequence[float], keys: list[Any], constant: bool) -> str:
+    """Why a bootstrap within scripts would be degenerate here ("" when it holds)."""
+    if len(values) < MIN_GAMES:
+        return f"{len(values)} game{'s' * (len(values) != 1)}, a bootstrap needs {MIN_GAMES}"
+    if constant:
+        return f"every value is {values[0]:.3g}: a bootstrap gives one point"
+    counts = [keys.count(key) for key in dict.fromkeys(keys)]
+    single = sum(count < MIN_PER_SCRIPT for count in counts)
+    if single:
+        return (f"{single} of {len(counts)} scripts have one game, which adds no variance "
+                f"to a bootstrap within scripts (fewer than {MIN_CLUSTERS} scripts for one "
+                "across them)")
+    return ""
 
 
 # -- paired comparisons ---------------------------------------------------------------------
@@ -214,6 +248,12 @@ class Paired(BaseModel):
     p_holm: float | None = None
     failed_a: int = 0
     failed_b: int = 0
+    answers_a: int = 0
+    """The answers A's metric asked on the paired games (its failures counted in
+    ``failed_answers_a``); 0 for the game's own numbers, which ask none."""
+    failed_answers_a: int = 0
+    answers_b: int = 0
+    failed_answers_b: int = 0
 
 
 def paired(metric: str, a: Sequence[float], b: Sequence[float],
@@ -228,10 +268,20 @@ def paired(metric: str, a: Sequence[float], b: Sequence[float],
     if len(differences) > 1:
         test = FlipTest(differences)
         p_value = test.p()
-        if 2.0 ** (1 - len(differences)) <= ALPHA:  # else no p can reject, nor bound
+        if 2.0 ** (1 - len(differences)) > ALPHA:  # no p can reject, nor bound
+            found = found.model_copy(update={"why": (
+                f"{len(differences)} pairs: no p can reach {ALPHA:.2f} (the smallest is "
+                f"2/2^{len(differences)})")})
+        elif differences.min() == differences.max():
+            found = found.model_copy(update={"why": (
+                f"every pair differs by {differences[0]:.3g}: the test inverted gives one "
+                "point")})
+        else:
             low, high = test.interval(p_value)
             found = found.model_copy(update={"ci_low": low, "ci_high": high,
                                              "method": "sign-flip inversion"})
+    else:
+        found = found.model_copy(update={"why": "one pair: no test"})
     return Paired(metric=metric, pairs=len(differences), a=float(np.mean(a)),
                   b=float(np.mean(b)), difference=found, p_value=p_value)
 
