@@ -3,8 +3,8 @@
 Plays the demo game (as ``jubensha play``) on generated mysteries (fresh seeds, every
 level, English and Chinese) and on given scripts (bundled ids, script files or folders),
 every seat the same entrant, and reports the share of ballots on the murderer (the
-identification of docs/experiments.md, over every ballot cast) and the murderers caught,
-each with its 95% Wilson interval. Entrants:
+identification of docs/experiments.md: each game's share, their mean with the reports'
+interval) and the murderers caught (95% Wilson interval). Entrants:
 
 - any agent spec on ``--model`` (``detective``: readings by the model, speech by the model;
   ``detective:phrase=false``: readings by the model, the chosen facts said as they are);
@@ -38,6 +38,7 @@ from play_quality import Game, build_model, open_script, play
 
 from jubensha.llm import Request, Response, ScriptedModel
 from jubensha.llm.base import Model
+from jubensha.runs.statistics import estimate
 from jubensha.scripts import Script
 from jubensha.scripts.proof.phrases import Reader as FactReader
 from jubensha.scripts.proof.phrases import Said
@@ -153,21 +154,22 @@ async def one(args: argparse.Namespace, model: Model, source: str, entrant: str,
 
 
 def report(played: list[tuple[str, str, Game]], groups: dict[str, str]) -> str:
-    cells: dict[tuple[str, str], list[Game]] = defaultdict(list)
-    odds: dict[str, list[float]] = defaultdict(list)
+    cells: dict[tuple[str, str], list[tuple[str, Game]]] = defaultdict(list)
     for source, entrant, game in played:
-        cells[(groups[source], entrant)].append(game)
-        odds[groups[source]].append(chance(source))
+        cells[(groups[source], entrant)].append((source, game))
     rows = []
     for (group, entrant), games in sorted(cells.items()):
-        votes = sum(g.votes for g in games)
-        rows.append([group, entrant, len(games),
-                     wilson(sum(g.on_murderer for g in games), votes) if votes else "-",
-                     wilson(sum(g.caught for g in games), len(games)),
-                     f"{sum(odds[group]) / len(odds[group]):.2f}",
-                     f"{sum(g.cpu or 0 for g in games) / len(games):.0f}"])
-    table("votes on the murderer", ["set", "entrant", "games", "on the murderer [95%]",
-                                    "caught [95%]", "random ballot", "CPU-s a game"], rows)
+        scored = [(g.share, source) for source, g in games if g.share is not None]
+        shares = (estimate([s for s, _ in scored], [c for _, c in scored]).render(2)
+                  if scored else "-")
+        caught = sum(g.caught for _, g in games)
+        odds = sum(chance(source) for source, _ in games) / len(games)
+        rows.append([group, entrant, len(games), shares,
+                     f"{caught}/{len(games)} {wilson(caught, len(games))}", f"{odds:.2f}",
+                     f"{sum(g.cpu or 0 for _, g in games) / len(games):.0f}"])
+    table("votes on the murderer (identification: each game's share, scripts as clusters)",
+          ["set", "entrant", "games", "on the murderer", "caught [95%]", "random ballot",
+           "CPU-s a game"], rows)
     return "; ".join(f"{r[0]} {r[1]} {r[3]}" for r in rows)
 
 
