@@ -108,7 +108,8 @@ async def test_a_rewrite_that_fails_too_becomes_a_safe_line_on_record() -> None:
     agent, sink = await guarded("Ann", model)
     action = await agent.decide(INTRO)
     assert isinstance(action, Speech)
-    assert action.text == "I am Ann. You all know me; ask me what you like and I will answer."
+    assert action.text.startswith("I am Ann. ") and "candlestick" not in action.text
+    assert agent.passes(action.text)  # a fact of her own that she may say
     assert purposes(sink) == ["introduction", "guard", "guard.safe"]
     safe: CallRecord = sink.records[-1]
     assert (safe.model, safe.raw, safe.seat) == ("guard", action.text, "Ann")
@@ -165,7 +166,7 @@ async def test_a_chinese_seat_is_told_why_in_chinese() -> None:
     agent = make_agent("naive:guard")
     await agent.start(SeatContext(sheet=CharacterSheet.for_seat(script, "Ann"), model=model))
     action = await agent.decide(INTRO)
-    assert action == Speech(text="我是Ann。大家都认识我，有什么想问的尽管问，我会回答。")
+    assert isinstance(action, Speech) and action.text.startswith("我是Ann。")
     assert "它向大家说出了你就是凶手" in model.requests[1].messages[-1].text
 
 
@@ -242,7 +243,7 @@ def test_a_line_labelled_with_the_speakers_other_name_is_caught() -> None:
     agent = tingsong_guard("周妈")
     check = agent.check("周桂芳：不好意思，我确实偷看了老爷的信。", False)
     assert "label" in check.degenerate
-    assert agent.problems(check)
+    assert not agent.passes("周桂芳：不好意思，我确实偷看了老爷的信。")
 
 
 def test_an_introduction_made_of_two_other_seats_lines_is_a_copy() -> None:
@@ -269,7 +270,7 @@ def test_a_seat_that_says_it_is_another_is_caught() -> None:
     sheet = CharacterSheet.for_seat(find_script("lighthouse-keeper"), "Agnes Pike")
     asyncio.run(agent.start(SeatContext(sheet=sheet, model=ScriptedModel())))
     check = agent.check("I am Nora Vance.", False)
-    assert "impersonation" in check.degenerate and agent.problems(check)
+    assert "impersonation" in check.degenerate and not agent.passes("I am Nora Vance.")
     assert not agent.check("I am Agnes Pike, the cook. Nora is Elias's niece.", False).degenerate
     zh = tingsong_guard("周妈")
     assert "impersonation" in zh.check("我是沈青禾。", False).degenerate
@@ -289,7 +290,7 @@ def test_an_assistant_refusal_is_no_answer() -> None:
                  "I apologize, but I cannot assist with that.",
                  "As an AI, I cannot speculate about the case."):
         check = agent.check(line, False)
-        assert "refusal" in check.degenerate and agent.problems(check), line
+        assert "refusal" in check.degenerate and not agent.passes(line), line
     assert not agent.check("I'm sorry, but I cannot say where Tom was at ten.", False).degenerate
     assert not agent.check("I helped Elias with the lamp that night.", False).degenerate
     zh = tingsong_guard("周妈")

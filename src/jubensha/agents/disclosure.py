@@ -69,8 +69,8 @@ _NEGATION_EN = re.compile(r"\b(?:not|never|no|didn't|don't|wouldn't|couldn't|won
                           r"if|would|could|might|whether)\b|n't\b")
 _NEGATION_ZH = re.compile("没|不|未|非|无|如果|要是|假如|是否|谁")
 _SUBJECT_EN = re.compile(r"\b(?:i|i've|i'd|it was me|it was i)\b")
-_CLOSERS = "\"'”’」』）)】》*"
-_TERMINATORS = ".!?。！？…~～"
+CLOSERS = "\"'”’」』）)】》*"
+TERMINATORS = ".!?。！？…~～"
 _LABEL_WORDS = ("asks", "answers", "says", "replies", "introduction", "→", "->",
                 "提问", "回答", "问", "答", "说", "自我介绍")
 LOOP_WINDOW = 4
@@ -325,7 +325,7 @@ doer (passive voice, a noun: "accused of murder", "the killing")."""
 def _first_person_kill(sentence: str, victims: Sequence[str]) -> bool:
     """A first-person statement of a kill, its motive or its preparation, not denied,
     asked or supposed."""
-    if sentence.rstrip(_CLOSERS).endswith(("?", "？", "吗", "呢")):
+    if sentence.rstrip(CLOSERS).endswith(("?", "？", "吗", "呢")):
         return False
     lowered = sentence.casefold()
     return (_kill_zh(lowered.replace("自杀", "")) or _kill_en(lowered, victims)
@@ -394,7 +394,7 @@ def degenerate(text: str, words: list[str], *, names: Sequence[str], cut: bool,
     if not words:
         yield "empty", text
         return
-    if cut and not text.rstrip().rstrip(_CLOSERS).endswith(tuple(_TERMINATORS)):
+    if cut and not text.rstrip().rstrip(CLOSERS).endswith(tuple(TERMINATORS)):
         yield "cut off", text[-60:]
     if loops(words):
         yield "loop", text[:120]
@@ -408,11 +408,11 @@ def degenerate(text: str, words: list[str], *, names: Sequence[str], cut: bool,
         yield "copy", copied
     if own and (other := impersonated(text, [x for x in names if x not in own])):
         yield "impersonation", other
-    if (refused := _REFUSAL.search(text)) is not None:
+    if (refused := REFUSAL.search(text)) is not None:
         yield "refusal", refused.group()
 
 
-_REFUSAL = re.compile(
+REFUSAL = re.compile(
     r"\bI (?:can(?:'|’|no)t|cannot|am unable to|won(?:'|’)t) (?:assist|help)(?: you)? with"
     r"|\b(?:as an AI|as a (?:large )?language model|AI assistant)\b"
     r"|\bI (?:can(?:'|’|no)t|cannot) (?:continue|participate in) this conversation"
@@ -459,9 +459,11 @@ def label_of(text: str, names: Sequence[str]) -> str | None:
 
 
 def copy_of(words: list[str], others: Iterable[tuple[str, str]], n: int,
-            share: float = COPY_SHARE, free: Container[tuple[str, ...]] = ()) -> str | None:
+            share: float = COPY_SHARE, free: Container[tuple[str, ...]] = (),
+            least: int = COPY_UNITS) -> str | None:
     """``speaker: speech`` of the other seats' speeches this one mostly repeats (one, or
-    several taken together: an introduction made of two others' lines), or None. Windows
+    several taken together: an introduction made of two others' lines; ``least`` units or
+    more), or None. Windows
     in ``free`` (the question answered: "I never left the kitchen at ten" answers "Did
     you leave the kitchen at ten?", whoever else said so) are no copy."""
     spans = windows(words, n)
@@ -476,7 +478,7 @@ def copy_of(words: list[str], others: Iterable[tuple[str, str]], n: int,
             sources.append(f"{speaker}: {other}")
         hits = [h or t for h, t in zip(hits, taken, strict=True)]
     copied = covered(hits, n)
-    if copied >= COPY_UNITS and copied >= share * len(words):
+    if copied >= least and copied >= share * len(words):
         return " / ".join(sources)
     return None
 

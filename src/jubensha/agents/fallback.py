@@ -1,0 +1,126 @@
+"""Internal.
+
+What a guarded seat says when nothing it wrote may be said, even once rewritten: a fact
+of the case from its own sheet that it may say, never the same line twice.
+
+The facts are the sentences of its sheet (story, timeline, act 1 text, relationships) less
+what it must keep: a civilian's listed secrets, a murderer's kill and everything near it
+(``extractive``'s ``Guard``, as the ``detective`` agent withholds them) and its motive. The
+one that best fits what was asked (shared words) and was not said yet comes first, told in
+the first person in a line of ``prompts/guard/<lang>/fallback.j2``. Only when none is left
+does a neutral line of ``safe.j2`` stand in, each variant once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+from jubensha.agents.disclosure import states_motive, units
+from jubensha.agents.extractive_knowledge import ExtractiveConfig, Guard, sheet_facts
+from jubensha.agents.extractive_text import NameForms
+from jubensha.agents.person import first_person
+from jubensha.engine import CharacterSheet
+from jubensha.prompts import render
+
+
+class CoverGuard(Guard):
+    """``extractive``'s guard without its rule that a murderer never names the victim: a
+    murderer who cannot say "I carried Elias his tea" has no day to tell. Killing words,
+    secrets, the crime's times and scene words, and their neighbours stay withheld, and so
+    does a sentence that tells its motive or preparations (the speech guard's rule)."""
+
+    def __init__(self, sheet: CharacterSheet, names: NameForms, config: ExtractiveConfig):
+        super().__init__(sheet, names, config)
+        self.language = sheet.language
+
+    def direct(self, text: str) -> str | None:
+        found = super().direct(text)
+        if found == "victim":
+            found = None
+        if found is None and states_motive(first_person(text, self.language).casefold()):
+            return "motive"
+        return found
+
+
+SILENT = ("investigate", "accuse")
+"""Kinds whose text may be left out (a search's statement, an accusation's reason)."""
+SAFE_VARIANTS = 12
+
+
+def sayable_facts(sheet: CharacterSheet) -> list[str]:
+    """The seat's own facts that it may say, in the first person, in the sheet's order."""
+    said, _ = sort_facts(sheet)
+    return said
+
+
+def kept_facts(sheet: CharacterSheet) -> list[str]:
+    """The sentences of the seat's sheet it must keep (as written, and in the first
+    person): a civilian's secrets, a murderer's kill, what is near it, and its motive."""
+    _, kept = sort_facts(sheet)
+    return kept
+
+
+def sort_facts(sheet: CharacterSheet) -> tuple[list[str], list[str]]:
+    """(sayable, kept) sentences of the seat's sheet (see the module docstring)."""
+    me, lang = sheet.me, sheet.language
+    victims = [v.name for v in sheet.victims]
+    names = NameForms({**{v: [v] for v in dict.fromkeys([*victims, *me.killed])},
+                       me.name: me.all_names, **{o.name: [o.name] for o in sheet.others}})
+    facts = sheet_facts(me, lang, include_secrets=False)
+    guard = CoverGuard(sheet, names, ExtractiveConfig())
+    if sheet.is_murderer:
+        withheld = set(guard.withheld(facts))
+    else:
+        withheld = {i for i, f in enumerate(facts) if guard.direct(f.text) == "secret"}
+    said: list[str] = []
+    kept: list[str] = []
+    for i, fact in enumerate(facts):
+        text = first_person(fact.text, lang)
+        if i in withheld or (sheet.is_murderer and states_motive(text.casefold())):
+            kept += [fact.text, text]
+        else:
+            said.append(text)
+    return said, kept
+
+
+class Fallback:
+    """One seat's last-resort lines (see the module docstring)."""
+
+    def __init__(self, sheet: CharacterSheet) -> None:
+        self.sheet = sheet
+        self.lang = sheet.language
+        self.used: set[str] = set()
+        self._facts: list[str] | None = None
+        digest = hashlib.sha256(sheet.me.name.encode()).hexdigest()
+        self.start = int(digest, 16) % SAFE_VARIANTS
+
+    @property
+    def facts(self) -> list[str]:
+        if self._facts is None:
+            self._facts = sayable_facts(self.sheet)
+        return self._facts
+
+    def line(self, kind: str, about: str = "", passes: Callable[[str], bool] = bool) -> str:
+        """A line for ``kind`` not said before that ``passes`` (the guard's own check):
+        the fact nearest ``about`` (what was asked), else a neutral line; "" for a search's
+        statement or an accusation's reason."""
+        if kind in SILENT:
+            return ""
+        wanted = set(units(about))
+        ranked = sorted(range(len(self.facts)),
+                        key=lambda i: (-len(wanted & set(units(self.facts[i]))), i))
+        me = self.sheet.me.name
+        for number, index in enumerate(ranked):
+            line = render("guard", "fallback", self.lang, kind=kind, me=me,
+                          fact=self.facts[index], variant=self.start + len(self.used) + number)
+            if line not in self.used and passes(line):
+                return self._use(line)
+        lines = [render("guard", "safe", self.lang, kind=kind, me=me, variant=self.start + i)
+                 for i in range(SAFE_VARIANTS)]
+        fresh = [line for line in lines if line and line not in self.used]
+        return self._use(fresh[0] if fresh else lines[len(self.used) % len(lines)])
+
+    def _use(self, line: str) -> str:
+        self.used.add(line)
+        return line
