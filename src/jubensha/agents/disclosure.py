@@ -42,7 +42,8 @@ from jubensha.memory.text import split_sentences, tokenize
 from jubensha.scripts.model import Character, Script
 
 Degenerate = Literal["empty", "cut off", "loop", "label", "prompt echo", "copy", "impersonation",
-                     "refusal"]
+                     "refusal", "question echo", "assistant", "to the dead", "fallback",
+                     "canned"]
 
 _PERSON = {
     "i": "1p", "me": "1p", "you": "1p", "ye": "1p", "my": "1p's", "your": "1p's",

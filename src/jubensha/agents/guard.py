@@ -38,7 +38,14 @@ from jubensha.agents.disclosure import (
     window_set,
 )
 from jubensha.agents.fallback import Fallback, kept_facts
-from jubensha.agents.sentences import Hearing, Verdict, judge, kept_text, removed
+from jubensha.agents.sentences import (
+    Hearing,
+    Verdict,
+    judge,
+    kept_text,
+    removed,
+    speech_faults,
+)
 from jubensha.agents.template_echo import TemplateEcho
 from jubensha.agents.toolkit import Caller
 from jubensha.engine import (
@@ -226,12 +233,10 @@ class GuardedAgent(Agent):
         check = screen_speech(text, self.text, names=self.hearing.names, own=self.hearing.own,
                               cut=cut, echo_n=self.settings.echo_words, others=self.heard,
                               asked=self.answering)
-        for verdict in self.judge(text, cut):
-            for kind, evidence in verdict.faults:
-                if kind not in check.degenerate and kind not in ("secret", "confession",
-                                                                 "recites"):
-                    check.degenerate.append(kind)
-                    check.evidence[kind] = evidence
+        for kind, evidence in speech_faults(self.judge(text, cut)):
+            if kind not in check.degenerate:
+                check.degenerate.append(kind)
+                check.evidence[kind] = evidence
         return check
 
     def problems(self, verdicts: list[Verdict]) -> list[str]:

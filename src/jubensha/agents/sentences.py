@@ -30,11 +30,13 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal, cast
 
 from jubensha.agents.disclosure import (
     CLOSERS,
     REFUSAL,
     TERMINATORS,
+    Degenerate,
     DisclosureSettings,
     SeatText,
     confession,
@@ -86,6 +88,21 @@ ASSISTANT = re.compile(
 """An assistant speaking where a character should: asking for context, offering help,
 announcing its reply, saying it is ready."""
 
+Fault = Degenerate | Literal["secret", "confession", "recites"]
+NOT_SPEECH = ("secret", "confession", "recites")
+"""Faults of what is said, not of how: a speech holding only these is no degenerate one."""
+
+
+def speech_faults(verdicts: Sequence[Verdict]) -> list[tuple[Degenerate, str]]:
+    """The degenerate kinds of a speech's sentences (each once), with their evidence."""
+    found: dict[Degenerate, str] = {}
+    for verdict in verdicts:
+        for kind, evidence in verdict.faults:
+            if kind not in NOT_SPEECH:
+                found.setdefault(cast(Degenerate, kind), evidence)
+    return list(found.items())
+
+
 _QUESTION_END = ("?", "？", "吗", "呢", "么")
 
 
@@ -124,7 +141,7 @@ class Verdict:
     """One sentence and why it may not be said (empty: it may)."""
 
     text: str
-    faults: list[tuple[str, str]] = field(default_factory=list)
+    faults: list[tuple[Fault, str]] = field(default_factory=list)
     """(kind, the text that shows it)."""
     heavy: bool = False
 
@@ -157,7 +174,7 @@ def judge(text: str, hearing: Hearing, *, asked: str | None = None, asking: bool
 
 def faults(sentence: str, words: list[str], earlier: Sequence[Sequence[str]],
            hearing: Hearing, *, asked: str | None, asking: bool, last_cut: bool
-           ) -> Iterable[tuple[str, str]]:
+           ) -> Iterable[tuple[Fault, str]]:
     """Each way one sentence fails, with the text that shows it."""
     seat = hearing.seat
     if not words:
