@@ -316,3 +316,119 @@ def test_a_murderer_telling_its_motive_or_preparations_in_any_words_is_caught(
     for said in ("I never hated him.", "Everyone hated Lord Vale.", "我准备了一壶茶。",
                  "我从来没有恨过他。"):
         assert not screen_speech(said, seat).confession, said
+
+
+# -- one sentence at a time -------------------------------------------------------------------
+async def test_the_answer_is_kept_and_the_question_given_back_is_removed() -> None:
+    """The 1.5B model gave back the question it was asked before its answer; the guard
+    kept the question and cut the answer. Now the answer stays, at no call."""
+    question = Spoke(index=3, speaker="Bob", kind="question", to="Ann",
+                     text="What did you see in the library at midnight?")
+    reply = ("What did you see in the library at midnight? "
+             "I saw nothing there, I was asleep by then.")
+    agent, sink = await guarded("Cara", ScriptedModel(replies={"answer": [reply]}))
+    await agent.observe(question)
+    action = await agent.decide(Speak(kind="answer", question=question))
+    assert action == Speech(text="I saw nothing there, I was asleep by then.")
+    assert purposes(sink) == ["answer", "guard.trim"]
+    agent, _ = await guarded("Cara", ScriptedModel())
+    await agent.observe(question)
+    agent.answering = question.text
+    assert not agent.passes("What did you see in the library at midnight?")
+    assert agent.passes("No, I did not see anything in the library at midnight.")
+
+
+def test_a_chinese_answer_outlives_the_question_it_repeats() -> None:
+    agent = tingsong_guard("顾远之")
+    asked = "顾远之，你有没有找到那只玳瑁发簪？"
+    asyncio.run(agent.observe(Spoke(index=2, speaker="许松", kind="question", to="顾远之",
+                                    text=asked)))
+    agent.answering = asked
+    verdicts = agent.judge(f"{asked}我没有找到，我一整晚都在客房里。")
+    assert [v.passes for v in verdicts] == [False, True]
+    assert ("question echo", asked) in verdicts[0].faults
+
+
+def test_a_reasoned_accusation_is_no_echo_of_the_instructions() -> None:
+    """The detective's prompt holds the reason it is to give: saying it is no echo; the
+    templates' own words are."""
+    agent = tingsong_guard("周妈")
+    assert agent.passes("我怀疑钱守仁，因为他的铜纽扣藏在窗帘后面。")
+    assert not agent.passes("用第一人称回答顾远之，最多两句话。")
+    english, _ = asyncio.run(guarded("Cara", ScriptedModel()))
+    assert not english.passes("Speak as Cara in at most 3 sentences.")
+    assert english.passes("I suspect Ann, because her gloves were wet with soap.")
+
+
+@pytest.mark.parametrize("line", [
+    "I'm sorry, but I don't have enough information to properly address your note.",
+    "Could you please provide more context or clarify your question?",
+    "Sure! Here's a possible response as Cara.",
+    "How can I assist you today?",
+])
+async def test_an_assistant_reply_is_no_speech(line: str) -> None:
+    agent, _ = await guarded("Cara", ScriptedModel())
+    assert not agent.passes(line), line
+
+
+@pytest.mark.parametrize("line", ["好的，我来回答顾远之的问题。", "准备好了，沈墨山。",
+                                  "请提供更多信息，我才能回答。"])
+def test_an_assistant_reply_or_a_line_to_the_dead_is_no_speech_in_chinese(line: str) -> None:
+    agent = tingsong_guard("周妈")
+    assert not agent.passes(line), line
+    assert agent.passes("好，我来说说那天晚上的事。我一直在厨房里。")
+    assert agent.passes("沈墨山死的那天晚上，我在厨房熬汤。")
+
+
+async def test_a_recital_loses_the_sentences_read_from_the_sheet_and_keeps_the_rest() -> None:
+    """A trim kept the very sentence it flagged as read from the sheet: now the sentences
+    that are the sheet's own words go, and what the seat says of its own stays."""
+    script = load_script(TINY)
+    bob = script.character("Bob").model_copy(update={"story": STORY})
+    script = script.model_copy(update={"characters": [
+        bob if c.name == "Bob" else c for c in script.characters]})
+    agent = make_agent("naive:guard")
+    assert isinstance(agent, GuardedAgent)
+    await agent.start(SeatContext(sheet=CharacterSheet.for_seat(script, "Bob"),
+                                  model=ScriptedModel()))
+    said = f"I am Bob, the gardener. {STORY} Ask me anything."
+    verdicts = agent.judge(said)
+    assert [v.passes for v in verdicts] == [True, False, True]
+    assert verdicts[1].faults[0][0] == "recites"
+    assert agent.passes(f"I am Bob. {STORY.split(',')[0]}.")  # one fact: no recital
+
+
+async def test_a_listed_secret_is_removed_for_any_seat() -> None:
+    agent, sink = await guarded("Bob", ScriptedModel(replies={"statement": [
+        "I was in the glasshouse all evening. I pawned the silver snuffbox last spring."]}))
+    action = await agent.decide(Speak(kind="statement", prompt="Speak."))
+    assert action == Speech(text="I was in the glasshouse all evening.")
+    assert "a secret you must keep" in sink.records[-1].notes[0]
+
+
+async def test_one_bad_sentence_costs_no_call_and_the_rest_is_said() -> None:
+    reply = "I'm sorry, but I can't assist with that. I was in the kitchen all evening."
+    agent, sink = await guarded("Cara", ScriptedModel(replies={"statement": [reply]}))
+    action = await agent.decide(Speak(kind="statement", prompt="Speak."))
+    assert action == Speech(text="I was in the kitchen all evening.")
+    assert purposes(sink) == ["statement", "guard.trim"]
+
+
+async def test_the_fallback_tells_the_seats_own_facts_and_never_the_same_line_twice() -> None:
+    agent, _ = await guarded("Dan", ScriptedModel())
+    lines = [agent.safe_line(kind) for kind in ("answer", "statement", "answer", "ask",
+                                                "statement", "answer", "introduction")]
+    assert len(set(lines)) == len(lines), lines
+    sheet = load_script(TINY).character("Dan")
+    assert any("silver" in line or "wine cellar" in line for line in lines[:3])
+    assert all("brandy" not in line for line in lines)  # his listed secret
+    assert all(agent.passes(line) for line in lines)
+    assert sheet.name in lines[-1]
+
+
+async def test_a_murderers_fallback_keeps_the_kill() -> None:
+    agent, _ = await guarded("Ann", ScriptedModel())
+    lines = [agent.safe_line("answer") for _ in range(6)]
+    assert len(set(lines)) == len(lines)
+    for line in lines:
+        assert not any(word in line for word in ("struck", "candlestick", "gloves")), line

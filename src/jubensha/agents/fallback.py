@@ -112,8 +112,11 @@ class Fallback:
                         key=lambda i: (-len(wanted & set(units(self.facts[i]))), i))
         me = self.sheet.me.name
         for number, index in enumerate(ranked):
-            line = render("guard", "fallback", self.lang, kind=kind, me=me,
-                          fact=self.facts[index], variant=self.start + len(self.used) + number)
+            fact = self.facts[index]
+            introduced = fact.casefold().startswith((f"i am {me}".casefold(), f"我是{me}"))
+            line = render("guard", "fallback", self.lang, kind=kind, me=me, fact=fact,
+                          introduced=introduced,
+                          variant=self.start + len(self.used) + number)
             if line not in self.used and passes(line):
                 return self._use(line)
         lines = [render("guard", "safe", self.lang, kind=kind, me=me, variant=self.start + i)
