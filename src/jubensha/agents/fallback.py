@@ -14,21 +14,37 @@ does a neutral line of ``safe.j2`` stand in, each variant once.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import re
+from collections import Counter
 from collections.abc import Callable
 
 from jubensha.agents.disclosure import states_motive, units
-from jubensha.agents.extractive_knowledge import ExtractiveConfig, Guard, sheet_facts
+from jubensha.agents.extractive_knowledge import ExtractiveConfig, Fact, Guard, sheet_facts
 from jubensha.agents.extractive_text import NameForms
 from jubensha.agents.person import first_person
 from jubensha.engine import CharacterSheet
 from jubensha.prompts import render
+
+CRIME_WORDS = 2
+"""Content words (no names, numbers or times) a sentence shares with a withheld one that
+withhold it too; in Chinese, ``CRIME_BIGRAMS`` pairs of characters of them (jieba cuts
+"把你叫进账房" and "被沈墨山叫进账房" apart differently)."""
+CRIME_BIGRAMS = 3
+COMMON_SHARE = 5
+"""A word found in more than one sentence of the sheet in this many links nothing (a
+generated day is "I spent 21:00 to 21:40 in the dining room" from end to end)."""
+_FUNCTION_HAN = frozenset("的了在是我你他她它们把被和与就也都又还很这那个一不没有着过到")
 
 
 class CoverGuard(Guard):
     """``extractive``'s guard without its rule that a murderer never names the victim: a
     murderer who cannot say "I carried Elias his tea" has no day to tell. Killing words,
     secrets, the crime's times and scene words, and their neighbours stay withheld, and so
-    does a sentence that tells its motive or preparations (the speech guard's rule)."""
+    does a sentence that tells its motive or preparations (the speech guard's rule), and
+    any sentence that shares ``CRIME_WORDS`` content words with a withheld one, again until
+    none does: the timeline's "16:00: called into the counting house to bring the ledger
+    and receipts" tells the motive the story's withheld lines tell around it."""
 
     def __init__(self, sheet: CharacterSheet, names: NameForms, config: ExtractiveConfig):
         super().__init__(sheet, names, config)
@@ -41,6 +57,38 @@ class CoverGuard(Guard):
         if found is None and states_motive(first_person(text, self.language).casefold()):
             return "motive"
         return found
+
+    def withheld(self, facts: list[Fact]) -> dict[int, str]:
+        reasons = super().withheld(facts)
+        words = [self.crime_words(f.text) for f in facts]
+        common = Counter(w for found in words for w in found)
+        most = max(2, len(facts) // COMMON_SHARE)
+        words = [{w for w in found if common[w] <= most} for found in words]
+        least = CRIME_BIGRAMS if self.language.startswith("zh") else CRIME_WORDS
+        grown = True
+        while grown:
+            grown = False
+            for i in range(len(facts)):
+                if i not in reasons and any(len(words[i] & words[j]) >= least
+                                            for j in list(reasons)):
+                    reasons[i] = "crime words"
+                    grown = True
+        return reasons
+
+    def crime_words(self, text: str) -> set[str]:
+        """What two sentences about the same thing share: content words that are no name,
+        number or time; in Chinese, the character pairs of the text without names."""
+        if self.language.startswith("zh"):
+            for form in sorted((f for forms in self.names.forms.values() for f in forms),
+                               key=len, reverse=True):
+                text = text.replace(form, " ")
+            return {a + b for run in re.findall(r"[\u4e00-\u9fff]+", text)
+                    for a, b in itertools.pairwise(run)
+                    if not (a in _FUNCTION_HAN or b in _FUNCTION_HAN)}
+        names = {part.casefold() for forms in self.names.forms.values() for form in forms
+                 for part in (form, *self.names.content_tokens.tokenize(form))}
+        return {w for w in self.content(text) if w not in names
+                and not any(c.isdigit() for c in w)}
 
 
 SILENT = ("investigate", "accuse")
