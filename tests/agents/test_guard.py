@@ -365,6 +365,8 @@ def test_a_reasoned_accusation_is_no_echo_of_the_instructions() -> None:
     "Could you please provide more context or clarify your question?",
     "Sure! Here's a possible response as Cara.",
     "How can I assist you today?",
+    "I'm sorry, but I cannot physically enter a cellar or witness events.",
+    "However, I can provide you with an analysis of the case based on the information given.",
 ])
 async def test_an_assistant_reply_is_no_speech(line: str) -> None:
     agent, _ = await guarded("Cara", ScriptedModel())
@@ -372,11 +374,12 @@ async def test_an_assistant_reply_is_no_speech(line: str) -> None:
 
 
 @pytest.mark.parametrize("line", ["好的，我来回答顾远之的问题。", "准备好了，沈墨山。",
-                                  "请提供更多信息，我才能回答。"])
+                                  "请提供更多信息，我才能回答。", "根据你提供的信息，我认为是他。"])
 def test_an_assistant_reply_or_a_line_to_the_dead_is_no_speech_in_chinese(line: str) -> None:
     agent = tingsong_guard("周妈")
     assert not agent.passes(line), line
     assert agent.passes("好，我来说说那天晚上的事。我一直在厨房里。")
+    assert agent.passes("I can give you my account of the evening.")
     assert agent.passes("沈墨山死的那天晚上，我在厨房熬汤。")
 
 

@@ -67,6 +67,11 @@ ASSISTANT = re.compile(
     r"|\b(?:could|can|would) you (?:please )?(?:provide|give|share|clarify|tell me more|"
     r"specify|rephrase)"
     r"|\bplease provide (?:more|additional|some|the)\b"
+    r"|\bI can(?:not|'t|’t)? (?:provide|offer|give) (?:you )?(?:with )?(?:a |an )?"
+    r"(?:response|answer|analysis|summary|help|assistance)"
+    r"|\bbased on the (?:information|details|context|text) (?:provided|given|you)"
+    r"|\bI (?:can(?:not|'t|’t)|am unable to) physically\b"
+    r"|\bI (?:do not|don't|don’t) have (?:personal|real-time|access)"
     r"|\b(?:more|additional|enough|sufficient) (?:context|information|details) "
     r"(?:to|about|on|so|regarding)\b"
     r"|\b(?:how|what else) (?:can|may) I (?:help|assist)"
@@ -82,6 +87,7 @@ ASSISTANT = re.compile(
     r"|\bI(?:'m| am) ready\b|^\W*ready[.!]"
     r"|好的[，,]?\s*(?:我来|以下|下面|这是)|以下是|我来回答.{0,12}的问题"
     r"|请(?:您|你)?提供更多|更多(?:的)?(?:信息|上下文|细节|背景)"
+    r"|根据(?:您|你)?(?:提供|给出)的(?:信息|内容|资料)|我(?:可以|能)为(?:您|你)(?:提供|分析)"
     r"|有什么(?:可以|需要|能)(?:帮|为)|很高兴(?:为您|为你|帮|能帮)|希望(?:这|以上).{0,6}(?:帮助|有用)"
     r"|作为(?:这个)?角色|准备好了",
     re.IGNORECASE)
