@@ -427,6 +427,9 @@ async def test_the_fallback_tells_the_seats_own_facts_and_never_the_same_line_tw
     assert all("brandy" not in line for line in lines)  # his listed secret
     assert all(agent.passes(line) for line in lines)
     assert sheet.name in lines[-1]
+    facts = agent.fallback.facts
+    told = [next(f for f in facts if f in line) for line in lines[:len(facts)]]
+    assert len(set(told)) == len(told)  # a fact comes again only once all were told
 
 
 async def test_a_murderers_fallback_keeps_the_kill() -> None:

@@ -139,6 +139,8 @@ class Fallback:
         self.sheet = sheet
         self.lang = sheet.language
         self.used: set[str] = set()
+        self.told: set[int] = set()
+        """The facts said already (a fact comes again only when every other has)."""
         self._facts: list[str] | None = None
         digest = hashlib.sha256(sheet.me.name.encode()).hexdigest()
         self.start = int(digest, 16) % SAFE_VARIANTS
@@ -157,7 +159,8 @@ class Fallback:
             return ""
         wanted = set(units(about))
         ranked = sorted(range(len(self.facts)),
-                        key=lambda i: (-len(wanted & set(units(self.facts[i]))), i))
+                        key=lambda i: (i in self.told, -len(wanted & set(units(self.facts[i]))),
+                                       i))
         me = self.sheet.me.name
         for number, index in enumerate(ranked):
             fact = self.facts[index]
@@ -166,6 +169,7 @@ class Fallback:
                           introduced=introduced,
                           variant=self.start + len(self.used) + number)
             if line not in self.used and passes(line):
+                self.told.add(index)
                 return self._use(line)
         lines = [render("guard", "safe", self.lang, kind=kind, me=me, variant=self.start + i)
                  for i in range(SAFE_VARIANTS)]
