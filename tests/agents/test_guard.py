@@ -355,6 +355,8 @@ def test_a_reasoned_accusation_is_no_echo_of_the_instructions() -> None:
     agent = tingsong_guard("周妈")
     assert agent.passes("我怀疑钱守仁，因为他的铜纽扣藏在窗帘后面。")
     assert not agent.passes("用第一人称回答顾远之，最多两句话。")
+    assert agent.passes("老东家对我的信任让我对生活的意义有了更深的理解。")  # a few short words
+    assert agent.passes("许松的包袱放在门边，字条上写着：“天一亮路通，我们就走。”。")
     english, _ = asyncio.run(guarded("Cara", ScriptedModel()))
     assert not english.passes("Speak as Cara in at most 3 sentences.")
     assert english.passes("I suspect Ann, because her gloves were wet with soap.")

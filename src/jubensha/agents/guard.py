@@ -187,9 +187,10 @@ class GuardedAgent(Agent):
         """``text`` less the sentences that fail; when none passes, its rewrite less
         those; when none of that passes either, a fallback line."""
         verdicts = self.judge(text, cut=first and self._last_cut())
-        if not removed(verdicts):
+        kept = kept_text(verdicts, self.lang)
+        if kept and not removed(verdicts):
             return text
-        if kept := kept_text(verdicts, self.lang):
+        if kept:
             self._record(TRIM_PURPOSE, kind, text, kept, self.problems(verdicts))
             return kept
         rewrite = await self.rewrite(kind, text, self.problems(verdicts))
@@ -248,7 +249,8 @@ class GuardedAgent(Agent):
                               evidence=evidence[:120])
                 if line not in found:
                     found.append(line)
-        return found[:REASONS]
+        return found[:REASONS] or [render("guard", "reason", self.lang, kind="empty",
+                                          evidence="")]
 
     async def rewrite(self, kind: str, text: str, problems: list[str]) -> str:
         """One call of the seat's model: the draft's own prompt, the draft, and why it

@@ -150,6 +150,8 @@ class Verdict:
     faults: list[tuple[Fault, str]] = field(default_factory=list)
     """(kind, the text that shows it)."""
     heavy: bool = False
+    empty: bool = False
+    """A stray mark, no words: it passes, but says nothing."""
 
     @property
     def passes(self) -> bool:
@@ -168,7 +170,7 @@ def judge(text: str, hearing: Hearing, *, asked: str | None = None, asking: bool
     for number, (start, end) in enumerate(spans):
         sentence = text[start:end]
         words = units(sentence)
-        verdict = Verdict(sentence, heavy=_heavy(words, hearing.seat))
+        verdict = Verdict(sentence, heavy=_heavy(words, hearing.seat), empty=not words)
         verdict.faults = list(faults(sentence, words, earlier, hearing, asked=asked,
                                      asking=asking, last_cut=cut and number == len(spans) - 1))
         if recites and verdict.heavy:
@@ -183,8 +185,7 @@ def faults(sentence: str, words: list[str], earlier: Sequence[Sequence[str]],
            ) -> Iterable[tuple[Fault, str]]:
     """Each way one sentence fails, with the text that shows it."""
     seat = hearing.seat
-    if not words:
-        yield "empty", sentence
+    if not words:  # a stray mark ("。" after a closing quote) is no sentence: let it be
         return
     if last_cut and not sentence.rstrip().rstrip(CLOSERS).endswith(tuple(TERMINATORS)):
         yield "cut off", sentence[-60:]
@@ -265,7 +266,9 @@ def to_the_dead(sentence: str, victims: Sequence[str]) -> str | None:
 
 
 def kept_text(verdicts: Sequence[Verdict], lang: str) -> str:
-    """The sentences that pass, as one speech."""
+    """The sentences that pass, as one speech; "" when none of them says a word."""
+    if not any(v.passes and not v.empty for v in verdicts):
+        return ""
     joiner = "" if lang.startswith("zh") else " "
     return joiner.join(v.text.strip() for v in verdicts if v.passes).strip()
 

@@ -8,7 +8,8 @@ filled their gaps: a detective seat's prompt carries the facts and the reason it
 ("你怀疑{{ suspect }}，因为：{{ reason }}"), and saying them is no echo. A window needs
 ``n - 1`` of the template's own words (one gap at most), so two gaps side by side ("你怀疑
 窦燕如，因为她…") match nothing. Lines that are speech themselves (the guard's safe and
-fallback lines, a timeline entry as a seat tells it) are not instructions and are left out.
+fallback lines, a timeline entry as a seat tells it) are not instructions and are left out,
+and so are windows of a few short words ("让你对…有").
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from jubensha.agents.disclosure import units
 from jubensha.prompts import PROMPTS_DIR
 
 GAP = "\x00"
+MIN_CHARS = {"en": 12, "zh": 6}
+"""Characters a window's own words need: four short words around a gap ("让你对…有") are
+anyone's speech, not a template's."""
 GAP_WORDS = 3
 """At most this many words fill one gap."""
 SPOKEN = frozenset({"guard/safe", "guard/fallback", "detective/timeline", "extractive/timeline",
@@ -55,7 +59,9 @@ def template_windows(lang: str, n: int) -> frozenset[tuple[str, ...]]:
         for stream in _streams(path.read_text(encoding="utf-8")):
             for start in range(len(stream) - n + 1):
                 window = tuple(stream[start:start + n])
-                if window.count(GAP) <= 1 and window[0] != GAP and window[-1] != GAP:
+                own = sum(len(unit) for unit in window if unit != GAP)
+                if (window.count(GAP) <= 1 and window[0] != GAP and window[-1] != GAP
+                        and own >= MIN_CHARS[lang]):
                     found.add(window)
     return frozenset(found)
 
