@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from jubensha.agents.disclosure import states_motive, units
 from jubensha.agents.extractive_knowledge import ExtractiveConfig, Fact, Guard, sheet_facts
-from jubensha.agents.extractive_text import NameForms
+from jubensha.agents.extractive_text import NameForms, clock_times
 from jubensha.agents.person import first_person
 from jubensha.engine import CharacterSheet
 from jubensha.prompts import render
@@ -91,6 +91,8 @@ class CoverGuard(Guard):
                 and not any(c.isdigit() for c in w)}
 
 
+ASKING = ("ask", "turn")
+"""Kinds that ask a question: "at that time…" wants a fact with a time."""
 SILENT = ("investigate", "accuse")
 """Kinds whose text may be left out (a search's statement, an accusation's reason)."""
 SAFE_VARIANTS = 12
@@ -153,14 +155,15 @@ class Fallback:
 
     def line(self, kind: str, about: str = "", passes: Callable[[str], bool] = bool) -> str:
         """A line for ``kind`` not said before that ``passes`` (the guard's own check):
-        the fact nearest ``about`` (what was asked), else a neutral line; "" for a search's
-        statement or an accusation's reason."""
+        the fact nearest ``about`` (what was asked; a question asks about a fact with a
+        time), else a neutral line; "" for a search's statement or an accusation's reason."""
         if kind in SILENT:
             return ""
         wanted = set(units(about))
-        ranked = sorted(range(len(self.facts)),
-                        key=lambda i: (i in self.told, -len(wanted & set(units(self.facts[i]))),
-                                       i))
+        asking = kind in ASKING
+        ranked = sorted(range(len(self.facts)), key=lambda i: (
+            i in self.told, asking and not clock_times(self.facts[i]),
+            -len(wanted & set(units(self.facts[i]))), i))
         me = self.sheet.me.name
         for number, index in enumerate(ranked):
             fact = self.facts[index]
