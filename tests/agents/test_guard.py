@@ -383,6 +383,7 @@ def test_an_assistant_reply_or_a_line_to_the_dead_is_no_speech_in_chinese(line: 
     assert agent.passes("好，我来说说那天晚上的事。我一直在厨房里。")
     assert agent.passes("I can give you my account of the evening.")
     assert agent.passes("沈墨山死的那天晚上，我在厨房熬汤。")
+    assert agent.passes("许松，你准备好了吗？")  # a question to a seat, not an assistant
 
 
 async def test_a_recital_loses_the_sentences_read_from_the_sheet_and_keeps_the_rest() -> None:

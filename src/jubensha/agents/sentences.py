@@ -89,7 +89,7 @@ ASSISTANT = re.compile(
     r"|请(?:您|你)?提供更多|更多(?:的)?(?:信息|上下文|细节|背景)"
     r"|根据(?:您|你)?(?:提供|给出)的(?:信息|内容|资料)|我(?:可以|能)为(?:您|你)(?:提供|分析)"
     r"|有什么(?:可以|需要|能)(?:帮|为)|很高兴(?:为您|为你|帮|能帮)|希望(?:这|以上).{0,6}(?:帮助|有用)"
-    r"|作为(?:这个)?角色|准备好了",
+    r"|作为(?:这个)?角色|(?:^|[，,。！!])\s*(?:我)?准备好了(?![吗么呢没])",
     re.IGNORECASE)
 """An assistant speaking where a character should: asking for context, offering help,
 announcing its reply, saying it is ready."""
