@@ -270,7 +270,7 @@ def kept_text(verdicts: Sequence[Verdict], lang: str) -> str:
     if not any(v.passes and not v.empty for v in verdicts):
         return ""
     joiner = "" if lang.startswith("zh") else " "
-    return joiner.join(v.text.strip() for v in verdicts if v.passes).strip()
+    return joiner.join(v.text.strip() for v in verdicts if v.passes and not v.empty).strip()
 
 
 def removed(verdicts: Sequence[Verdict]) -> list[Verdict]:
