@@ -22,9 +22,10 @@ What a speech is checked for:
   friends to avenge that bloody hatred", 我和死者有血海深仇, 案发当天我做了偷窃宝石的准备);
 - **degenerate** speech: empty, cut off (no closing punctuation, where the reply ran out of
   tokens), a loop (a window of four units repeated over much of the speech), a label instead
-  of speech ("Tom Hale asks", "Host:"), an echo of the prompt's instructions (windows of the
-  seat's prompts that are none of its sheet, the public text, the events it saw or an
-  earlier reply), or a copy of another seat's earlier speech (most of it).
+  of speech ("Tom Hale asks", "Host:"), a copy of another seat's earlier speech (most of it),
+  the seat saying it is another, an assistant's refusal. Each sentence is judged too, for
+  echoes of the questions and the prompt templates among other things
+  (``agents.sentences``).
 """
 
 from __future__ import annotations
@@ -266,15 +267,12 @@ class SpeechCheck(BaseModel):
 
 
 def screen_speech(text: str, seat: SeatText, *, names: Sequence[str] = (),
-                  cut: bool = False,
-                  instructions: Container[tuple[str, ...]] | None = None,
-                  echo_n: int = 5, others: Iterable[tuple[str, str]] = (),
+                  cut: bool = False, others: Iterable[tuple[str, str]] = (),
                   asked: str | None = None, own: Sequence[str] = ()) -> SpeechCheck:
     """Screen one speech of ``seat`` for its own secrets, a confession, echoes and
     degenerate text (the engine's ``check_speech`` is another thing: a stage's correction
     of an empty speech). ``names``: every seat's name (labels); ``cut``: the
-    reply ran out of tokens; ``instructions``: windows (``echo_n`` long) of the prompts
-    that are instructions; ``others``: (speaker, speech) said before by other seats;
+    reply ran out of tokens; ``others``: (speaker, speech) said before by other seats;
     ``asked``: the question the speech answers, whose words are free to say again;
     ``own``: the speaker's names (a speech that says it is another seat fails)."""
     words = units(text)
@@ -282,9 +280,8 @@ def screen_speech(text: str, seat: SeatText, *, names: Sequence[str] = (),
     _disclosure(text, words, seat, check)
     if seat.murderer:
         check.confession = confession(text, words, seat)
-    for kind, evidence in degenerate(text, words, names=names, cut=cut,
-                                     instructions=instructions, echo_n=echo_n,
-                                     others=others, asked=asked, n=seat.n, own=own):
+    for kind, evidence in degenerate(text, words, names=names, cut=cut, others=others,
+                                     asked=asked, n=seat.n, own=own):
         check.degenerate.append(kind)
         check.evidence[kind] = evidence
     return check
@@ -388,10 +385,10 @@ def _kill_en(sentence: str, victims: Sequence[str]) -> bool:
 
 # -- degenerate speech ------------------------------------------------------------------------
 def degenerate(text: str, words: list[str], *, names: Sequence[str], cut: bool,
-               instructions: Container[tuple[str, ...]] | None, echo_n: int,
                others: Iterable[tuple[str, str]], n: int, asked: str | None = None,
                own: Sequence[str] = ()) -> Iterator[tuple[Degenerate, str]]:
-    """Each way the speech fails as speech, with the text that shows it."""
+    """Each way the whole speech fails as speech, with the text that shows it (the ways a
+    sentence of it fails, echoes among them, are ``agents.sentences``')."""
     if not words:
         yield "empty", text
         return
@@ -401,9 +398,6 @@ def degenerate(text: str, words: list[str], *, names: Sequence[str], cut: bool,
         yield "loop", text[:120]
     if (label := label_of(text, names)) is not None:
         yield "label", label
-    if instructions and any(w in instructions for w in windows(words, echo_n)):
-        yield "prompt echo", next((s for s in split_sentences(text) if any(
-            w in instructions for w in windows(units(s), echo_n))), text)
     copied = copy_of(words, others, n, free=window_set([asked], n) if asked else set())
     if copied is not None:
         yield "copy", copied
@@ -482,23 +476,6 @@ def copy_of(words: list[str], others: Iterable[tuple[str, str]], n: int,
     if copied >= least and copied >= share * len(words):
         return " / ".join(sources)
     return None
-
-
-class Instructions:
-    """Windows of a seat's prompts that are instructions (templates, the asked format):
-    in no reply of its calls made before that prompt. What the seat may say (its sheet,
-    the public text, what it heard) is taken out where they are used."""
-
-    def __init__(self, n: int) -> None:
-        self.n = n
-        self.found: set[tuple[str, ...]] = set()
-        self.replies: set[tuple[str, ...]] = set()
-
-    def add(self, prompt: Sequence[str], reply: str | None) -> None:
-        """One call, in order: its prompt's texts and its reply."""
-        self.found |= window_set(prompt, self.n) - self.replies
-        if reply:
-            self.replies |= window_set([reply], self.n)
 
 
 def heard_text(event: Event) -> str:

@@ -232,7 +232,7 @@ class GuardedAgent(Agent):
         """The whole-speech screen of ``text`` with the degenerate kinds of its
         sentences (what the self-disclosure metric sees)."""
         check = screen_speech(text, self.text, names=self.hearing.names, own=self.hearing.own,
-                              cut=cut, echo_n=self.settings.echo_words, others=self.heard,
+                              cut=cut, others=self.heard,
                               asked=self.answering)
         for kind, evidence in speech_faults(self.judge(text, cut)):
             if kind not in check.degenerate:

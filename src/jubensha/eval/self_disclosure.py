@@ -228,7 +228,7 @@ def speech_check(text: str, turn: Turn, settings: DisclosureSettings) -> SpeechC
     """``text`` said at ``turn``: the whole speech's screen with its sentences' faults."""
     hearing = turn.hearing
     check = screen_speech(text, hearing.seat, names=hearing.names, own=hearing.own,
-                          cut=turn.cut, echo_n=settings.echo_words, others=hearing.others,
+                          cut=turn.cut, others=hearing.others,
                           asked=turn.asked)
     for kind, evidence in speech_faults(judge(text, hearing, asked=turn.asked,
                                               asking=turn.event.kind == "question",
