@@ -5,6 +5,7 @@ does); the progress bar counts every model call."""
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import signal
 import subprocess
@@ -16,9 +17,16 @@ import pytest
 from rich.console import Console
 
 from jubensha import jobs
-from jubensha.jobs import CallBar, Interrupted, estimate_line, measured_speed, run_job
+from jubensha.jobs import (
+    CallBar,
+    CallCount,
+    Interrupted,
+    estimate_line,
+    measured_speed,
+    run_job,
+)
 from jubensha.llm.base import GenerateConfig
-from jubensha.llm.calls import CallLog, CallRecord
+from jubensha.llm.calls import NOT_A_CALL, CallLog, CallRecord
 
 ROOT = Path(__file__).parents[1]
 TINY = ROOT / "tests" / "engine" / "tiny_script.yaml"
@@ -125,29 +133,55 @@ def test_without_a_measured_speed_the_estimate_gives_the_count_only() -> None:
     assert " h" not in line and "min" not in line
 
 
-def test_the_count_never_passes_its_total() -> None:
-    bar = CallBar(Console(file=open(os.devnull, "w")), "playing", expected=3)  # noqa: SIM115
+def shown_count(bar: CallBar) -> str:
+    return CallCount(bar).render(bar.progress.tasks[0]).plain
+
+
+def test_the_count_never_passes_its_total_nor_goes_back_and_ends_at_n_of_n() -> None:
+    out = Console(record=True, force_terminal=True, width=120, file=io.StringIO())
+    bar = CallBar(out, "playing", expected=3)
+    counts = []
     with bar.shown():
         for _ in range(5):
             bar.advance()
-            task = bar.progress.tasks[0]
-            assert task.total is not None and task.completed <= task.total
-    assert bar.progress.tasks[0].total == 5  # over: all done
+            counts.append(shown_count(bar))
+    assert counts == ["1/3", "2/3", "3/3", "4", "5"]  # past the estimate: no total
+    assert shown_count(bar) == "5/5"  # it ended: all done
+    last = out.export_text().split("playing")[-1]  # the frame the terminal keeps
+    assert "5/5 calls" in last and not last.split("ETA")[-1].strip()  # no time left shown
 
 
-def test_the_time_left_moves_while_a_call_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_notes_rewrites_and_second_attempts_are_not_counted() -> None:
+    bar = CallBar(Console(file=io.StringIO()), "playing", expected=2)
+    log = CallLog(on_call=bar.on_call)
+    with bar.shown():
+        log.append(_record("local"))
+        log.append(_record("local").model_copy(update={"attempt": 2}))  # a retry of it
+        log.append(_record(NOT_A_CALL))  # a guard.trim, a detective's plan
+        log.append(_record("local").model_copy(update={"purpose": "guard"}))
+        log.append(_record("local").model_copy(update={"attempt": 1}))
+    assert bar.done == 2
+
+
+def test_the_time_left_comes_from_the_pace_after_the_first_calls(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     now = [100.0]
     monkeypatch.setattr(jobs.time, "perf_counter", lambda: now[0])
-    bar = CallBar(Console(file=open(os.devnull, "w")), "playing", expected=10)  # noqa: SIM115
+    bar = CallBar(Console(file=io.StringIO()), "playing", expected=10)
     with bar.shown():
         assert bar.seconds_left() is None  # nothing measured yet
-        now[0] += 20
-        bar.advance(2)  # 10 s a call, 8 to go
-        assert bar.seconds_left() == 80
-        now[0] += 4
-        assert bar.seconds_left() == 76  # the running call counts down
         now[0] += 60
-        assert bar.seconds_left() == 70  # a slow call takes off at most one call's time
+        bar.advance()  # the first call loads the model: a minute
+        now[0] += 10
+        bar.advance()
+        assert bar.seconds_left() is None  # too few calls to say
+        now[0] += 10
+        bar.advance()  # 10 s a call since the first, 7 to go
+        assert bar.seconds_left() == 70
+        now[0] += 4
+        assert bar.seconds_left() == 66  # the running call counts down
+        now[0] += 60
+        assert bar.seconds_left() == 60  # a slow call takes off at most one call's time
 
 
 def test_a_draft_shows_above_the_bar_until_it_is_cleared() -> None:

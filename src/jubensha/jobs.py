@@ -28,7 +28,6 @@ from typing import Any, NoReturn, TypeVar
 from rich.console import Console, RenderableType
 from rich.progress import (
     BarColumn,
-    MofNCompleteColumn,
     Progress,
     ProgressColumn,
     SpinnerColumn,
@@ -37,9 +36,10 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
+from rich.progress_bar import ProgressBar
 from rich.text import Text
 
-from jubensha.llm.calls import CallRecord, OnCall
+from jubensha.llm.calls import NOT_A_CALL, CallRecord, OnCall
 from jubensha.llm.health import ModelUnreachable
 from jubensha.prompts import message
 from jubensha.terminal import Terminal
@@ -201,19 +201,53 @@ def duration(seconds: float, lang: str = "en") -> str:
 
 class MovingETA(ProgressColumn):
     """Time left that moves while a call runs: the calls still expected at the job's own
-    seconds per call so far, less the time the current call has already taken. Rich's
-    own column holds still between finished calls (minutes, when calls are slow)."""
+    seconds per call, less the time the current call has already taken. Rich's own column
+    holds still between finished calls (minutes, when calls are slow). Nothing once the
+    job has ended."""
 
     def __init__(self, bar: CallBar) -> None:
         super().__init__()
         self.bar = bar
 
     def render(self, task: Task) -> Text:
+        if self.bar.ended:
+            return Text("")
         left = self.bar.seconds_left()
         if left is None:
             return Text("-:--:--", style="progress.remaining")
         hours, rest = divmod(int(left), 3600)
         return Text(f"{hours}:{rest // 60:02d}:{rest % 60:02d}", style="progress.remaining")
+
+
+class CallCount(ProgressColumn):
+    """``done/expected``, or ``done`` alone once the count has reached an estimate that
+    the job outran: never past its total, never backwards."""
+
+    def __init__(self, bar: CallBar) -> None:
+        super().__init__()
+        self.bar = bar
+
+    def render(self, task: Task) -> Text:
+        total = self.bar.expected
+        shown = f"{self.bar.done}/{total}" if total is not None else f"{self.bar.done}"
+        return Text(shown, style="progress.download")
+
+
+class CallBarColumn(BarColumn):
+    """The bar of ``CallBar``'s own count: full at its total, pulsing without one."""
+
+    def __init__(self, bar: CallBar) -> None:
+        super().__init__()
+        self.bar = bar
+
+    def render(self, task: Task) -> ProgressBar:
+        total = self.bar.expected
+        return ProgressBar(total=total, completed=min(self.bar.done, total or 0),
+                           width=None if self.bar_width is None else max(1, self.bar_width),
+                           pulse=total is None and not self.bar.ended,
+                           animation_time=task.get_time(), style=self.style,
+                           complete_style=self.complete_style,
+                           finished_style=self.finished_style, pulse_style=self.pulse_style)
 
 
 class _DraftProgress(Progress):
@@ -230,22 +264,38 @@ class _DraftProgress(Progress):
         yield from super().get_renderables()
 
 
+MIN_ETA_CALLS = 3
+"""Calls counted before the time left is shown: the first ones (loading the model, the
+longest prompts) say little of the pace."""
+
+
+def counted(record: CallRecord) -> bool:
+    """Whether the bar counts ``record``: a model call of the kind a game's estimate counts
+    (``runs.estimate``), not a note (the guard's trims, a detective's plan), not the speech
+    guard's rewrite, not a second attempt at one structured call."""
+    return (record.model != NOT_A_CALL and record.purpose != "guard"
+            and (record.attempt or 1) == 1)
+
+
 class CallBar:
     """A progress bar of model calls: done / expected (when known), rate, elapsed, ETA.
 
-    It counts the records of the call logs it is handed to (``CallLog(on_call=bar.on_call)``)
-    while it is shown, and can also be advanced by hand for work that is not a model call
-    (a caption, a game). The count never passes the total: past the estimate, the total is
-    what is done and one more. ``draft`` shows a speech being written above the bar (a
-    terminal's live region: it is replaced by the final line when that is printed).
+    It counts the calls of the call logs it is handed to (``CallLog(on_call=bar.on_call)``)
+    that an estimate counts (``counted``) while it is shown, and can also be advanced by
+    hand for work that is not a model call (a caption, a game). The count never passes its
+    total nor goes back: when the job outruns its estimate, the total is dropped and the
+    count shown alone; when the job ends, the total is what was done (``N/N``). The time
+    left is measured from the job's own pace, once ``MIN_ETA_CALLS`` calls are done.
+    ``draft`` shows a speech being written above the bar (a terminal's live region: it is
+    replaced by the final line when that is printed).
     """
 
     def __init__(self, console: Console, title: str, expected: int | None = None,
                  unit: str = "calls", *, count_calls: bool = True, eta: str = "ETA") -> None:
         self.drafting: Text | None = None
         self.progress = _DraftProgress(
-            SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
-            MofNCompleteColumn(), TextColumn(unit), TextColumn("{task.fields[note]}"),
+            SpinnerColumn(), TextColumn("[bold]{task.description}"), CallBarColumn(self),
+            CallCount(self), TextColumn(unit), TextColumn("{task.fields[note]}"),
             TimeElapsedColumn(), TextColumn(eta), MovingETA(self),
             console=console, transient=False, disable=not console.is_terminal,
             draft=lambda: self.drafting)
@@ -254,8 +304,10 @@ class CallBar:
         self.count_calls = count_calls
         self.done = 0
         self.open = False
+        self.ended = False
         self.live: dict[str, int] = {}
         self.started = time.perf_counter()
+        self.first_done: float | None = None
         self.last_done = self.started
 
     def on_call(self, record: CallRecord) -> None:
@@ -263,23 +315,25 @@ class CallBar:
             return
         if record.origin == "live" and record.error is None:
             self.live[record.model] = self.live.get(record.model, 0) + 1
-        if self.count_calls:
+        if self.count_calls and counted(record):
             self.advance()
 
     def advance(self, steps: int = 1) -> None:
+        if self.expected is not None and self.done + steps > self.expected:
+            self.expected = None  # outran the estimate: the count alone from now on
         self.done += steps
         self.last_done = time.perf_counter()
-        if self.expected is not None and self.done > self.expected:
-            self.expected = self.done + 1
-            self.progress.update(self.task, total=self.expected)
+        if self.first_done is None:
+            self.first_done = self.last_done
         self.progress.advance(self.task, steps)
 
     def seconds_left(self) -> float | None:
-        """Calls still expected times seconds per call so far, less the current call's
-        time (never below a second while calls remain); None before the first call."""
-        if self.expected is None or self.done == 0:
+        """Calls still expected times the seconds per call since the first one, less the
+        current call's time (never below a second while calls remain); None before
+        ``MIN_ETA_CALLS`` calls or without a total."""
+        if self.expected is None or self.done < MIN_ETA_CALLS or self.first_done is None:
             return None
-        per_call = (self.last_done - self.started) / self.done
+        per_call = (self.last_done - self.first_done) / (self.done - 1)
         running = time.perf_counter() - self.last_done
         left = (self.expected - self.done) * per_call - min(running, per_call)
         return max(left, 1.0)
@@ -288,12 +342,21 @@ class CallBar:
         self.progress.update(self.task, note=text)
 
     def expect(self, total: int | None) -> None:
-        self.expected = total
-        self.progress.update(self.task, total=total)
+        self.expected = total if total is None or total >= self.done else None
+        if total is not None:
+            self.progress.update(self.task, total=total)
 
     def draft(self, text: Text | None) -> None:
         """Show ``text`` above the bar (None: nothing)."""
         self.drafting = text
+        self.progress.refresh()
+
+    def finish(self) -> None:
+        """The job has ended: its count is its total, the time left goes."""
+        self.ended = True
+        if self.done > 0:
+            self.expected = self.done
+            self.progress.update(self.task, total=self.done, completed=self.done)
         self.progress.refresh()
 
     @contextmanager
@@ -303,11 +366,10 @@ class CallBar:
         try:
             with self.progress:
                 yield self
+                self.finish()  # the last frame the terminal keeps: N/N
         finally:
             self.open = False
             self.drafting = None
-            if self.expected is not None and self.done > 0:
-                self.progress.update(self.task, total=self.done)  # it ended: all done
             keep_speed(self.live, time.perf_counter() - self.started)
 
 

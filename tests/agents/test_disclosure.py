@@ -7,7 +7,6 @@ import pytest
 
 from jubensha.agents.disclosure import (
     DisclosureSettings,
-    Instructions,
     SeatText,
     screen_speech,
     units,
@@ -159,17 +158,15 @@ def test_a_copy_of_another_seats_speech_names_the_speaker() -> None:
     assert check.evidence["copy"].startswith("Nora Vance:")
 
 
-def test_instructions_are_prompt_windows_no_earlier_reply_held() -> None:
-    found = Instructions(SETTINGS.echo_words)
-    found.add(["You are Agnes Pike. Reply with JSON: {\"thought\": ..., \"speech\": ...}"],
-              "I made the tea for the whole household at ten.")
-    found.add(["Earlier you said: I made the tea for the whole household at ten."], None)
-    echo = screen_speech("Reply with JSON: thought, speech.", seat(), names=NAMES,
-                        instructions=found.found)
-    assert echo.degenerate == ["prompt echo"]
-    again = screen_speech("I made the tea for the whole household at ten.", seat(),
-                         names=NAMES, instructions=found.found)
-    assert again.degenerate == []
+def test_an_echo_of_a_prompt_template_is_its_own_words_around_a_gap() -> None:
+    from jubensha.agents.template_echo import TemplateEcho
+
+    echo = TemplateEcho("en")
+    assert echo.find(units("Speak as Agnes Pike in at most 3 sentences.")) is not None
+    assert echo.find(units("I made the tea for the whole household at ten.")) is None
+    spoken = units("Speak as Agnes Pike in at most 3 sentences.")
+    allowed = {tuple(spoken[i:i + 5]) for i in range(len(spoken) - 4)}
+    assert echo.find(spoken, allowed) is None  # the seat heard it said: it may say it
 
 
 def test_chinese_speech_is_cut_into_jieba_words() -> None:

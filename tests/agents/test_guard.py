@@ -108,7 +108,8 @@ async def test_a_rewrite_that_fails_too_becomes_a_safe_line_on_record() -> None:
     agent, sink = await guarded("Ann", model)
     action = await agent.decide(INTRO)
     assert isinstance(action, Speech)
-    assert action.text == "I am Ann. You all know me; ask me what you like and I will answer."
+    assert action.text.startswith("I am Ann. ") and "candlestick" not in action.text
+    assert agent.passes(action.text)  # a fact of her own that she may say
     assert purposes(sink) == ["introduction", "guard", "guard.safe"]
     safe: CallRecord = sink.records[-1]
     assert (safe.model, safe.raw, safe.seat) == ("guard", action.text, "Ann")
@@ -165,7 +166,7 @@ async def test_a_chinese_seat_is_told_why_in_chinese() -> None:
     agent = make_agent("naive:guard")
     await agent.start(SeatContext(sheet=CharacterSheet.for_seat(script, "Ann"), model=model))
     action = await agent.decide(INTRO)
-    assert action == Speech(text="我是Ann。大家都认识我，有什么想问的尽管问，我会回答。")
+    assert isinstance(action, Speech) and action.text.startswith("我是Ann。")
     assert "它向大家说出了你就是凶手" in model.requests[1].messages[-1].text
 
 
@@ -242,7 +243,7 @@ def test_a_line_labelled_with_the_speakers_other_name_is_caught() -> None:
     agent = tingsong_guard("周妈")
     check = agent.check("周桂芳：不好意思，我确实偷看了老爷的信。", False)
     assert "label" in check.degenerate
-    assert agent.problems(check)
+    assert not agent.passes("周桂芳：不好意思，我确实偷看了老爷的信。")
 
 
 def test_an_introduction_made_of_two_other_seats_lines_is_a_copy() -> None:
@@ -269,7 +270,7 @@ def test_a_seat_that_says_it_is_another_is_caught() -> None:
     sheet = CharacterSheet.for_seat(find_script("lighthouse-keeper"), "Agnes Pike")
     asyncio.run(agent.start(SeatContext(sheet=sheet, model=ScriptedModel())))
     check = agent.check("I am Nora Vance.", False)
-    assert "impersonation" in check.degenerate and agent.problems(check)
+    assert "impersonation" in check.degenerate and not agent.passes("I am Nora Vance.")
     assert not agent.check("I am Agnes Pike, the cook. Nora is Elias's niece.", False).degenerate
     zh = tingsong_guard("周妈")
     assert "impersonation" in zh.check("我是沈青禾。", False).degenerate
@@ -289,7 +290,7 @@ def test_an_assistant_refusal_is_no_answer() -> None:
                  "I apologize, but I cannot assist with that.",
                  "As an AI, I cannot speculate about the case."):
         check = agent.check(line, False)
-        assert "refusal" in check.degenerate and agent.problems(check), line
+        assert "refusal" in check.degenerate and not agent.passes(line), line
     assert not agent.check("I'm sorry, but I cannot say where Tom was at ten.", False).degenerate
     assert not agent.check("I helped Elias with the lamp that night.", False).degenerate
     zh = tingsong_guard("周妈")
@@ -315,3 +316,128 @@ def test_a_murderer_telling_its_motive_or_preparations_in_any_words_is_caught(
     for said in ("I never hated him.", "Everyone hated Lord Vale.", "我准备了一壶茶。",
                  "我从来没有恨过他。"):
         assert not screen_speech(said, seat).confession, said
+
+
+# -- one sentence at a time -------------------------------------------------------------------
+async def test_the_answer_is_kept_and_the_question_given_back_is_removed() -> None:
+    """The 1.5B model gave back the question it was asked before its answer; the guard
+    kept the question and cut the answer. Now the answer stays, at no call."""
+    question = Spoke(index=3, speaker="Bob", kind="question", to="Ann",
+                     text="What did you see in the library at midnight?")
+    reply = ("What did you see in the library at midnight? "
+             "I saw nothing there, I was asleep by then.")
+    agent, sink = await guarded("Cara", ScriptedModel(replies={"answer": [reply]}))
+    await agent.observe(question)
+    action = await agent.decide(Speak(kind="answer", question=question))
+    assert action == Speech(text="I saw nothing there, I was asleep by then.")
+    assert purposes(sink) == ["answer", "guard.trim"]
+    agent, _ = await guarded("Cara", ScriptedModel())
+    await agent.observe(question)
+    agent.answering = question.text
+    assert not agent.passes("What did you see in the library at midnight?")
+    assert agent.passes("No, I did not see anything in the library at midnight.")
+
+
+def test_a_chinese_answer_outlives_the_question_it_repeats() -> None:
+    agent = tingsong_guard("顾远之")
+    asked = "顾远之，你有没有找到那只玳瑁发簪？"
+    asyncio.run(agent.observe(Spoke(index=2, speaker="许松", kind="question", to="顾远之",
+                                    text=asked)))
+    agent.answering = asked
+    verdicts = agent.judge(f"{asked}我没有找到，我一整晚都在客房里。")
+    assert [v.passes for v in verdicts] == [False, True]
+    assert ("question echo", asked) in verdicts[0].faults
+
+
+def test_a_reasoned_accusation_is_no_echo_of_the_instructions() -> None:
+    """The detective's prompt holds the reason it is to give: saying it is no echo; the
+    templates' own words are."""
+    agent = tingsong_guard("周妈")
+    assert agent.passes("我怀疑钱守仁，因为他的铜纽扣藏在窗帘后面。")
+    assert not agent.passes("用第一人称回答顾远之，最多两句话。")
+    assert agent.passes("老东家对我的信任让我对生活的意义有了更深的理解。")  # a few short words
+    assert agent.passes("许松的包袱放在门边，字条上写着：“天一亮路通，我们就走。”。")
+    english, _ = asyncio.run(guarded("Cara", ScriptedModel()))
+    assert not english.passes("Speak as Cara in at most 3 sentences.")
+    assert english.passes("I suspect Ann, because her gloves were wet with soap.")
+
+
+@pytest.mark.parametrize("line", [
+    "I'm sorry, but I don't have enough information to properly address your note.",
+    "Could you please provide more context or clarify your question?",
+    "Sure! Here's a possible response as Cara.",
+    "How can I assist you today?",
+    "I'm sorry, but I cannot physically enter a cellar or witness events.",
+    "However, I can provide you with an analysis of the case based on the information given.",
+])
+async def test_an_assistant_reply_is_no_speech(line: str) -> None:
+    agent, _ = await guarded("Cara", ScriptedModel())
+    assert not agent.passes(line), line
+
+
+@pytest.mark.parametrize("line", ["好的，我来回答顾远之的问题。", "准备好了，沈墨山。",
+                                  "请提供更多信息，我才能回答。", "根据你提供的信息，我认为是他。"])
+def test_an_assistant_reply_or_a_line_to_the_dead_is_no_speech_in_chinese(line: str) -> None:
+    agent = tingsong_guard("周妈")
+    assert not agent.passes(line), line
+    assert agent.passes("好，我来说说那天晚上的事。我一直在厨房里。")
+    assert agent.passes("I can give you my account of the evening.")
+    assert agent.passes("沈墨山死的那天晚上，我在厨房熬汤。")
+    assert agent.passes("许松，你准备好了吗？")  # a question to a seat, not an assistant
+
+
+async def test_a_recital_loses_the_sentences_read_from_the_sheet_and_keeps_the_rest() -> None:
+    """A trim kept the very sentence it flagged as read from the sheet: now the sentences
+    that are the sheet's own words go, and what the seat says of its own stays."""
+    script = load_script(TINY)
+    bob = script.character("Bob").model_copy(update={"story": STORY})
+    script = script.model_copy(update={"characters": [
+        bob if c.name == "Bob" else c for c in script.characters]})
+    agent = make_agent("naive:guard")
+    assert isinstance(agent, GuardedAgent)
+    await agent.start(SeatContext(sheet=CharacterSheet.for_seat(script, "Bob"),
+                                  model=ScriptedModel()))
+    said = f"I am Bob, the gardener. {STORY} Ask me anything."
+    verdicts = agent.judge(said)
+    assert [v.passes for v in verdicts] == [True, False, True]
+    assert verdicts[1].faults[0][0] == "recites"
+    assert agent.passes(f"I am Bob. {STORY.split(',')[0]}.")  # one fact: no recital
+
+
+async def test_a_listed_secret_is_removed_for_any_seat() -> None:
+    agent, sink = await guarded("Bob", ScriptedModel(replies={"statement": [
+        "I was in the glasshouse all evening. I pawned the silver snuffbox last spring."]}))
+    action = await agent.decide(Speak(kind="statement", prompt="Speak."))
+    assert action == Speech(text="I was in the glasshouse all evening.")
+    assert "a secret you must keep" in sink.records[-1].notes[0]
+
+
+async def test_one_bad_sentence_costs_no_call_and_the_rest_is_said() -> None:
+    reply = "I'm sorry, but I can't assist with that. I was in the kitchen all evening."
+    agent, sink = await guarded("Cara", ScriptedModel(replies={"statement": [reply]}))
+    action = await agent.decide(Speak(kind="statement", prompt="Speak."))
+    assert action == Speech(text="I was in the kitchen all evening.")
+    assert purposes(sink) == ["statement", "guard.trim"]
+
+
+async def test_the_fallback_tells_the_seats_own_facts_and_never_the_same_line_twice() -> None:
+    agent, _ = await guarded("Dan", ScriptedModel())
+    lines = [agent.safe_line(kind) for kind in ("answer", "statement", "answer", "ask",
+                                                "statement", "answer", "introduction")]
+    assert len(set(lines)) == len(lines), lines
+    sheet = load_script(TINY).character("Dan")
+    assert any("silver" in line or "wine cellar" in line for line in lines[:3])
+    assert all("brandy" not in line for line in lines)  # his listed secret
+    assert all(agent.passes(line) for line in lines)
+    assert sheet.name in lines[-1]
+    facts = agent.fallback.facts
+    told = [next(f for f in facts if f in line) for line in lines[:len(facts)]]
+    assert len(set(told)) == len(told)  # a fact comes again only once all were told
+
+
+async def test_a_murderers_fallback_keeps_the_kill() -> None:
+    agent, _ = await guarded("Ann", ScriptedModel())
+    lines = [agent.safe_line("answer") for _ in range(6)]
+    assert len(set(lines)) == len(lines)
+    for line in lines:
+        assert not any(word in line for word in ("struck", "candlestick", "gloves")), line

@@ -14,6 +14,7 @@ from jubensha.engine.game import Game, Seat
 from jubensha.engine.procedure import find_procedure
 from jubensha.llm import ScriptedModel
 from jubensha.llm.base import GenerateConfig, Message, Request, streaming
+from jubensha.memory.text import split_sentences
 from jubensha.scripts.bundled import find_script
 
 
@@ -58,15 +59,16 @@ def test_a_guarded_seat_shows_only_whole_sentences_of_what_it_says() -> None:
         assert any(said.startswith(text) for said in spoken[seat]), text
 
 
-def test_the_gate_stops_at_the_first_sentence_that_fails() -> None:
+def test_the_gate_shows_whole_sentences_that_pass_and_never_one_that_fails() -> None:
     shown: list[str] = []
-    gate = SentenceGate(shown.append, lambda text: "secret" not in text)
+    gate = SentenceGate(shown.append, lambda text: " ".join(
+        s for s in split_sentences(text) if "secret" not in s))
     growing = ["I was in the", "I was in the parlour. Then",
                "I was in the parlour. My secret is out. And",
                "I was in the parlour. My secret is out. And more. Yes"]
     for text in growing:
         gate(text)
-    assert shown == ["I was in the parlour."]
+    assert shown == ["I was in the parlour.", "I was in the parlour. And more."]
 
 
 def test_a_model_streams_into_the_sink_only_inside_streaming() -> None:

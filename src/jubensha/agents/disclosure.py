@@ -22,9 +22,10 @@ What a speech is checked for:
   friends to avenge that bloody hatred", 我和死者有血海深仇, 案发当天我做了偷窃宝石的准备);
 - **degenerate** speech: empty, cut off (no closing punctuation, where the reply ran out of
   tokens), a loop (a window of four units repeated over much of the speech), a label instead
-  of speech ("Tom Hale asks", "Host:"), an echo of the prompt's instructions (windows of the
-  seat's prompts that are none of its sheet, the public text, the events it saw or an
-  earlier reply), or a copy of another seat's earlier speech (most of it).
+  of speech ("Tom Hale asks", "Host:"), a copy of another seat's earlier speech (most of it),
+  the seat saying it is another, an assistant's refusal. Each sentence is judged too, for
+  echoes of the questions and the prompt templates among other things
+  (``agents.sentences``).
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ from jubensha.memory.text import split_sentences, tokenize
 from jubensha.scripts.model import Character, Script
 
 Degenerate = Literal["empty", "cut off", "loop", "label", "prompt echo", "copy", "impersonation",
-                     "refusal"]
+                     "refusal", "question echo", "assistant", "to the dead", "fallback",
+                     "canned"]
 
 _PERSON = {
     "i": "1p", "me": "1p", "you": "1p", "ye": "1p", "my": "1p's", "your": "1p's",
@@ -69,8 +71,8 @@ _NEGATION_EN = re.compile(r"\b(?:not|never|no|didn't|don't|wouldn't|couldn't|won
                           r"if|would|could|might|whether)\b|n't\b")
 _NEGATION_ZH = re.compile("没|不|未|非|无|如果|要是|假如|是否|谁")
 _SUBJECT_EN = re.compile(r"\b(?:i|i've|i'd|it was me|it was i)\b")
-_CLOSERS = "\"'”’」』）)】》*"
-_TERMINATORS = ".!?。！？…~～"
+CLOSERS = "\"'”’」』）)】》*"
+TERMINATORS = ".!?。！？…~～"
 _LABEL_WORDS = ("asks", "answers", "says", "replies", "introduction", "→", "->",
                 "提问", "回答", "问", "答", "说", "自我介绍")
 LOOP_WINDOW = 4
@@ -265,15 +267,12 @@ class SpeechCheck(BaseModel):
 
 
 def screen_speech(text: str, seat: SeatText, *, names: Sequence[str] = (),
-                  cut: bool = False,
-                  instructions: Container[tuple[str, ...]] | None = None,
-                  echo_n: int = 5, others: Iterable[tuple[str, str]] = (),
+                  cut: bool = False, others: Iterable[tuple[str, str]] = (),
                   asked: str | None = None, own: Sequence[str] = ()) -> SpeechCheck:
     """Screen one speech of ``seat`` for its own secrets, a confession, echoes and
     degenerate text (the engine's ``check_speech`` is another thing: a stage's correction
     of an empty speech). ``names``: every seat's name (labels); ``cut``: the
-    reply ran out of tokens; ``instructions``: windows (``echo_n`` long) of the prompts
-    that are instructions; ``others``: (speaker, speech) said before by other seats;
+    reply ran out of tokens; ``others``: (speaker, speech) said before by other seats;
     ``asked``: the question the speech answers, whose words are free to say again;
     ``own``: the speaker's names (a speech that says it is another seat fails)."""
     words = units(text)
@@ -281,9 +280,8 @@ def screen_speech(text: str, seat: SeatText, *, names: Sequence[str] = (),
     _disclosure(text, words, seat, check)
     if seat.murderer:
         check.confession = confession(text, words, seat)
-    for kind, evidence in degenerate(text, words, names=names, cut=cut,
-                                     instructions=instructions, echo_n=echo_n,
-                                     others=others, asked=asked, n=seat.n, own=own):
+    for kind, evidence in degenerate(text, words, names=names, cut=cut, others=others,
+                                     asked=asked, n=seat.n, own=own):
         check.degenerate.append(kind)
         check.evidence[kind] = evidence
     return check
@@ -325,7 +323,7 @@ doer (passive voice, a noun: "accused of murder", "the killing")."""
 def _first_person_kill(sentence: str, victims: Sequence[str]) -> bool:
     """A first-person statement of a kill, its motive or its preparation, not denied,
     asked or supposed."""
-    if sentence.rstrip(_CLOSERS).endswith(("?", "？", "吗", "呢")):
+    if sentence.rstrip(CLOSERS).endswith(("?", "？", "吗", "呢")):
         return False
     lowered = sentence.casefold()
     return (_kill_zh(lowered.replace("自杀", "")) or _kill_en(lowered, victims)
@@ -387,32 +385,29 @@ def _kill_en(sentence: str, victims: Sequence[str]) -> bool:
 
 # -- degenerate speech ------------------------------------------------------------------------
 def degenerate(text: str, words: list[str], *, names: Sequence[str], cut: bool,
-               instructions: Container[tuple[str, ...]] | None, echo_n: int,
                others: Iterable[tuple[str, str]], n: int, asked: str | None = None,
                own: Sequence[str] = ()) -> Iterator[tuple[Degenerate, str]]:
-    """Each way the speech fails as speech, with the text that shows it."""
+    """Each way the whole speech fails as speech, with the text that shows it (the ways a
+    sentence of it fails, echoes among them, are ``agents.sentences``')."""
     if not words:
         yield "empty", text
         return
-    if cut and not text.rstrip().rstrip(_CLOSERS).endswith(tuple(_TERMINATORS)):
+    if cut and not text.rstrip().rstrip(CLOSERS).endswith(tuple(TERMINATORS)):
         yield "cut off", text[-60:]
     if loops(words):
         yield "loop", text[:120]
     if (label := label_of(text, names)) is not None:
         yield "label", label
-    if instructions and any(w in instructions for w in windows(words, echo_n)):
-        yield "prompt echo", next((s for s in split_sentences(text) if any(
-            w in instructions for w in windows(units(s), echo_n))), text)
     copied = copy_of(words, others, n, free=window_set([asked], n) if asked else set())
     if copied is not None:
         yield "copy", copied
     if own and (other := impersonated(text, [x for x in names if x not in own])):
         yield "impersonation", other
-    if (refused := _REFUSAL.search(text)) is not None:
+    if (refused := REFUSAL.search(text)) is not None:
         yield "refusal", refused.group()
 
 
-_REFUSAL = re.compile(
+REFUSAL = re.compile(
     r"\bI (?:can(?:'|’|no)t|cannot|am unable to|won(?:'|’)t) (?:assist|help)(?: you)? with"
     r"|\b(?:as an AI|as a (?:large )?language model|AI assistant)\b"
     r"|\bI (?:can(?:'|’|no)t|cannot) (?:continue|participate in) this conversation"
@@ -459,9 +454,11 @@ def label_of(text: str, names: Sequence[str]) -> str | None:
 
 
 def copy_of(words: list[str], others: Iterable[tuple[str, str]], n: int,
-            share: float = COPY_SHARE, free: Container[tuple[str, ...]] = ()) -> str | None:
+            share: float = COPY_SHARE, free: Container[tuple[str, ...]] = (),
+            least: int = COPY_UNITS) -> str | None:
     """``speaker: speech`` of the other seats' speeches this one mostly repeats (one, or
-    several taken together: an introduction made of two others' lines), or None. Windows
+    several taken together: an introduction made of two others' lines; ``least`` units or
+    more), or None. Windows
     in ``free`` (the question answered: "I never left the kitchen at ten" answers "Did
     you leave the kitchen at ten?", whoever else said so) are no copy."""
     spans = windows(words, n)
@@ -476,26 +473,9 @@ def copy_of(words: list[str], others: Iterable[tuple[str, str]], n: int,
             sources.append(f"{speaker}: {other}")
         hits = [h or t for h, t in zip(hits, taken, strict=True)]
     copied = covered(hits, n)
-    if copied >= COPY_UNITS and copied >= share * len(words):
+    if copied >= least and copied >= share * len(words):
         return " / ".join(sources)
     return None
-
-
-class Instructions:
-    """Windows of a seat's prompts that are instructions (templates, the asked format):
-    in no reply of its calls made before that prompt. What the seat may say (its sheet,
-    the public text, what it heard) is taken out where they are used."""
-
-    def __init__(self, n: int) -> None:
-        self.n = n
-        self.found: set[tuple[str, ...]] = set()
-        self.replies: set[tuple[str, ...]] = set()
-
-    def add(self, prompt: Sequence[str], reply: str | None) -> None:
-        """One call, in order: its prompt's texts and its reply."""
-        self.found |= window_set(prompt, self.n) - self.replies
-        if reply:
-            self.replies |= window_set([reply], self.n)
 
 
 def heard_text(event: Event) -> str:

@@ -2,34 +2,34 @@
 
 The speech guard: any agent, checked before what it says is said.
 
-Small models read their private sheet out, confess, echo their prompt, copy another seat
-or loop. ``GuardedAgent`` wraps an agent of any architecture (``ARCH:guard``, e.g.
-``naive:guard`` or ``thinkthrice:mr+sr+guard``) and checks every public text of its actions
-(speeches, questions, statements made while searching, reasons of accusations) with
-``agents.disclosure`` against the seat's own sheet, what it has heard, and the prompts of
-the decision. A text that recites the sheet, confesses (a murderer) or fails as speech is
-cut to its first sentences when they pass (a ``guard.trim`` record); else it is rewritten
-once by the seat's model, told why (a call of purpose ``guard``); if the rewrite fails
-too, a safe line from ``prompts/guard`` replaces it (a ``guard.safe`` record). The two
-records are no model calls (model ``guard``, no tokens). A clean text costs nothing: the
-checks are lexical. The guard changes the game, so no paper's setting turns it on.
+Small models read their private sheet out, confess, give back the question they were
+asked, talk like an assistant, copy another seat or loop. ``GuardedAgent`` wraps an agent
+of any architecture (``ARCH:guard``, e.g. ``naive:guard`` or ``thinkthrice:mr+sr+guard``)
+and judges every public text of its actions (speeches, questions, statements made while
+searching, reasons of accusations) one sentence at a time (``agents.sentences``) against
+the seat's own sheet, what it has heard and the prompt templates. The sentences that fail
+are removed and the rest is said (a ``guard.trim`` record when any was removed). When
+every sentence fails, the seat's model is asked once more, told why (a call of purpose
+``guard``), and its rewrite is judged the same way; when none of that passes either, the
+seat says a fact of the case from its own sheet that it may say, never the same line
+twice (``agents.fallback``; a ``guard.safe`` record). The two records are no model calls
+(model ``guard``, no tokens). A clean text costs nothing: the checks are lexical. The
+guard changes the game, so no paper's setting turns it on.
 
 Speech shown while it is written (``engine.drafts``) passes a ``SentenceGate``: the live
-views get a draft one whole sentence at a time, each only once the text up to its end
-passes the same checks; after a sentence that fails, nothing more is shown until the final
-text (cut, rewritten or replaced as above) is said.
+views get a draft one whole sentence at a time, each only once it has passed the same
+judgement; a sentence that fails is never shown, and one that is mostly the seat's own
+sheet waits for the final text (it goes if the whole speech recites the sheet).
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Container
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from jubensha.agents.disclosure import (
     DisclosureSettings,
-    Instructions,
     SeatText,
     SpeechCheck,
     heard_text,
@@ -37,6 +37,16 @@ from jubensha.agents.disclosure import (
     screen_speech,
     window_set,
 )
+from jubensha.agents.fallback import Fallback, kept_facts
+from jubensha.agents.sentences import (
+    Hearing,
+    Verdict,
+    judge,
+    kept_text,
+    removed,
+    speech_faults,
+)
+from jubensha.agents.template_echo import TemplateEcho
 from jubensha.agents.toolkit import Caller
 from jubensha.engine import (
     Accusation,
@@ -74,6 +84,8 @@ REWRITE_PURPOSE = declare("guard", "seat")
 SAFE_PURPOSE = "guard.safe"
 TRIM_PURPOSE = "guard.trim"
 REWRITE_TOKENS = 160
+REASONS = 3
+"""Reasons told to the rewrite at most."""
 
 
 @dataclass
@@ -86,30 +98,17 @@ class _Call:
 
 class PromptWatch(ModelWrapper):
     """The seat's model as its agent sees it: remembers the calls of the decision under
-    way (to rewrite from its last prompt) and every prompt's instructions (echoes)."""
+    way (to rewrite from its last prompt, and whether its reply ran out of tokens)."""
 
-    def __init__(self, inner: Model, instructions: Instructions) -> None:
+    def __init__(self, inner: Model) -> None:
         super().__init__(inner)
-        self.instructions = instructions
         self.calls: list[_Call] = []
 
     async def generate(self, request: Request) -> Response:
         response = await self.inner.generate(request)
         self.calls.append(_Call(request.messages, request.config, response.finish_reason,
                                 request.json_schema is not None))
-        self.instructions.add([m.text for m in request.messages], response.text)
         return response
-
-
-@dataclass
-class _Known(Container[tuple[str, ...]]):
-    """Instruction windows of the prompts that are not text the seat may say."""
-
-    instructions: Instructions
-    allowed: set[tuple[str, ...]] = field(default_factory=set)
-
-    def __contains__(self, window: object) -> bool:
-        return window in self.instructions.found and window not in self.allowed
 
 
 class GuardedAgent(Agent):
@@ -120,121 +119,138 @@ class GuardedAgent(Agent):
         self.settings = settings or DisclosureSettings()
         self.architecture = inner.architecture
         self.uses_model = inner.uses_model  # a guarded model-free seat is still model-free
-        self.heard: list[tuple[str, str]] = []
-        self.safe_lines = 0
         self.answering: str | None = None
         """The question the decision under way answers: saying its words is no copy."""
+        self.asking = False
         self.watch: PromptWatch | None = None
 
     async def start(self, seat: SeatContext) -> None:
         await super().start(seat)
         sheet = seat.sheet
+        n = self.settings.echo_words
         self.text = seat_text(sheet, self.settings.window(sheet.language))
-        self.echo = _Known(Instructions(self.settings.echo_words))
-        self.echo.allowed = window_set([*_public(sheet), *_own(sheet)],
-                                       self.settings.echo_words)
+        self.hearing = Hearing(
+            seat=self.text, names=[*sheet.me.all_names, *(o.name for o in sheet.others)],
+            own=sheet.me.all_names, victims=[v.name for v in sheet.victims],
+            echo=TemplateEcho(sheet.language, n),
+            allowed=window_set([*_public(sheet), *_own(sheet)], n))
+        if sheet.is_murderer:
+            self.hearing.crime = window_set(kept_facts(sheet), self.text.n)
+        self.fallback = Fallback(sheet)
         if seat.model is not None:
-            self.watch = PromptWatch(seat.model, self.echo.instructions)
+            self.watch = PromptWatch(seat.model)
             seat = seat.model_copy(update={"model": self.watch})
         await self.inner.start(seat)
 
+    @property
+    def heard(self) -> list[tuple[str, str]]:
+        """(speaker, text) of what the other seats and the host said, in order."""
+        return self.hearing.others
+
     async def observe(self, event: Event) -> None:
         await self.inner.observe(event)
+        allowed = self.hearing.allowed
+        assert isinstance(allowed, set)
         if isinstance(event, ActStarted) and event.sheet is not None:
             own = [event.sheet.text, *event.sheet.goals, *event.sheet.notes.values()]
             for text in own:
                 self.text.add_private(f"act {event.act}", text)
-            self.echo.allowed |= window_set(own, self.settings.echo_words)
+            allowed |= window_set(own, self.settings.echo_words)
+        if isinstance(event, Spoke) and event.kind == "question" or isinstance(event, HostSpoke):
+            self.hearing.hear_question(event.text)
         mine = isinstance(event, Spoke) and event.speaker == self.seat.sheet.me.name
         if (text := heard_text(event)) and not mine:
             self.text.learn(text)
-            self.echo.allowed |= window_set([text], self.settings.echo_words)
+            if not isinstance(event, HostSpoke):
+                allowed |= window_set([text], self.settings.echo_words)
             if isinstance(event, Spoke | HostSpoke):
                 speaker = event.speaker if isinstance(event, Spoke) else "Host"
-                self.heard.append((speaker, text))
+                self.hearing.others.append((speaker, text))
 
     async def decide(self, decision: Decision) -> Action:
         if self.watch is not None:
             self.watch.calls = []
         question = decision.question if isinstance(decision, Speak) else None
         self.answering = question.text if question else None
+        self.asking = False
         outer = draft_sink()
-        gate = SentenceGate(outer, self.passes) if outer is not None else None
+        gate = SentenceGate(outer, self.visible) if outer is not None else None
         with drafting(gate):
             action = await self.inner.decide(decision)
+        self.asking = isinstance(action, Questions)
         kind = decision.kind if isinstance(decision, Speak) else decision.type
         texts = [await self.guard(kind, text, first=i == 0)
                  for i, text in enumerate(spoken(action))]
         return with_texts(action, texts)
 
     async def guard(self, kind: str, text: str, *, first: bool) -> str:
-        """``text`` if it passes; else its first sentences if they pass (no call); else
-        its rewrite (or the rewrite's first sentences) if that passes; else a safe line."""
-        cut = first and self._last_cut()
-        problems = self.problems(self.check(text, cut))
-        if not problems:
+        """``text`` less the sentences that fail; when none passes, its rewrite less
+        those; when none of that passes either, a fallback line."""
+        verdicts = self.judge(text, cut=first and self._last_cut())
+        kept = kept_text(verdicts, self.lang)
+        if kept and not removed(verdicts):
             return text
-        kept = tidy(self.passing_start(text), self.seat.sheet.me.name)
         if kept:
-            self._record(TRIM_PURPOSE, kind, text, kept, problems)
+            self._record(TRIM_PURPOSE, kind, text, kept, self.problems(verdicts))
             return kept
-        rewrite = await self.rewrite(kind, text, problems)
-        again = self.problems(self.check(rewrite, False)) if rewrite else problems
-        if rewrite and not again:
-            return rewrite
-        kept = self.passing_start(rewrite) if rewrite else ""
-        if kept:
-            self._record(TRIM_PURPOSE, kind, rewrite, kept, again)
+        rewrite = await self.rewrite(kind, text, self.problems(verdicts))
+        again = self.judge(rewrite, cut=False) if rewrite else []
+        if kept := kept_text(again, self.lang):
+            if removed(again):
+                self._record(TRIM_PURPOSE, kind, rewrite, kept, self.problems(again))
             return kept
-        safe = self.safe_line(kind)
-        self._record(SAFE_PURPOSE, kind, rewrite or text, safe, again)
-        return safe
+        line = self.fallback.line(kind, self.answering or "", passes=self.passes)
+        self._record(SAFE_PURPOSE, kind, rewrite or text, line,
+                     self.problems(again or verdicts))
+        return line
 
     def safe_line(self, kind: str) -> str:
-        """A neutral line for ``kind``: the seat's next variant, the seats starting apart,
-        so that two seats' safe lines are no copies of each other."""
-        name = self.seat.sheet.me.name
-        start = int(hashlib.sha256(name.encode()).hexdigest(), 16) % 12
-        self.safe_lines += 1
-        return render("guard", "safe", self.lang, kind=kind, me=name,
-                      variant=start + self.safe_lines)
+        """The seat's next fallback line for ``kind`` (see ``agents.fallback``)."""
+        return self.fallback.line(kind, self.answering or "", passes=self.passes)
+
+    def judge(self, text: str, cut: bool = False) -> list[Verdict]:
+        """Each sentence of ``text`` with why it may not be said."""
+        recites = screen_speech(text, self.text).recites(self.settings)
+        return judge(text, self.hearing, asked=self.answering, asking=self.asking, cut=cut,
+                     recites=recites)
 
     def passes(self, text: str) -> bool:
-        return not self.problems(self.check(text, False))
+        return not removed(self.judge(text))
 
-    def passing_start(self, text: str) -> str:
-        """The longest run of whole sentences from the start of ``text`` that passes (a
-        draft that opens well and then reads the sheet out keeps its opening), or ""."""
-        ends = [end for _, end in sentence_spans(text)][:-1]
-        for end in reversed(ends):
-            start = text[:end].strip()
-            if not self.problems(self.check(start, False)):
-                return start
-        return ""
+    def visible(self, text: str) -> str:
+        """What of ``text`` (whole sentences) a live view may show: the sentences that
+        pass, up to the first that is mostly the seat's own sheet (it waits for the
+        final text)."""
+        shown = []
+        for verdict in judge(text, self.hearing, asked=self.answering, asking=self.asking):
+            if verdict.heavy and verdict.passes:
+                break
+            shown.append(verdict)
+        return kept_text(shown, self.lang)
 
     def check(self, text: str, cut: bool) -> SpeechCheck:
-        sheet = self.seat.sheet
-        names = [*sheet.me.all_names, *(o.name for o in sheet.others)]
-        return screen_speech(text, self.text, names=names, own=sheet.me.all_names, cut=cut,
-                             instructions=self.echo, echo_n=self.settings.echo_words,
-                             others=self.heard, asked=self.answering)
+        """The whole-speech screen of ``text`` with the degenerate kinds of its
+        sentences (what the self-disclosure metric sees)."""
+        check = screen_speech(text, self.text, names=self.hearing.names, own=self.hearing.own,
+                              cut=cut, others=self.heard,
+                              asked=self.answering)
+        for kind, evidence in speech_faults(self.judge(text, cut)):
+            if kind not in check.degenerate:
+                check.degenerate.append(kind)
+                check.evidence[kind] = evidence
+        return check
 
-    def problems(self, check: SpeechCheck) -> list[str]:
-        """Why a text may not be said, in the game's language; empty when it may."""
-        found = []
-        if check.recites(self.settings):
-            found.append(render("guard", "reason", self.lang, kind="recites",
-                                evidence=check.passages[0] if check.passages else ""))
-        if check.confession:
-            found.append(render("guard", "reason", self.lang, kind="confession",
-                                evidence=check.confession))
-        elif check.secret and self.seat.sheet.is_murderer:
-            found.append(render("guard", "reason", self.lang, kind="secret",
-                                evidence=check.secret))
-        for kind in check.degenerate:
-            found.append(render("guard", "reason", self.lang, kind=kind,
-                                evidence=check.evidence.get(kind, "")[:120]))
-        return found
+    def problems(self, verdicts: list[Verdict]) -> list[str]:
+        """Why the sentences removed from a text may not be said, in the game's language."""
+        found: list[str] = []
+        for verdict in removed(verdicts):
+            for kind, evidence in verdict.faults:
+                line = render("guard", "reason", self.lang, kind=kind,
+                              evidence=evidence[:120])
+                if line not in found:
+                    found.append(line)
+        return found[:REASONS] or [render("guard", "reason", self.lang, kind="empty",
+                                          evidence="")]
 
     async def rewrite(self, kind: str, text: str, problems: list[str]) -> str:
         """One call of the seat's model: the draft's own prompt, the draft, and why it
@@ -280,28 +296,26 @@ class GuardedAgent(Agent):
 
 
 class SentenceGate:
-    """A draft sink in front of another: passes on the text so far one whole sentence at
-    a time, each once the text up to its end ``passes``; stops at the first that fails.
-    A sentence is whole once another has begun after it (the last may still grow)."""
+    """A draft sink in front of another: passes on what ``visible`` lets through of the
+    whole sentences of the text so far (a sentence is whole once another has begun after
+    it; the last may still grow), each time that grows."""
 
-    def __init__(self, sink: DraftSink, passes: Callable[[str], bool]) -> None:
+    def __init__(self, sink: DraftSink, visible: Callable[[str], str]) -> None:
         self.sink = sink
-        self.passes = passes
+        self.visible = visible
         self.shown = ""
-        self.stopped = False
+        self.judged = 0
 
     def __call__(self, text: str) -> None:
-        if self.stopped:
-            return
         spans = sentence_spans(text)
         whole = text[:spans[-2][1]].strip() if len(spans) > 1 else ""
-        if len(whole) <= len(self.shown):
+        if len(whole) <= self.judged:
             return
-        if self.passes(whole):
-            self.shown = whole
-            self.sink(whole)
-        else:
-            self.stopped = True
+        self.judged = len(whole)
+        shown = self.visible(whole)
+        if len(shown) > len(self.shown) and shown.startswith(self.shown):
+            self.shown = shown
+            self.sink(shown)
 
 
 def seat_text(sheet: CharacterSheet, n: int) -> SeatText:

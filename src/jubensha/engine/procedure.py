@@ -84,26 +84,29 @@ class Procedure(BaseModel):
         return ids(self.with_ids().stages)
 
     def announced_stages(self, script: Script) -> list[StageSpec]:
-        """The stages a game of ``script`` announces at most, in order, with the ids their
+        """The stages a game of ``script`` announces, in order, with the ids their
         ``StageStarted`` events carry: a block's stages once per act from the act the game
-        is in when the block begins (``open_questioning-act2``). A progress display counts
+        is in when the block begins (``open_questioning-act2``); a stage the script leaves
+        nothing to do (clue cards where it has none) is left out. A progress display counts
         and names stages by it."""
         playable, last = playable_acts(script), last_act(script)
         found: list[StageSpec] = []
+        released: set[str] = set()
         act = 1
         for spec in self.with_ids().stages:
             if spec.substages():
                 acts = [n for n in playable if n >= act]
                 found += [inner if n == acts[0] else
                           inner.model_copy(update={"id": f"{inner.id}-act{n}"})
-                          for n in acts for inner in spec.substages()]
-            elif spec.announced:
+                          for n in acts for inner in spec.substages()
+                          if inner.announced and inner.plays(script, n, released)]
+            elif spec.announced and spec.plays(script, act, released):
                 found.append(spec)
             act = spec.act_after(act, last)
         return found
 
     def stage_count(self, script: Script) -> int:
-        """How many stages a game of ``script`` announces at most (a progress total)."""
+        """How many stages a game of ``script`` announces (a progress total)."""
         return len(self.announced_stages(script))
 
     def unplayed_acts(self, script: Script) -> tuple[list[int], bool]:

@@ -54,6 +54,12 @@ class StageSpec(BaseModel):
         """The stages this one runs in turn (a block of stages); none for most kinds."""
         return []
 
+    def plays(self, script: Any, act: int, released: set[str]) -> bool:
+        """Whether a game of ``script`` in ``act`` will run this stage, as far as the script
+        alone tells (``released``: the clue cards dealt by the stages before; a kind that
+        deals some adds them). A progress total counts the stages that play."""
+        return True
+
 
 S = TypeVar("S", bound=StageSpec)
 Runner = Callable[[Any, Any], Awaitable[None]]

@@ -331,11 +331,20 @@ class CluesSpec(StageSpec):
         "release", description="skip: leave clues that have a location to be investigated.")
 
 
-def _pending(spec: CluesSpec, table: Table) -> list[Clue]:
-    return [clue for clue in table.script.clues
-            if clue.id not in table.state.released
-            and (clue.act == spec.act if spec.act is not None else clue.act <= table.state.act)
+    def plays(self, script: Any, act: int, released: set[str]) -> bool:
+        dealt = _dealt(self, script.clues, act, released)
+        released.update(clue.id for clue in dealt)
+        return bool(dealt)
+
+
+def _dealt(spec: CluesSpec, clues: list[Clue], act: int, released: set[str]) -> list[Clue]:
+    return [clue for clue in clues if clue.id not in released
+            and (clue.act == spec.act if spec.act is not None else clue.act <= act)
             and (spec.located == "release" or not clue.location)]
+
+
+def _pending(spec: CluesSpec, table: Table) -> list[Clue]:
+    return _dealt(spec, table.script.clues, table.state.act, table.state.released)
 
 
 @register_stage(CluesSpec, skip=lambda spec, table: not _pending(spec, table))

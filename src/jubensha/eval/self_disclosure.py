@@ -14,13 +14,14 @@ speech is cut off when the call that made it ran out of tokens.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
 from jubensha.agents.disclosure import (
+    Degenerate,
     DisclosureSettings,
-    Instructions,
     SeatText,
     SpeechCheck,
     heard_text,
@@ -29,10 +30,13 @@ from jubensha.agents.disclosure import (
     screen_speech,
     window_set,
 )
+from jubensha.agents.sentences import Hearing, judge, speech_faults
+from jubensha.agents.template_echo import TemplateEcho
 from jubensha.engine.events import Event, HostSpoke, Spoke
 from jubensha.eval.registry import MetricContext, metric
 from jubensha.eval.report import MetricResult, ResultTable, number
 from jubensha.llm.calls import CallRecord
+from jubensha.prompts import render
 from jubensha.runlog.folder import RunLog
 from jubensha.scripts.model import Script
 
@@ -69,6 +73,8 @@ class SeatDisclosure(BaseModel):
     recited: int = 0
     """Speeches that read the sheet out (``DisclosureSettings.recite_share`` of a speech
     and ``recite_units`` words or more its own private text)."""
+    fallbacks: int = 0
+    """Speeches that are the guard's fallback or one of its canned lines."""
 
 
 class SelfDisclosure(MetricResult):
@@ -88,25 +94,39 @@ class SelfDisclosure(MetricResult):
     """Murderers who told what they did."""
     degenerate: int = 0
     """Speeches that failed as speech."""
+    fallbacks: int = 0
+    """Speeches that are the guard's fallback or one of its canned lines."""
+
+    @property
+    def degenerate_share(self) -> float:
+        return self.degenerate / self.speeches if self.speeches else 0.0
+
+    @property
+    def fallback_share(self) -> float:
+        return self.fallbacks / self.speeches if self.speeches else 0.0
 
     def tables(self) -> list[ResultTable]:
         rows = [[name, "yes" if s.murderer else "", str(s.speeches), number(s.disclosed_share),
                  str(s.recited), str(s.secrets), "yes" if s.confessed else "",
-                 str(s.degenerate)] for name, s in self.seats.items()]
+                 str(s.degenerate), str(s.fallbacks)] for name, s in self.seats.items()]
         rows.append(["all", "", str(self.speeches), number(self.disclosed_share),
                      str(self.reciting), str(self.telling), str(self.confessions),
-                     str(self.degenerate)])
+                     f"{self.degenerate} ({self.degenerate_share:.0%})",
+                     f"{self.fallbacks} ({self.fallback_share:.0%})"])
         given = DisclosureSettings.model_validate(self.options)
         notes = [(f"disclosed share: of what the seat said, the share that is its own "
                   f"private text; recites: speeches of which {given.recite_share:.0%} or "
                   f"more, and {given.recite_units} words or more, are; secrets: speeches "
-                  "saying a listed secret in the sheet's words; 'all' counts the seats that "
-                  "did.")]
+                  "saying a listed secret in the sheet's words; degenerate: speeches with a "
+                  "sentence that fails as speech (echo, label, copy, assistant reply, loop...) "
+                  "or that fell back; fell back: the guard's fallback or canned lines; 'all' "
+                  "counts the seats that did.")]
         examples = [[name, str(e.event), e.kind, e.part, e.text[:EXAMPLE_CHARS]]
                     for name, s in self.seats.items() for e in s.examples]
         tables = [ResultTable(title="Self-disclosure: own secrets said aloud",
                               columns=["seat", "murderer", "speeches", "disclosed share",
-                                       "recites", "secrets", "confessed", "degenerate"],
+                                       "recites", "secrets", "confessed", "degenerate",
+                                       "fell back"],
                               rows=rows, notes=notes)]
         if examples:
             tables.append(ResultTable(title="Examples", columns=["seat", "event", "kind",
@@ -123,19 +143,6 @@ def speaking_call(calls: Sequence[CallRecord], event: Spoke) -> CallRecord | Non
     return found[-1] if found else None
 
 
-def _instructions(script: Script, run: RunLog, seat: str, settings: DisclosureSettings
-                  ) -> set[tuple[str, ...]]:
-    """The instruction windows of the seat's prompts that are not text it may say."""
-    found = Instructions(settings.echo_words)
-    for call in run.calls:
-        if call.seat == seat:
-            found.add([m.text for m in call.messages], call.raw)
-    said = [heard_text(e) for e in run.events
-            if not (isinstance(e, Spoke) and e.speaker == seat)]
-    own = [text for _, text in private_parts(script.character(seat))]
-    return found.found - window_set([*public_parts(script), *said, *own], found.n)
-
-
 def disclosure(script: Script, run: RunLog, settings: DisclosureSettings | None = None
                ) -> SelfDisclosure:
     """Check every public speech of the run in order (see the module docstring)."""
@@ -143,39 +150,115 @@ def disclosure(script: Script, run: RunLog, settings: DisclosureSettings | None 
     return summarise(speech_checks(script, run, settings), set(script.murderers), settings)
 
 
-def speech_checks(script: Script, run: RunLog, settings: DisclosureSettings
-                  ) -> dict[str, list[tuple[int, SpeechCheck]]]:
-    """Seat → (event index, check) of each of its public speeches, in order."""
+FALLBACK: Degenerate = "fallback"
+CANNED: Degenerate = "canned"
+
+
+def canned_lines(script: Script, lang: str) -> set[str]:
+    """Every neutral line of the guard (``prompts/guard/<lang>/safe.j2``) for every seat."""
+    kinds = ("introduction", "answer", "ask", "turn", "statement")
+    return {render("guard", "safe", lang, kind=kind, me=name, variant=v).strip()
+            for c in script.characters for name in c.all_names for kind in kinds
+            for v in range(12)} - {""}
+
+
+@dataclass
+class Turn:
+    """One public speech with what its speaker's table held when it was said."""
+
+    event: Spoke
+    hearing: Hearing
+    cut: bool
+    asked: str | None
+
+
+def turns(script: Script, run: RunLog, settings: DisclosureSettings) -> Iterator[Turn]:
+    """Every public speech of the run in order, each with its speaker's ``Hearing`` as it
+    was then (it changes as the walk goes on: use it before the next turn)."""
     language = run.meta.language if run.meta else script.language
     n = settings.window(language)
     public = public_parts(script)
     victims = [v.name for v in script.victims]
-    seats = {c.name: SeatText.of(c, public, n, murderer=c.name in script.murderers,
-                                 victims=c.killed or victims)
-             for c in script.characters}
     names = [name for c in script.characters for name in c.all_names]
-    checks: dict[str, list[tuple[int, SpeechCheck]]] = {name: [] for name in seats}
-    heard: dict[str, list[tuple[int, str, str]]] = {name: [] for name in seats}
-    instructions = {name: _instructions(script, run, name, settings) for name in seats
-                    if any(c.seat == name for c in run.calls)}
+    echo = TemplateEcho(language, settings.echo_words)
+    hearings = {c.name: Hearing(
+        SeatText.of(c, public, n, murderer=c.name in script.murderers,
+                    victims=c.killed or victims),
+        names, c.all_names, victims, echo=echo,
+        allowed=window_set([*public, *(t for _, t in private_parts(c))], settings.echo_words))
+        for c in script.characters}
     by_index = {event.index: event for event in run.events}
     for event in run.events:
-        if isinstance(event, Spoke) and event.speaker in seats and _public(event, seats):
+        if (isinstance(event, Spoke) and event.speaker in hearings
+                and _public(event, hearings)):
             call = speaking_call(run.calls, event)
-            checks[event.speaker].append((event.index, screen_speech(
-                event.text, seats[event.speaker], names=names,
-                own=script.character(event.speaker).all_names,
-                cut=call is not None and call.finish_reason == "length",
-                instructions=instructions.get(event.speaker), echo_n=settings.echo_words,
-                others=[(who, text) for _, who, text in heard[event.speaker]],
-                asked=_question(event, by_index))))
-        for name, seat in seats.items():
-            mine = isinstance(event, Spoke) and event.speaker == name
-            if event.visible_to(name) and (text := heard_text(event)) and not mine:
-                seat.learn(text)
-                if isinstance(event, Spoke | HostSpoke):
-                    heard[name].append((event.index, _speaker(event), text))
+            yield Turn(event, hearings[event.speaker],
+                       cut=call is not None and call.finish_reason == "length",
+                       asked=_question(event, by_index))
+        for name, hearing in hearings.items():
+            _hear(event, name, hearing, settings)
+
+
+def speech_checks(script: Script, run: RunLog, settings: DisclosureSettings
+                  ) -> dict[str, list[tuple[int, SpeechCheck]]]:
+    """Seat → (event index, check) of each of its public speeches, in order."""
+    language = run.meta.language if run.meta else script.language
+    fell_back = fallbacks(run)
+    canned = canned_lines(script, language)
+    checks: dict[str, list[tuple[int, SpeechCheck]]] = {c.name: [] for c in script.characters}
+    for turn in turns(script, run, settings):
+        event = turn.event
+        check = speech_check(event.text, turn, settings)
+        text = event.text.strip()
+        if (event.speaker, text) in fell_back:
+            _add(check, FALLBACK, text)
+        elif text in canned:
+            _add(check, CANNED, text)
+        checks[event.speaker].append((event.index, check))
     return checks
+
+
+def fallbacks(run: RunLog) -> set[tuple[str, str]]:
+    """(seat, line) of every fallback the guard said (``guard.safe`` records)."""
+    return {(c.seat or "", c.raw.strip()) for c in run.calls
+            if c.purpose == "guard.safe" and c.raw}
+
+
+def speech_check(text: str, turn: Turn, settings: DisclosureSettings) -> SpeechCheck:
+    """``text`` said at ``turn``: the whole speech's screen with its sentences' faults."""
+    hearing = turn.hearing
+    check = screen_speech(text, hearing.seat, names=hearing.names, own=hearing.own,
+                          cut=turn.cut, others=hearing.others,
+                          asked=turn.asked)
+    for kind, evidence in speech_faults(judge(text, hearing, asked=turn.asked,
+                                              asking=turn.event.kind == "question",
+                                              cut=turn.cut)):
+        _add(check, kind, evidence)
+    return check
+
+
+def _add(check: SpeechCheck, kind: Degenerate, evidence: str) -> None:
+    if kind not in check.degenerate:
+        check.degenerate.append(kind)
+        check.evidence[kind] = evidence
+
+
+def _hear(event: Event, name: str, hearing: Hearing, settings: DisclosureSettings) -> None:
+    """What ``name`` learns from ``event``: words it may say again, questions asked."""
+    if not event.visible_to(name):
+        return
+    if isinstance(event, Spoke) and event.kind == "question" or isinstance(event, HostSpoke):
+        hearing.hear_question(event.text)
+    mine = isinstance(event, Spoke) and event.speaker == name
+    text = heard_text(event)
+    if not text or mine:
+        return
+    hearing.seat.learn(text)
+    allowed = hearing.allowed
+    if isinstance(allowed, set) and not isinstance(event, HostSpoke):
+        allowed |= window_set([text], settings.echo_words)
+    if isinstance(event, Spoke | HostSpoke):
+        hearing.others.append((_speaker(event), text))
 
 
 def _question(event: Spoke, events: dict[int, Event]) -> str | None:
@@ -188,7 +271,7 @@ def _speaker(event: Spoke | HostSpoke) -> str:
     return event.speaker if isinstance(event, Spoke) else "Host"
 
 
-def _public(event: Spoke, seats: dict[str, SeatText]) -> bool:
+def _public(event: Spoke, seats: Mapping[str, object]) -> bool:
     return any(event.visible_to(name) for name in seats if name != event.speaker)
 
 
@@ -205,7 +288,8 @@ def summarise(checks: dict[str, list[tuple[int, SpeechCheck]]], murderers: set[s
         reciting=sum(s.recited > 0 for s in seats.values()),
         telling=sum(s.secrets > 0 for s in seats.values()),
         confessions=sum(s.confessed for s in seats.values()),
-        degenerate=sum(s.degenerate for s in seats.values()))
+        degenerate=sum(s.degenerate for s in seats.values()),
+        fallbacks=sum(s.fallbacks for s in seats.values()))
 
 
 def _seat(found: list[tuple[int, SpeechCheck]], murderer: bool,
@@ -215,6 +299,7 @@ def _seat(found: list[tuple[int, SpeechCheck]], murderer: bool,
     return SeatDisclosure(
         disclosed_share=share, confessed=any(c.confession for _, c in found),
         degenerate=sum(bool(c.degenerate) for _, c in found),
+        fallbacks=sum(FALLBACK in c.degenerate or CANNED in c.degenerate for _, c in found),
         secrets=sum(c.secret is not None for _, c in found),
         examples=_examples(found), murderer=murderer, speeches=len(found), units=units,
         recited=sum(c.recites(settings) for _, c in found))
@@ -240,8 +325,8 @@ def has_speech(script: Script, run: RunLog) -> str | None:
 
 
 @metric("self-disclosure", "Each seat's own private text said aloud, murderers telling "
-        "what they did, and replies that fail as speech (echoes, labels, copies, loops, "
-        "empty or cut-off speech)", "jubensha (none of the four papers measures it)",
+        "what they did, and replies that fail as speech (echoes, labels, copies, assistant "
+        "replies, loops, empty or cut-off speech, the guard's fallbacks)", "jubensha (none of the four papers measures it)",
         applies=has_speech, options=SelfDisclosureOptions)
 async def self_disclosure_metric(context: MetricContext) -> SelfDisclosure:
     settings = SelfDisclosureOptions.model_validate(context.options.get("self-disclosure",

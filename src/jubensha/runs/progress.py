@@ -1,8 +1,8 @@
 """Internal.
 
 The progress line of a game at the terminal: model calls so far, which stage of how many,
-who is doing what (several seats at once while they vote), and the speech being written,
-in the game's language.
+who is doing what (several seats at once while they vote: how many have done it), and the
+speech being written, in the game's language.
 """
 
 from __future__ import annotations
@@ -36,12 +36,17 @@ class Progress:
         self.title = ""
         self.lang = lang
         self.busy: dict[str, str] = {}
+        self.asked: dict[str, int] = {}
+        """Purpose → seats asked for it in this stage (a vote: every seat at once)."""
+        self.answered: dict[str, int] = {}
         self.speaker: str | None = None
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, StageStarted):
             self.stage += 1
+            self.stages = max(self.stages, self.stage)
             self.title = event.title
+            self.asked, self.answered = {}, {}
             self.show()
         if self.speaker is not None and (isinstance(event, StageStarted)
                                          or self.speaker in drafters_done(event)):
@@ -49,11 +54,14 @@ class Progress:
             self.bar.draft(None)
 
     def on_ask(self, seat: str, decision: BaseDecision) -> Callable[[], None]:
-        self.busy[seat] = purpose_of(decision)
+        purpose = purpose_of(decision)
+        self.busy[seat] = purpose
+        self.asked[purpose] = self.asked.get(purpose, 0) + 1
         self.show()
 
         def answered() -> None:
             self.busy.pop(seat, None)
+            self.answered[purpose] = self.answered.get(purpose, 0) + 1
             self.show()
         return answered
 
@@ -70,7 +78,9 @@ class Progress:
         purpose = next(reversed(self.busy.values()))
         seats = [seat for seat, doing in self.busy.items() if doing == purpose]
         who = (labels(self.lang)["sep"].join(seats) if len(seats) <= SHOWN_SEATS
-               else message(self.lang, "busy_players", n=len(seats)))
+               else message(self.lang, "busy_players", n=len(seats),
+                            done=self.answered.get(purpose, 0),
+                            of=self.asked.get(purpose, len(seats))))
         self.bar.note(message(self.lang, "busy", stage=self.stage, stages=self.stages,
                               title=self.title, seats=who,
                               doing=message(self.lang, f"busy_{activity(purpose)}")))

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from jubensha.agents.disclosure import states_motive
-from jubensha.agents.extractive_knowledge import ExtractiveConfig, Fact, Guard, sheet_facts
+from jubensha.agents.extractive_knowledge import ExtractiveConfig, Fact, sheet_facts
 from jubensha.agents.extractive_text import CachedTokenizer, NameForms, clock_times, sentences
+from jubensha.agents.fallback import CoverGuard
 from jubensha.agents.person import first_person
 from jubensha.engine import CharacterSheet
 from jubensha.memory.lexical import BM25Index
@@ -32,25 +32,6 @@ def name_forms(sheet: CharacterSheet) -> NameForms:
     seats = {sheet.me.name: sheet.me.all_names, **{o.name: [o.name] for o in sheet.others}}
     return NameForms({**{v: [v] for v in dict.fromkeys([*victims, *sheet.me.killed])},
                       **seats})
-
-
-class CoverGuard(Guard):
-    """``extractive``'s guard without its rule that a murderer never names the victim: a
-    murderer who cannot say "I carried Elias his tea" has no day to tell. Killing words,
-    secrets, the crime's times and scene words, and their neighbours stay withheld, and so
-    does a sentence that tells its motive or preparations (the speech guard's rule)."""
-
-    def __init__(self, sheet: CharacterSheet, names: NameForms, config: ExtractiveConfig):
-        super().__init__(sheet, names, config)
-        self.language = sheet.language
-
-    def direct(self, text: str) -> str | None:
-        found = super().direct(text)
-        if found == "victim":
-            found = None
-        if found is None and states_motive(first_person(text, self.language).casefold()):
-            return "motive"
-        return found
 
 
 @dataclass
