@@ -178,7 +178,6 @@ class DetectiveAgent(Agent):
             if self.inquiry is not None:
                 named = self.names.mentioned(event.text, others)
                 self.inquiry.text(event.text, [event.speaker, *named], event.speaker)
-                self.inquiry.death(event.text)
         elif isinstance(event, Accused) and event.accused and event.accuser != self.name:
             self.ledger.add("accused", event.reason or event.accused, [event.accused],
                             event.accuser)

@@ -6,8 +6,9 @@ arrive, read just before a decision needs them.
 A seat reads the texts it may see: the death's sentences of the background, every clue
 card it is shown, what other seats say of what they know, and its own sheet's sentences
 that name another seat. Each text is read once about each seat it concerns (the seats it
-names, and a speaker about itself); texts that mention a victim and write a clock time are
-also read for the window of the death. Reading waits for a decision so that a seat asks
+names, and a speaker about itself); the background's sentences about the death, and clue
+cards and own sentences that name a victim and write a clock time, are also read for the
+window of the death. Reading waits for a decision so that a seat asks
 nothing it will not use, and the readings of one decision run side by side (the local
 model decodes them together in its parallel slots). ``read_limit`` bounds a seat's
 readings in a game; what is left unread is counted in the seat's ledger note.
