@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from jubensha.llm.reasoning import joined, split_reasoning
+
 
 class Completion(NamedTuple):
     text: str
@@ -19,6 +21,27 @@ class Completion(NamedTuple):
     None: the server did not say."""
     model: str | None = None
     """The model the server says answered (the body's ``model``); None: it did not say."""
+    reasoning: str | None = None
+    """The model's reasoning: a ``reasoning_content`` (or ``reasoning``) field and any
+    ``<think>`` block of the text, never left in ``text``; None: none."""
+
+
+def completion(text: str, field: str | None, finish_reason: str | None, prompt_tokens: int,
+               completion_tokens: int, cached_tokens: int | None,
+               model: str | None = None) -> Completion:
+    """A completion whose reasoning (its own ``field`` and what the text held) is apart."""
+    said, thought = split_reasoning(text)
+    return Completion(said, finish_reason, prompt_tokens, completion_tokens, cached_tokens,
+                      model, joined(field, thought))
+
+
+def reasoning_field(message: dict[str, Any]) -> str | None:
+    """The reasoning a message (or a streamed delta) carries in a field of its own."""
+    for key in ("reasoning_content", "reasoning"):
+        value = message.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def read_completion(data: Any) -> Completion | None:
@@ -38,7 +61,8 @@ def read_completion(data: Any) -> Completion | None:
     details = usage.get("prompt_tokens_details")
     cached = details.get("cached_tokens") if isinstance(details, dict) else None
     served = data.get("model")
-    return Completion(content, choice.get("finish_reason"), int(usage.get("prompt_tokens") or 0),
+    return completion(content, reasoning_field(message), choice.get("finish_reason"),
+                      int(usage.get("prompt_tokens") or 0),
                       int(usage.get("completion_tokens") or 0),
                       int(cached) if isinstance(cached, int | float) else None,
                       served[:200] if isinstance(served, str) and served else None)
