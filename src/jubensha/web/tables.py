@@ -39,6 +39,7 @@ from jubensha.web.roster import Progress, SeatChip, progress, roster
 from jubensha.web.seatio import WebIO
 from jubensha.web.tablelog import AnswerLog, TableRecord, write_record
 from jubensha.web.tokens import link_token, server_key
+from jubensha.web.streams import StreamSlots
 
 log = logging.getLogger(__name__)
 Status = Literal["playing", "ended", "failed", "interrupted"]
@@ -207,6 +208,8 @@ class TableHost:
         self.key = server_key(state)
         self.resumer = resumer
         self.tables: dict[str, LiveTable] = {}
+        self.streams = StreamSlots()
+        """The pages' live streams open now (``web.streams``)."""
         self.closing = False
         self.started = secrets.token_hex(4)
         """Changes with every start: a page that sees another value reloads."""
