@@ -110,8 +110,8 @@ def main() -> None:
     cpu_s = used.ru_utime + used.ru_stime - cpu.ru_utime - cpu.ru_stime
     caps = (f"{streams.MAX_STREAMS} overall, {streams.MAX_PER_ADDRESS} per address, "
             f"{streams.MAX_PER_TABLE} per table; {serverlimits.MAX_CONNECTIONS} connections")
-    rows = [("stalled stream requests", f"{args.clients:,} from {args.addresses} addresses "
-                                        f"to {args.tables} tables"),
+    rows = [("stalled stream requests", (f"{args.clients:,} from {args.addresses} addresses "
+                                         f"to {args.tables} tables")),
             ("all answered or held after", f"{settled:.1f} s"),
             ("streams held", f"{held:,} ({caps})"),
             ("connections open", f"{connections:,}"),
@@ -119,8 +119,8 @@ def main() -> None:
             ("a fresh client's /live", f"{live} in {live_s:.2f} s"),
             ("every held stream let go after", f"{let_go:.1f} s (idle bound {args.idle:.0f} s)"),
             ("streams still held", str(left)),
-            ("time", f"{time.monotonic() - wall:.1f} s wall, {cpu_s:.1f} CPU-s, load "
-                     f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")]
+            ("time", (f"{time.monotonic() - wall:.1f} s wall, {cpu_s:.1f} CPU-s, load "
+                      f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"))]
     for name, value in rows:
         print(f"{name:<34} {value}")
     print(f"stalled_streams: {held:,} of {args.clients:,} held after {settled:.1f} s, lobby {lobby} in "

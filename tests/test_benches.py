@@ -43,6 +43,7 @@ SMALLEST: dict[str, list[str]] = {
     "truth_derivation.py": ["--part", "fit"],
     "bench_ray.py": ["--seeds", "1", "--latency", "0.001"],
     "slow_clients.py": ["--clients", "20", "--addresses", "2"],
+    "fuzz_web.py": ["--per-operation", "2"],
     "stalled_streams.py": ["--clients", "20", "--addresses", "2", "--tables", "1",
                            "--idle", "1"],
     "serve_stop.py": ["--tries", "1", "--busy", "0"],

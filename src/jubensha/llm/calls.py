@@ -202,8 +202,8 @@ def cut_reply(response: Response) -> Response:
     if thought is not None and len(thought) > MAX_REASONING_CHARS:
         response = response.model_copy(update={
             "reasoning": thought[:MAX_REASONING_CHARS],
-            "notes": [*response.notes, f"reasoning cut from {len(thought):,} to "
-                      f"{MAX_REASONING_CHARS:,} characters"]})
+            "notes": [*response.notes, (f"reasoning cut from {len(thought):,} to "
+                                        f"{MAX_REASONING_CHARS:,} characters")]})
     if len(response.text) <= MAX_REPLY_CHARS:
         return response
     note = f"reply cut from {len(response.text):,} to {MAX_REPLY_CHARS:,} characters"

@@ -20,7 +20,7 @@ _NAMES = "|".join(TAGS)
 _BLOCK = re.compile(rf"<({_NAMES})\s*>(.*?)</\1\s*>", re.IGNORECASE | re.DOTALL)
 _OPEN = re.compile(rf"<({_NAMES})\s*>", re.IGNORECASE)
 _CLOSE = re.compile(rf"</({_NAMES})\s*>", re.IGNORECASE)
-_PARTIAL_TAG = re.compile(rf"<(/?)([a-z]{{0,9}})\s*$", re.IGNORECASE)
+_PARTIAL_TAG = re.compile(r"<(/?)([a-z]{0,9})\s*$", re.IGNORECASE)
 
 
 def split_reasoning(text: str) -> tuple[str, str]:
@@ -56,9 +56,9 @@ def visible_draft(text: str) -> str:
     """What a streamed reply may show so far: ``split_reasoning``'s text, less a tag still
     being written at its end (``<thi`` may become ``<think>``)."""
     said, _ = split_reasoning(text)
-    partial = _PARTIAL_TAG.search(said)
-    if partial and any(tag.startswith(partial.group(2).lower()) for tag in TAGS):
-        said = said[:partial.start()].rstrip()
+    while (partial := _PARTIAL_TAG.search(said)) and any(
+            tag.startswith(partial.group(2).lower()) for tag in TAGS):
+        said = said[:partial.start()].rstrip()  # "<thi<" may end in two
     return said
 
 

@@ -40,7 +40,8 @@ class _Reply:
         for choice in chunk.get("choices") or []:
             if not isinstance(choice, dict):
                 continue
-            delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
+            found = choice.get("delta")
+            delta: dict[str, Any] = found if isinstance(found, dict) else {}
             content = delta.get("content")
             if isinstance(content, str) and content:
                 self.text.append(content)
@@ -81,7 +82,7 @@ async def read_stream(lines: AsyncIterator[str], sink: TextSink) -> Completion:
         except RecursionError:
             raise ValueError("a streamed chunk is nested too deeply to read") from None
         if not isinstance(chunk, dict):
-            raise ValueError(f"a streamed chunk is not a JSON object: {data[:80]!r}")
+            raise ValueError(f"a streamed chunk is not a JSON object: {data[:80]!r}")  # noqa: TRY004
         if chunk.get("error"):
             raise ValueError(f"the server reported an error mid-stream: {str(chunk['error'])[:200]}")
         if reply.add(chunk):

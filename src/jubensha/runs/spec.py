@@ -10,7 +10,6 @@ are ``runs.spec_schema``'s.
 from __future__ import annotations
 
 import os
-
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any

@@ -37,9 +37,9 @@ from jubensha.scripts.model import Language, Script
 from jubensha.web.gate import same_secret
 from jubensha.web.roster import Progress, SeatChip, progress, roster
 from jubensha.web.seatio import WebIO
+from jubensha.web.streams import StreamSlots
 from jubensha.web.tablelog import AnswerLog, TableRecord, write_record
 from jubensha.web.tokens import link_token, server_key
-from jubensha.web.streams import StreamSlots
 
 log = logging.getLogger(__name__)
 Status = Literal["playing", "ended", "failed", "interrupted"]

@@ -13,9 +13,9 @@ from typing import Literal
 import yaml
 
 from jubensha.outdir import write_whole
+from jubensha.safeload import DocumentError, one_line, read_document, shorten
 from jubensha.scripts.generate.build import Request, mystery, write
 from jubensha.scripts.generate.rewrite import Rewriter
-from jubensha.safeload import DocumentError, one_line, read_document, shorten
 from jubensha.scripts.io import SCRIPT_FILENAMES, save_script
 from jubensha.scripts.model import Language, Script
 from jubensha.scripts.proof.model import Level
