@@ -1,4 +1,6 @@
-"""Whether a finished run's files agree with each other, for whoever counts it in a table.
+"""Internal.
+
+Whether a finished run's files agree with each other, for whoever counts it in a table.
 
 ``result.json`` is a summary anyone can edit; ``events.jsonl`` is the game as it was
 played. A shared batch whose ``result.json`` says the civilians won while its reveal says
