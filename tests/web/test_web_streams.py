@@ -139,3 +139,49 @@ def test_stalled_streams_from_many_addresses_leave_room_for_a_fresh_client(
     assert held <= 50
     for client in clients:
         client.close()
+
+
+def test_a_client_that_reads_nothing_of_a_long_answer_is_dropped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A review of 100 KB and more asked for and never read: the server's writes pause,
+    and after ``STALL_S`` the connection is dropped (it used to be held for good)."""
+    monkeypatch.setattr(serverlimits, "STALL_S", 1.0, raising=False)
+    made = serverlimits.BoundedH11Protocol.connection_made
+
+    def small_buffers(self, transport):  # type: ignore[no-untyped-def]
+        sock = transport.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        made(self, transport)
+
+    monkeypatch.setattr(serverlimits.BoundedH11Protocol, "connection_made", small_buffers)
+    runs = tmp_path / "runs"
+    with live_server(runs) as (port, _):
+        base = f"http://127.0.0.1:{port}"
+        form = seat_form("lighthouse-keeper", "demo", {}, 4)
+        assert httpx.post(f"{base}/tables", data=form, headers={"Origin": base},
+                          timeout=10).status_code in (200, 303)
+        deadline = time.monotonic() + 60
+        while not list(runs.glob("*/result.json")):
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        game = next(runs.glob("*/result.json")).parent.name
+        size = len(httpx.get(f"{base}/review/{game}", timeout=10).content)
+        client = socket.socket()
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+        client.connect(("127.0.0.1", port))
+        client.sendall(f"GET /review/{game} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+                       .encode())
+        time.sleep(3.0)  # never reading, past STALL_S
+        received, closed = 0, False
+        client.settimeout(2)
+        try:
+            while chunk := client.recv(65536):
+                received += len(chunk)
+            closed = True
+        except ConnectionResetError:
+            closed = True
+        except TimeoutError:
+            pass
+    assert size > 100_000
+    assert closed and received < size, (closed, received, size)
+    client.close()
