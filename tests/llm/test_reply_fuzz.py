@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from jubensha.llm.completion import read_completion
@@ -68,6 +68,10 @@ def no_tag(text: str) -> None:
 
 @SETTINGS
 @given(BODIES)
+@example({"choices": {"0": {}}})  # found by the long run: KeyError, then TypeError
+@example({"choices": 1})
+@example({"choices": [{"message": {"content": "x"}, "finish_reason": [1]}],
+          "usage": {"prompt_tokens": [1], "completion_tokens": float("nan")}})
 def test_a_completion_body_is_a_reply_or_a_value_error(body: Any) -> None:
     try:
         found = read_completion(body)
@@ -86,6 +90,8 @@ async def _lines(lines: list[str]) -> AsyncIterator[str]:
 
 @SETTINGS
 @given(LINES)
+@example(['data: {"choices": 1}'])  # found by the long run: TypeError
+@example(['data: {"choices": [{"delta": {"content": "x"}}], "usage": {"prompt_tokens": "9"}}'])
 def test_a_stream_is_a_reply_or_a_value_error(lines: list[str]) -> None:
     shown: list[str] = []
     try:

@@ -45,10 +45,13 @@ def reasoning_field(message: dict[str, Any]) -> str | None:
 
 
 def read_completion(data: Any) -> Completion | None:
-    """The first choice of a chat completion body; None when it has no choices."""
+    """The first choice of a chat completion body; None when it has no choices. A body of
+    the wrong shape is a ``ValueError`` (retried as a garbled reply), never another error."""
     if not isinstance(data, dict):  # ValueError, not TypeError: retried as a garbled reply
         raise ValueError(f"the reply is not a JSON object: {str(data)[:80]!r}")  # noqa: TRY004
     choices = data.get("choices") or []
+    if not isinstance(choices, list):
+        raise ValueError(f"the reply's choices are not a list: {str(choices)[:80]!r}")  # noqa: TRY004
     if not choices:
         return None
     choice = choices[0] if isinstance(choices[0], dict) else {}
@@ -61,8 +64,17 @@ def read_completion(data: Any) -> Completion | None:
     details = usage.get("prompt_tokens_details")
     cached = details.get("cached_tokens") if isinstance(details, dict) else None
     served = data.get("model")
-    return completion(content, reasoning_field(message), choice.get("finish_reason"),
-                      int(usage.get("prompt_tokens") or 0),
-                      int(usage.get("completion_tokens") or 0),
-                      int(cached) if isinstance(cached, int | float) else None,
+    finish = choice.get("finish_reason")
+    return completion(content, reasoning_field(message),
+                      finish[:40] if isinstance(finish, str) else None,
+                      count(usage.get("prompt_tokens")), count(usage.get("completion_tokens")),
+                      count(cached) if isinstance(cached, int | float) else None,
                       served[:200] if isinstance(served, str) and served else None)
+
+
+def count(value: Any) -> int:
+    """A token count as the server gave it; anything that is no finite number is 0."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value \
+            or value in (float("inf"), float("-inf")):
+        return 0
+    return max(0, int(value))

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from jubensha.llm.base import TextSink
-from jubensha.llm.completion import Completion, completion, reasoning_field
+from jubensha.llm.completion import Completion, completion, count, reasoning_field
 
 MAX_STREAM_CHARS = 400_000
 """Text and reasoning a stream may add up to before it is cut off (a server that ignores
@@ -37,7 +37,10 @@ class _Reply:
         if isinstance(chunk.get("model"), str) and chunk["model"]:
             self.model = chunk["model"][:200]
         grew = False
-        for choice in chunk.get("choices") or []:
+        choices = chunk.get("choices") or []
+        if not isinstance(choices, list):
+            raise ValueError(f"a streamed chunk's choices are not a list: {str(choices)[:80]!r}")  # noqa: TRY004
+        for choice in choices:
             if not isinstance(choice, dict):
                 continue
             found = choice.get("delta")
@@ -52,20 +55,17 @@ class _Reply:
                 self.thought.append(thought)
                 self.size += len(thought)
             if isinstance(choice.get("finish_reason"), str):
-                self.finish = choice["finish_reason"]
+                self.finish = choice["finish_reason"][:40]
         return grew
 
     def completion(self) -> Completion:
         details = self.usage.get("prompt_tokens_details")
         cached = details.get("cached_tokens") if isinstance(details, dict) else None
         return completion("".join(self.text), "".join(self.thought) or None, self.finish,
-                          _count(self.usage.get("prompt_tokens")),
-                          _count(self.usage.get("completion_tokens")),
-                          int(cached) if isinstance(cached, int | float) else None, self.model)
-
-
-def _count(value: Any) -> int:
-    return int(value) if isinstance(value, int | float) else 0
+                          count(self.usage.get("prompt_tokens")),
+                          count(self.usage.get("completion_tokens")),
+                          count(cached) if isinstance(cached, int | float) else None,
+                          self.model)
 
 
 async def read_stream(lines: AsyncIterator[str], sink: TextSink) -> Completion:
