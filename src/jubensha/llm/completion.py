@@ -6,6 +6,7 @@ fields may be missing) but never into a wrong type."""
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 from jubensha.llm.reasoning import joined, split_reasoning
@@ -72,9 +73,13 @@ def read_completion(data: Any) -> Completion | None:
                       served[:200] if isinstance(served, str) and served else None)
 
 
+MAX_TOKENS = 10**12
+"""The largest token count taken from a reply (an index stores 64-bit integers)."""
+
+
 def count(value: Any) -> int:
     """A token count as the server gave it; anything that is no finite number is 0."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value \
-            or value in (float("inf"), float("-inf")):
+    if isinstance(value, bool) or not isinstance(value, int | float) or (
+            isinstance(value, float) and not math.isfinite(value)):
         return 0
-    return max(0, int(value))
+    return min(max(0, int(value)), MAX_TOKENS)
