@@ -88,6 +88,19 @@ def test_a_corrupt_workbook_part_is_a_player_log_error(tmp_path):
         read_transcript(path)
 
 
+def test_a_workbook_whose_manifest_cannot_be_read_is_one_line(tmp_path):
+    """openpyxl's message for a workbook whose part names are broken runs to three lines;
+    the error printed them, two naming no file (found by the fuzzing's long run)."""
+    data = bytearray(player_log()["logs/Tiny/Tiny.xlsx"])
+    data[-6:-2] = b"\xff\xfe\x00n"  # the zip's offset of its central directory
+    path = tmp_path / "Tiny.xlsx"
+    path.write_bytes(bytes(data))
+    with pytest.raises(PlayerLogError) as error:
+        read_transcript(path)
+    assert len(str(error.value).splitlines()) == 1, str(error.value)
+    assert str(error.value).startswith(f"{path}: ")
+
+
 def test_a_header_of_huge_cells_is_one_short_line(tmp_path):
     path = tmp_path / "Tiny.xlsx"
     path.write_bytes(xlsx([("x" * 30_000, "y\nz")]))
