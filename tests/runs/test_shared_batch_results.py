@@ -14,6 +14,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from jubensha.cli import app
+from jubensha.runlog.consistency import call_models
 from jubensha.runs.index import BatchIndex
 
 runner = CliRunner()
@@ -101,3 +102,23 @@ def test_an_untouched_batch_counts_every_game(tmp_path: Path) -> None:
     assert jubensha("runs", "reindex", root).exit_code == 0
     assert {status for status, _ in statuses(root).values()} == {"finished"}
     assert finished_games(report(root)) == 2
+
+
+def test_the_report_reads_seats_and_models_from_either_way_of_writing_a_call(
+        tmp_path: Path) -> None:
+    """The report reads each call's seat and model from the start of its line as the log
+    writes it, and a line written any other way whole; a torn last line is skipped."""
+    root = batch(tmp_path)
+    first = games(root)[0]
+    calls = first / "calls.jsonl"
+    lines = calls.read_text(encoding="utf-8").splitlines()
+    assert lines[1].startswith('{"index":1,"time":')
+    records = [json.loads(line) for line in lines]
+    expected = [(r["seat"], r["model"]) for r in records]
+    assert list(call_models(calls)) == expected
+    spaced = [json.dumps(r) for r in records]
+    calls.write_text("\n".join(spaced) + '\n{"index": 99, "se', encoding="utf-8")
+    assert list(call_models(calls)) == expected
+    canonical = lines[1].replace('"model":"scripted"', '"model":"openai:gpt-4o"')
+    calls.write_text("\n".join([lines[0], canonical, *lines[2:]]) + "\n", encoding="utf-8")
+    assert finished_games(report(root)) == 1

@@ -11,12 +11,31 @@ difference; reports and the batch index count a game only when there is none.
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 from jubensha.engine.events import Failure, GameEnded
 from jubensha.llm.calls import NOT_A_CALL
 from jubensha.llm.registry import client_names
-from jubensha.runlog.folder import RunLog
+from jubensha.runlog.folder import (
+    CALLS,
+    EVENT_ADAPTER,
+    EVENTS,
+    META,
+    RESULT,
+    RunError,
+    RunLog,
+    RunMeta,
+    RunResult,
+    present,
+    read_json,
+    read_jsonl,
+    read_meta,
+    read_own,
+)
 
 NO_MODEL = "none"
 """The model of a seat a person played (``runs.play.NO_MODEL``)."""
@@ -56,19 +75,72 @@ def _result_against_events(run: RunLog) -> list[str]:
 
 
 def _calls_against_meta(run: RunLog) -> list[str]:
-    if run.meta is None:
-        return ["no meta.json names the seats' models"] if run.calls else []
-    seated = {seat: info.model for seat, info in run.meta.seats.items()}
+    return models_against_meta(run.meta, ((r.seat, r.model) for r in run.calls))
+
+
+def models_against_meta(meta: RunMeta | None,
+                        calls: Iterable[tuple[str | None, str]]) -> list[str]:
+    """The calls (seat, model) answered by a model other than the one ``meta`` seats."""
+    calls = list(calls)
+    if meta is None:
+        return ["no meta.json names the seats' models"] if calls else []
+    seated = {seat: info.model for seat, info in meta.seats.items()}
     foreign: Counter[tuple[str, str]] = Counter()
-    for record in run.calls:
-        if record.seat is None or record.model == NOT_A_CALL:
+    for seat, model in calls:
+        if seat is None or model == NOT_A_CALL:
             continue  # a judge's or a metric's call, or a check that called no model
-        model = seated.get(record.seat)
-        if model is None:
-            foreign[(record.seat, "a seat meta.json does not list")] += 1
-        elif model != NO_MODEL and record.model not in (client_names(model)
-                                                        or {record.model}):
-            foreign[(record.seat, record.model)] += 1
-    return [f"calls.jsonl has {count} call(s) of {seat!r} answered by {model[:80]!r}, "
+        expected = seated.get(seat)
+        if expected is None:
+            foreign[(seat, "a seat meta.json does not list")] += 1
+        elif expected != NO_MODEL and model not in (client_names(expected) or {model}):
+            foreign[(seat, model)] += 1
+    return [f"calls.jsonl has {count} call(s) of {seat[:80]!r} answered by {model[:80]!r}, "
             f"while meta.json seats {seated.get(seat, '(no such seat)')!r}"
             for (seat, model), count in foreign.most_common(SHOWN)]
+
+
+def folder_disagreements(folder: Path) -> list[str]:
+    """``disagreements`` of a run folder, read for this alone: the calls' seats and models
+    are taken from the start of each line (a long game's call log is tens of MB of
+    prompts); a ``RunError`` when a file cannot be read."""
+    truncated: list[str] = []
+    run = RunLog(folder, read_meta(folder / META),
+                 read_jsonl(folder / EVENTS, EVENT_ADAPTER.validate_json, truncated), [],
+                 read_json(folder / RESULT, RunResult), truncated)
+    if run.result is None:
+        return []
+    return [*_result_against_events(run),
+            *models_against_meta(run.meta, call_models(folder / CALLS))]
+
+
+_HEAD = re.compile(rb'\{"index":-?\d+,"time":"[^"\\]*","purpose":"(?:[^"\\]|\\.)*",'
+                   rb'"seat":(null|"(?:[^"\\]|\\.)*"),"access":(?:null|"[a-z]*"),'
+                   rb'"subject":(?:null|"(?:[^"\\]|\\.)*"),"seen":(?:null|-?\d+),'
+                   rb'"model":("(?:[^"\\]|\\.)*")')
+"""The start of a call record as the run log writes it (fields in their order)."""
+
+
+def call_models(path: Path) -> Iterator[tuple[str | None, str]]:
+    """(seat, model) of every call in a call log; a line not written as the log writes
+    them is read whole. A torn last line is skipped."""
+    if not present(path):
+        return
+    lines = read_own(path).split(b"\n")
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        head = _HEAD.match(line)
+        if head is not None:
+            seat = json.loads(head.group(1))
+            yield (seat if isinstance(seat, str) else None), str(json.loads(head.group(2)))
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            if number == len(lines) or (number == len(lines) - 1 and not lines[-1].strip()):
+                return  # a torn last line: what a killed process leaves
+            raise RunError(f"{path}:{number}: not a valid record") from None
+        if not isinstance(record, dict):
+            raise RunError(f"{path}:{number}: not a valid record")
+        seat = record.get("seat")
+        yield (seat if isinstance(seat, str) else None), str(record.get("model"))[:200]

@@ -22,8 +22,8 @@ from jubensha.eval.vote_metrics import VictimVotes, has_votes, identification_me
 from jubensha.llm.calls import CallRecord
 from jubensha.llm.keys import Server
 from jubensha.runlog.attempts import earlier_attempts
-from jubensha.runlog.consistency import disagreements
-from jubensha.runlog.folder import CALLS, RESULT, RunError, read_own, read_run
+from jubensha.runlog.consistency import disagreements, folder_disagreements
+from jubensha.runlog.folder import CALLS, RESULT, RunError, RunResult, read_json, read_own, read_run
 from jubensha.runlog.resume import spent
 from jubensha.runs.attempt import read_error, spend_of
 from jubensha.runs.game_scores import SCORING
@@ -156,16 +156,16 @@ def _checked(root: Path, row: GameRow) -> GameRow:
         why = f"{row.name} is a symbolic link; a batch counts only the game folders it holds"
     else:
         try:
-            run = read_run(folder)
+            differ = folder_disagreements(folder)
+            result = read_json(folder / RESULT, RunResult)
         except RunError as exc:
             why = f"its folder cannot be read ({exc})"
         else:
-            differ = disagreements(run)
-            if not differ and run.result is not None and run.result.winner == row.winner:
+            if not differ and result is not None and result.winner == row.winner:
                 return row
             why = ("its files disagree: " + "; ".join(differ) if differ else
                    f"the index says the winner is {row.winner!r}, its result.json says "
-                   f"{run.result.winner if run.result else 'nothing'!r}")
+                   f"{result.winner if result else 'nothing'!r}")
     return row.model_copy(update={"status": "failed", "error": f"refused: {why}",
                                   "winner": None})
 
