@@ -14,8 +14,11 @@ A leaf module (standard library only): every layer's commands that write folders
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+
+Owns = Callable[[Path], str | None]
+"""Why a folder holding a marker is still not what the command wrote (None: it is)."""
 
 
 class OutError(Exception):
@@ -43,8 +46,10 @@ def check_out(path: Path, *, option: str = "--out") -> bool:
 
 
 def prepare_out(path: Path, *, overwrite: bool = False, markers: Iterable[str] = (),
-                inputs: Iterable[Path] = (), option: str = "--out") -> Path:
-    """Make ``path`` an empty folder (see the module docstring) and return it."""
+                inputs: Iterable[Path] = (), option: str = "--out",
+                owns: Owns | None = None) -> Path:
+    """Make ``path`` an empty folder (see the module docstring) and return it. ``owns``
+    checks more closely than a marker that the folder is what the command wrote."""
     path = Path(path)
     if check_out(path, option=option):
         if not overwrite:
@@ -53,19 +58,27 @@ def prepare_out(path: Path, *, overwrite: bool = False, markers: Iterable[str] =
             raise OutError(f"{option} {path}: the folder is not empty ({listed}); choose a new "
                            "folder, or pass --overwrite to empty it first", "out_not_empty",
                            option=option, path=str(path), listed=listed)
-        empty(path, markers=markers, inputs=inputs, option=option)
+        empty(path, markers=markers, inputs=inputs, option=option, owns=owns)
     create(path, option=option)
     return path
 
 
-def empty(path: Path, *, markers: Iterable[str], inputs: Iterable[Path], option: str) -> None:
-    """Remove everything in ``path``, which must hold one of ``markers`` and none of
-    ``inputs``."""
+def empty(path: Path, *, markers: Iterable[str], inputs: Iterable[Path], option: str,
+          owns: Owns | None = None) -> None:
+    """Remove everything in ``path``, which must be a folder (not a link to one) holding
+    one of ``markers`` and none of ``inputs``, and which ``owns`` (when given) accepts."""
     names = list(markers)
+    if path.is_symlink():
+        raise OutError(f"{option} {path}: a symbolic link; --overwrite empties only a "
+                       "folder itself, never one a link leads to: choose another")
     if not any((path / name).exists() for name in names):
         raise OutError(f"{option} {path}: --overwrite empties only a folder this command "
                        f"wrote (with {' or '.join(names)}); this one is not, choose another",
                        "out_not_ours", option=option, path=str(path), names=" / ".join(names))
+    why = owns(path) if owns is not None else None
+    if why is not None:
+        raise OutError(f"{option} {path}: --overwrite empties only a folder this command "
+                       f"wrote, and this one is not: {why}; choose another")
     held = [str(p) for p in inputs if _inside(Path(p), path)]
     if held:
         raise OutError(f"{option} {path}: holds {held[0]}, an input of this command; "

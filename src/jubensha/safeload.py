@@ -68,15 +68,37 @@ def parse_document(text: str, *, json_syntax: bool = False) -> Any:
     return data
 
 
-def read_document(path: Path) -> Any:
+def read_document(path: Path, *, own: bool = False) -> Any:
     """The data of a YAML or JSON file (JSON by its ``.json`` suffix), within the limits;
-    a file that cannot be read is a ``DocumentError`` too."""
-    data = read_bounded(path)
+    a file that cannot be read is a ``DocumentError`` too, and so is a symbolic link that
+    leads outside the file's folder (``inside_folder``): a shared folder's ``spec.yaml``
+    linked to ``/etc/shadow`` or a key file is not read, so no error can quote it.
+    ``own``: the user's own file (their settings, which dotfile managers link), followed
+    wherever it leads."""
+    data = read_bounded(path) if own else read_bounded(inside_folder(path), links=False)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DocumentError(f"not UTF-8 text (byte {exc.start})") from None
     return parse_document(text, json_syntax=path.suffix.lower() == ".json")
+
+
+def inside_folder(path: Path) -> Path:
+    """``path`` with its links followed, when it stays inside the folder that holds it (a
+    link to a file beside it is fine); a link that leads out is a ``DocumentError`` that
+    names neither the target nor anything in it."""
+    path = Path(path)
+    try:
+        if not path.is_symlink():
+            return path
+        folder = path.absolute().parent.resolve()
+        target = path.resolve()
+    except (OSError, RuntimeError, ValueError):  # a loop of links, a name too long...
+        raise DocumentError("a symbolic link that cannot be followed; not read") from None
+    if not target.is_relative_to(folder):
+        raise DocumentError("a symbolic link that leads outside its folder; only files "
+                            "inside the folder are read") from None
+    return target
 
 
 def read_bounded(path: Path, max_bytes: int = MAX_BYTES, *, links: bool = True) -> bytes:

@@ -18,6 +18,10 @@ class Reply:
     body: dict[str, Any] | None = None
     delay_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    stream: bool = True
+    """False: a plain JSON body even to a streamed request (as some servers answer)."""
+    raw: bytes | None = None
+    """Sent as the body instead of ``body`` (a reply no JSON encoder would write)."""
 
 
 def completion(text: str, prompt_tokens: int = 11, completion_tokens: int = 7) -> Reply:
@@ -37,6 +41,8 @@ def stream_chunks(body: dict[str, Any]) -> list[dict[str, Any]]:
     base = {"id": body.get("id", "chatcmpl-test"), "object": "chat.completion.chunk",
             "created": 0, "model": body.get("model", "fake")}
     deltas = [{"content": word if i == 0 else " " + word} for i, word in enumerate(words)]
+    if choice["message"].get("reasoning_content"):  # a reasoning server's own field first
+        deltas.insert(0, {"reasoning_content": choice["message"]["reasoning_content"]})
     chunks = [{**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
               for delta in deltas]
     chunks.append({**base, "choices": [{"index": 0, "delta": {},
@@ -81,11 +87,11 @@ class FakeOpenAIServer:
                 reply = (respond(body) if respond else server.replies.popleft()
                          if server.replies else error(500, "no reply"))
                 time.sleep(reply.delay_s)
-                if body.get("stream") and reply.status == 200 and reply.body \
-                        and "choices" in reply.body:
+                if body.get("stream") and reply.stream and reply.status == 200 \
+                        and reply.body and "choices" in reply.body:
                     self.stream(reply.body)
                     return
-                payload = json.dumps(reply.body).encode()
+                payload = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
                 try:
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")

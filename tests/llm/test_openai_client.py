@@ -163,7 +163,7 @@ def test_spec_without_key_or_endpoint_is_a_clear_error() -> None:
 def test_a_completion_body_is_read_and_a_foreign_one_is_a_retryable_error() -> None:
     body = {"choices": [{"message": {"content": "Mary."}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 9, "completion_tokens": 2}}
-    assert read_completion(body) == ("Mary.", "stop", 9, 2, None, None)
+    assert read_completion(body) == ("Mary.", "stop", 9, 2, None, None, None)
     named = read_completion({**body, "model": "gpt-4o-mini-2024-07-18"})
     assert named is not None and named.model == "gpt-4o-mini-2024-07-18"  # what it ran
     assert read_completion({**body, "model": {"x": 1}}).model is None  # type: ignore[union-attr]

@@ -324,3 +324,19 @@ def test_scripts_are_parsed_in_a_worker_thread_once_while_pages_are_served(tmp_p
         assert "0:s2.yaml" in lobby[0] and "0:s2.yaml" in web.get("/").text
     assert not any(on_a_loop)
     assert len(on_a_loop) == len(library_module.ScriptLibrary([folder]).paths)  # each once
+
+
+def test_a_review_path_holding_a_nul_or_other_unusable_character_is_not_found(tmp_path,
+                                                                               caplog):
+    runs = tmp_path / "runs"
+    with client(runs) as web:
+        tokens(web, AGENTS_ONLY)
+        deadline = time.monotonic() + 60
+        while web.app.state.tables.playing:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        game = next(p for p in runs.iterdir() if p.is_dir())
+        answers = [web.get(f"/review/{game.name}{tail}")
+                   for tail in ("%00", "%00/x", "/%00", "%C0%80", "/" + "x" * 5000)]
+    assert [a.status_code for a in answers] == [404] * 5
+    assert not [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]

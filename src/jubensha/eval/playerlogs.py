@@ -110,7 +110,8 @@ def _open_rows(path: Path, columns: tuple[str, ...]) -> Iterator[tuple[int, dict
     except DocumentError as exc:
         raise PlayerLogError(f"{path}: {exc}") from None
     except (*_BAD_WORKBOOK, InvalidFileException) as exc:
-        raise PlayerLogError(f"{path}: not a readable xlsx workbook ({exc})") from None
+        raise PlayerLogError(f"{path}: not a readable xlsx workbook "
+                             f"({one_line(str(exc), 200)})") from None
     try:
         rows = workbook.worksheets[0].iter_rows(values_only=True)
         header = next(rows, None)

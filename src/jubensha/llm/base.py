@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
+from jubensha.llm.reasoning import visible_draft
+
 Role = Literal["system", "user", "assistant"]
 
 
@@ -125,6 +127,9 @@ class Response(BaseModel):
     served_model: str | None = Field(
         None, description="The model the server said answered (an endpoint's own name for "
         "it, e.g. a dated version); None: not said.")
+    reasoning: str | None = Field(
+        None, description="The model's reasoning (a reasoning_content field, or <think> "
+        "blocks taken out of the text): never part of ``text``; None: none given.")
 
 
 class ErrorKind(StrEnum):
@@ -190,8 +195,21 @@ def streaming(sink: TextSink) -> Iterator[None]:
 
 def stream_sink(request: Request) -> TextSink | None:
     """The sink that ``request``'s reply should stream into, or None (no ``streaming``
-    block around the call, or a structured call, whose JSON is no speech)."""
-    return None if request.json_schema is not None else _stream_sink.get()
+    block around the call, or a structured call, whose JSON is no speech). It is handed
+    only what the model says, never its reasoning (``reasoning.visible_draft``)."""
+    sink = None if request.json_schema is not None else _stream_sink.get()
+    if sink is None:
+        return None
+    shown = ""
+
+    def said(text: str) -> None:
+        nonlocal shown
+        draft = visible_draft(text)
+        if draft != shown:
+            shown = draft
+            sink(draft)
+
+    return said
 
 
 @runtime_checkable

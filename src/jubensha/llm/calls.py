@@ -38,6 +38,7 @@ from jubensha.llm.base import (
     Usage,
 )
 from jubensha.llm.health import Health
+from jubensha.llm.reasoning import joined, split_reasoning
 from jubensha.llm.structured import ParseFailure, current_attempt
 from jubensha.safeload import MAX_LOG_BYTES, DocumentError, LineError, parse_jsonl, read_bounded
 
@@ -106,6 +107,8 @@ class CallRecord(BaseModel):
     origin: Literal["live", "cache", "replay", "resumed"] = "live"
     finish_reason: str | None = None
     served_model: str | None = Field(None, description="The model the server said answered.")
+    reasoning: str | None = Field(None, description="The model's reasoning, kept out of "
+                                  "``raw`` and of everything the table sees; None: none.")
     notes: list[str] = Field(default_factory=list)
     error: str | None = None
 
@@ -179,10 +182,28 @@ def read_calls(path: Path) -> list[CallRecord]:
 
 MAX_REPLY_CHARS = 20_000
 """Longest reply passed on: a server that ignores max_tokens cannot grow prompts and logs."""
+MAX_REASONING_CHARS = 5 * MAX_REPLY_CHARS
+"""Longest reasoning a call record keeps (a reasoning model thinks at length)."""
+
+
+def without_reasoning(response: Response) -> Response:
+    """``response`` with any reasoning written into its text moved to ``reasoning``: what
+    a seat says, a draft shows and a transcript keeps is the text alone."""
+    said, thought = split_reasoning(response.text)
+    if not thought:
+        return response
+    return response.model_copy(update={"text": said,
+                                       "reasoning": joined(response.reasoning, thought)})
 
 
 def cut_reply(response: Response) -> Response:
     """``response`` with its text cut to ``MAX_REPLY_CHARS``, the cut noted."""
+    thought = response.reasoning
+    if thought is not None and len(thought) > MAX_REASONING_CHARS:
+        response = response.model_copy(update={
+            "reasoning": thought[:MAX_REASONING_CHARS],
+            "notes": [*response.notes, (f"reasoning cut from {len(thought):,} to "
+                                        f"{MAX_REASONING_CHARS:,} characters")]})
     if len(response.text) <= MAX_REPLY_CHARS:
         return response
     note = f"reply cut from {len(response.text):,} to {MAX_REPLY_CHARS:,} characters"
@@ -281,8 +302,9 @@ class SeatModel(ModelWrapper):
             raise failure from error
         if self.log.health is not None:
             self.log.health.succeeded(record.seat or record.subject)
-        response = cut_reply(response)
+        response = cut_reply(without_reasoning(response))
         record.raw = response.text
+        record.reasoning = response.reasoning
         record.usage = response.usage
         record.origin = response.origin
         record.finish_reason = response.finish_reason

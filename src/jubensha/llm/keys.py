@@ -97,7 +97,7 @@ def user_settings() -> UserSettings:
 @cache
 def _read(path: str, mtime: int, size: int) -> UserSettings:
     try:
-        data = read_document(Path(path))
+        data = read_document(Path(path), own=True)  # the user's own settings
         return UserSettings.model_validate(data if data is not None else {})
     except DocumentError as exc:
         raise SettingsError(f"{path}: {exc}") from None

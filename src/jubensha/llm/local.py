@@ -257,7 +257,8 @@ class LocalModel(Model):
                         completion_tokens=completion.completion_tokens,
                         cached_tokens=completion.cached_tokens,
                         latency_s=time.perf_counter() - start),
-            finish_reason=completion.finish_reason, notes=notes)
+            finish_reason=completion.finish_reason, notes=notes,
+            reasoning=completion.reasoning)
 
     def _complete(self, engine: Any, request: Request, slot: int | None,
                   sink: TextSink | None = None) -> tuple[dict[str, Any], list[str]]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import mimetypes
 import re
 import socket
@@ -52,6 +53,7 @@ from jubensha.llm.base import (
     stream_sink,
 )
 from jubensha.llm.completion import Completion, read_completion
+from jubensha.llm.sse import read_stream
 from jubensha.llm.structured import schema_instruction
 from jubensha.llm.text import messages_language
 
@@ -182,6 +184,15 @@ def image_url(part: ImagePart) -> str:
     return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
 
 
+def _json(data: bytes) -> Any:
+    """A reply body's JSON; one nested past the parser's depth is a ``ValueError`` like any
+    other garbled body (retried, then a recorded ``ModelError``), not a ``RecursionError``."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError("the reply is nested too deeply to read") from None
+
+
 def _schema_name(schema: dict[str, Any]) -> str:
     name = re.sub(r"[^a-zA-Z0-9_-]", "_", str(schema.get("title") or "reply"))
     return name[:64] or "reply"
@@ -264,7 +275,7 @@ class OpenAIModel(Model):
                         cached_tokens=completion.cached_tokens,
                         latency_s=time.perf_counter() - start),
             finish_reason=completion.finish_reason, notes=notes,
-            served_model=completion.model)
+            served_model=completion.model, reasoning=completion.reasoning)
 
     async def _complete(self, body: dict[str, Any]) -> Completion | None:
         """POST ``body`` as it is and read the reply's JSON here: the SDK's typed ``create``
@@ -274,29 +285,26 @@ class OpenAIModel(Model):
         async with self._wall_clock("/chat/completions"):
             response = await self.client.post("/chat/completions", cast_to=httpx2.Response,
                                               body=body)
-        return read_completion(response.json())
+        return read_completion(_json(response.content))
 
-    async def _complete_streamed(self, body: dict[str, Any], sink: TextSink) -> Completion:
-        """The reply as server-sent chunks, through the SDK's stream (a speech's few calls
-        can afford its parsing); ``sink`` gets the text so far at every chunk."""
-        text: list[str] = []
-        finish: str | None = None
-        usage: Any = None
+    async def _complete_streamed(self, body: dict[str, Any], sink: TextSink
+                                 ) -> Completion | None:
+        """The reply as server-sent chunks, read here (``sse``): ``sink`` gets the text so
+        far at every chunk. A server that answers a streamed request with one plain JSON
+        body (some proxies and small servers do) is read as that body."""
         async with self._wall_clock("/chat/completions"):
-            stream = await self.client.chat.completions.create(
-                **body, stream=True, stream_options={"include_usage": True})
-            async for chunk in stream:
-                usage = chunk.usage or usage
-                for choice in chunk.choices:
-                    if choice.delta and choice.delta.content:
-                        text.append(choice.delta.content)
-                        sink("".join(text))
-                    finish = choice.finish_reason or finish
-        details = getattr(usage, "prompt_tokens_details", None)
-        cached = getattr(details, "cached_tokens", None)
-        return Completion("".join(text), finish, getattr(usage, "prompt_tokens", 0) or 0,
-                          getattr(usage, "completion_tokens", 0) or 0,
-                          cached if isinstance(cached, int) else None)
+            response = await self.client.post(
+                "/chat/completions", cast_to=httpx2.Response, stream=True,
+                body={**body, "stream": True, "stream_options": {"include_usage": True}})
+            try:
+                if "text/event-stream" not in response.headers.get("content-type", ""):
+                    found = read_completion(_json(await response.aread()))
+                    if found is not None and found.text:
+                        sink(found.text)
+                    return found
+                return await read_stream(response.aiter_lines(), sink)
+            finally:
+                await response.aclose()
 
     @asynccontextmanager
     async def _wall_clock(self, path: str) -> AsyncIterator[None]:

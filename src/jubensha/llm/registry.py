@@ -83,6 +83,24 @@ def split_form(spec: str) -> tuple[str, str]:
     return kind.strip().lower(), argument.strip()
 
 
+def client_names(spec: str) -> set[str] | None:
+    """The names (``Model.name``) a client built from ``spec`` records its calls under, so
+    that a run's call log can be checked against the models its meta.json names; None for
+    a form whose clients may name themselves otherwise (nothing to check)."""
+    kind, argument = split_form(spec)
+    if kind == "scripted":
+        return {"scripted"}
+    if kind == "openai":
+        return {f"openai:{argument}"}
+    if kind == "replay":
+        return {f"replay:{Path(argument).name}"}
+    if kind == "local":  # the default model is "local"; a named one by its name or file
+        return {"local", f"local:{argument}", f"local:{argument.lower()}",
+                f"local:{Path(argument).name}"} if argument \
+            else {"local", "local:smollm2-135m"}
+    return None
+
+
 def _scripted(argument: str, options: ModelOptions) -> Model:
     from jubensha.llm.fake import ScriptedModel
 

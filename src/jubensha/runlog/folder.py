@@ -231,9 +231,9 @@ def read_run(path: str | Path) -> RunLog:
         raise RunError(f"{folder}: not a run folder (no {META} or {EVENTS})")
     meta = read_meta(folder / META)
     truncated: list[str] = []
-    events = _read_jsonl(folder / EVENTS, EVENT_ADAPTER.validate_json, truncated)
-    calls = _read_jsonl(folder / CALLS, CallRecord.model_validate_json, truncated)
-    result = _read_json(folder / RESULT, RunResult)
+    events = read_jsonl(folder / EVENTS, EVENT_ADAPTER.validate_json, truncated)
+    calls = read_jsonl(folder / CALLS, CallRecord.model_validate_json, truncated)
+    result = read_json(folder / RESULT, RunResult)
     return RunLog(folder, meta, events, calls, result, truncated)
 
 
@@ -269,7 +269,8 @@ def read_own(path: Path, max_bytes: int = MAX_LOG_BYTES) -> bytes:
         raise RunError(f"{path}: {exc}") from None
 
 
-def _read_jsonl(path: Path, parse: Any, truncated: list[str]) -> list[Any]:
+def read_jsonl(path: Path, parse: Any, truncated: list[str]) -> list[Any]:
+    """A JSON Lines log's records (a torn last line noted in ``truncated``)."""
     if not present(path):
         return []
     try:
@@ -283,7 +284,8 @@ def _read_jsonl(path: Path, parse: Any, truncated: list[str]) -> list[Any]:
     return items
 
 
-def _read_json(path: Path, model: type[M]) -> M | None:
+def read_json(path: Path, model: type[M]) -> M | None:
+    """A JSON document of the folder as ``model``; None when absent."""
     if not present(path):
         return None
     try:

@@ -121,7 +121,7 @@ class Batch(BatchFolder):
         if not path.is_file():
             raise BatchError(f"{root}: not a batch folder (no {SPEC_FILE})")
         try:
-            _, own = unsigned(read_bounded(path).decode("utf-8"))
+            _, own = unsigned(read_bounded(path, links=False).decode("utf-8"))
         except (DocumentError, UnicodeDecodeError):
             own = False  # load_spec says what is wrong with the file
         return load_spec(path, None if own else partial(foreign_paths, root=Path(root)))

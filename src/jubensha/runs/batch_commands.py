@@ -37,6 +37,7 @@ from jubensha.llm.calls import CallRecord
 from jubensha.llm.health import ModelUnreachable
 from jubensha.outdir import OutError, prepare_out
 from jubensha.runs.batch import Batch, BatchError, BatchSummary, Update
+from jubensha.runs.batch_folders import checked
 from jubensha.runs.compare import (
     CompareError,
     CompareFormat,
@@ -390,7 +391,7 @@ def index_rows(batch_dir: Path, loose: bool = False) -> list[GameRow]:
             raise fail(f"{batch_dir}: no {INDEX_FILE} and no run folders; not a batch folder")
         return asyncio.run(rows_from_runs(batch_dir))
     with BatchIndex.of(batch_dir) as index:
-        return index.rows()
+        return checked(batch_dir, index.rows())
 
 
 @app.command()

@@ -22,7 +22,8 @@ from jubensha.eval.vote_metrics import VictimVotes, has_votes, identification_me
 from jubensha.llm.calls import CallRecord
 from jubensha.llm.keys import Server
 from jubensha.runlog.attempts import earlier_attempts
-from jubensha.runlog.folder import CALLS, RESULT, RunError, read_own, read_run
+from jubensha.runlog.consistency import disagreements, folder_disagreements
+from jubensha.runlog.folder import CALLS, RESULT, RunError, RunResult, read_json, read_own, read_run
 from jubensha.runlog.resume import spent
 from jubensha.runs.attempt import read_error, spend_of
 from jubensha.runs.game_scores import ANSWERS, FAILED_ANSWERS, SCORING
@@ -92,8 +93,8 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
     """The game's index row as its folders tell it: finished (``result.json``), failed (an
     unfinished folder), or pending (no folder); every attempt's model use is summed."""
     folder = root / game.name
-    olds = earlier_attempts(folder)
-    attempts = [*olds, folder] if folder.is_dir() else olds
+    olds = [old for old in earlier_attempts(folder) if not old.is_symlink()]
+    attempts = [*olds, folder] if folder.is_dir() and not folder.is_symlink() else olds
     row = GameRow(id=game.id, position=game.position, name=game.name,
                   script=game.settings.script_id, procedure=game.settings.procedure,
                   architecture=game.settings.architecture, model=game.settings.model,
@@ -101,6 +102,11 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
                   attempts=len(attempts))
     for path in attempts:
         row.spent = row.spent + spend_of(spent(calls_of(path)))
+    if folder.is_symlink():  # a run from elsewhere, not a game this batch played
+        row.status = "failed"
+        row.error = (f"refused: {game.name} is a symbolic link; a batch counts only the "
+                     "game folders it holds")
+        return row
     if not folder.is_dir():
         return row
     try:
@@ -118,6 +124,11 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
                      "interrupted: the attempt left no result.json and no error.json")
         row.finished = error.time if error else None
         return row
+    differ = disagreements(run)
+    if differ:
+        row.status = "failed"
+        row.error = f"refused: its files disagree: {'; '.join(differ)}"
+        return row
     row.status = "finished"
     row.finished = _finished_at(folder / RESULT)
     row.duration_s = run.result.duration_s
@@ -130,6 +141,34 @@ async def row_from_folders(root: Path, game: PlannedGame) -> GameRow:
         row.votes_counted = sum(c for _, c in votes.victims.values())
     row.metrics = read_metrics(folder)
     return row
+
+
+def checked(root: Path, rows: list[GameRow]) -> list[GameRow]:
+    """``rows`` of an index as their folders still tell them: a finished game whose folder
+    is a link, cannot be read, or whose files disagree (``runlog.consistency``) is counted
+    as failed with the reason. An index is a cache anyone who shares the folder can edit;
+    the games' own logs decide what a report counts."""
+    return [_checked(root, row) if row.status == "finished" else row for row in rows]
+
+
+def _checked(root: Path, row: GameRow) -> GameRow:
+    folder = root / row.name
+    if folder.is_symlink():
+        why = f"{row.name} is a symbolic link; a batch counts only the game folders it holds"
+    else:
+        try:
+            differ = folder_disagreements(folder)
+            result = read_json(folder / RESULT, RunResult)
+        except RunError as exc:
+            why = f"its folder cannot be read ({exc})"
+        else:
+            if not differ and result is not None and result.winner == row.winner:
+                return row
+            why = ("its files disagree: " + "; ".join(differ) if differ else
+                   f"the index says the winner is {row.winner!r}, its result.json says "
+                   f"{result.winner if result else 'nothing'!r}")
+    return row.model_copy(update={"status": "failed", "error": f"refused: {why}",
+                                  "winner": None})
 
 
 def statuses_of(folder: Path, names: Iterable[str] = ()) -> dict[str, MetricStatus]:

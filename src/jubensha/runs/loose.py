@@ -13,6 +13,7 @@ from typing import cast
 from jubensha.eval.registry import MetricContext
 from jubensha.eval.vote_metrics import VictimVotes, has_votes, identification_metric
 from jubensha.runlog.attempts import is_earlier_attempt
+from jubensha.runlog.consistency import disagreements
 from jubensha.runlog.folder import EVENTS, META, RESULT, RunError, RunLog, read_run
 from jubensha.runlog.resume import spent
 from jubensha.runlog.script import played_script
@@ -81,6 +82,10 @@ async def _finished_row(folder: Path, root: Path, position: int, run: RunLog) ->
     row.status = "failed" if run.result.degraded else "finished"
     if run.result.degraded:
         row.error = f"degraded: {degraded_message(run.result)}"
+    differ = disagreements(run)
+    if differ:
+        row.status, row.error = "failed", f"refused: its files disagree: {'; '.join(differ)}"
+        return row
     stamp = (folder / RESULT).stat().st_mtime
     row.finished = datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds")
     row.duration_s = run.result.duration_s

@@ -9,6 +9,7 @@ are ``runs.spec_schema``'s.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,7 @@ from jubensha.llm.registry import ModelSpecError, validate_model_spec
 from jubensha.llm.wrappers import PriceTable, SqliteCache
 from jubensha.runs.presets import find_preset
 from jubensha.runs.spec_schema import CACHE_FILE, METRIC_EMBEDDERS, UNATTENDED, BatchSpec, SpecError
-from jubensha.safeload import DocumentError, is_path, one_line, read_document
+from jubensha.safeload import DocumentError, is_path, one_line, read_document, shown_key
 from jubensha.scripts.bundled import bundled_scripts, script_location
 from jubensha.scripts.io import ScriptError
 
@@ -90,13 +91,22 @@ def _validate(data: dict[str, Any]) -> tuple[BatchSpec | None, list[tuple[str, s
     try:
         return BatchSpec.model_validate(data), []
     except ValidationError as exc:
-        problems = [(_loc(err["loc"]), _message(err)) for err in exc.errors()]
+        problems = [(_loc(_shown(err)), _message(err)) for err in exc.errors()]
         faulty = {err["loc"][0] for err in exc.errors() if err["loc"]}
     try:
         rest = BatchSpec.model_validate({k: v for k, v in data.items() if k not in faulty})
     except ValidationError:
         rest = None
     return rest, problems
+
+
+def _shown(err: Any) -> tuple[Any, ...]:
+    """An error's location as it may be shown: an unknown key only when it is a name
+    (``safeload.shown_key``), never a line of some other file read as a key."""
+    loc = tuple(err["loc"])
+    if err["type"] == "extra_forbidden" and loc:
+        return (*loc[:-1], shown_key(str(loc[-1])))
+    return loc
 
 
 def _loc(loc: tuple[Any, ...]) -> str:
@@ -116,22 +126,27 @@ def resolve_paths(spec: BatchSpec, base: Path) -> BatchSpec:
     def absolute(value: str | None) -> str | None:
         return None if value is None else str((base / Path(value).expanduser()).resolve())
 
+    def unfollowed(value: str | None) -> str | None:
+        """Absolute, its links left as they are: a file the spec names is read as
+        ``safeload`` reads it, which refuses a link that leads out of its folder."""
+        return None if value is None else os.path.normpath(base / Path(value).expanduser())
+
     def script_path(value: str | None) -> str | None:
         """A path that exists from ``base`` made absolute; a bundled id, or a name that is
         neither (its error message should show it as written), left alone."""
         if value is None or value in bundled_scripts() or not is_path(base / value):
             return value
-        return absolute(value)
+        return unfollowed(value)
 
     scripts = [entry.model_copy(update={"path": script_path(entry.path),
                                         "dataset": absolute(entry.dataset)})
                for entry in spec.scripts]
-    procedures = [absolute(p) if is_path(base / p, "file") else p for p in spec.procedures]
+    procedures = [unfollowed(p) if is_path(base / p, "file") else p for p in spec.procedures]
     cache = spec.wrappers.cache
     if cache is not None and (cache.endswith(("/", "\\")) or is_path(base / cache, "folder")):
         cache = str(Path(cache) / CACHE_FILE)
     wrappers = spec.wrappers.model_copy(update={"cache": absolute(cache),
-                                                "prices": absolute(spec.wrappers.prices)})
+                                                "prices": unfollowed(spec.wrappers.prices)})
     return spec.model_copy(update={"scripts": scripts, "procedures": procedures,
                                    "wrappers": wrappers, "out": absolute(spec.out)})
 

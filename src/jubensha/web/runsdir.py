@@ -20,6 +20,8 @@ MAX_ENTRIES = 10_000
 
 
 MAX_META_BYTES = 1024 * 1024
+MAX_PATH_CHARS = 1024
+"""The longest run path a URL may name (a path longer than the system's is no run)."""
 
 
 class RunEntry(BaseModel):
@@ -76,12 +78,16 @@ def resolve_run(root: Path, relative: str) -> Path | None:
     """The run folder ``relative`` names under ``root``; None when it leaves the root or is
     not a run."""
     base = root.resolve()
-    if not relative or relative.startswith(("/", "\\")) or "\\" in relative:
+    if (not relative or relative.startswith(("/", "\\")) or "\\" in relative
+            or len(relative) > MAX_PATH_CHARS or not relative.isprintable()):
+        return None  # a NUL, a control character or an absurd length names no run
+    try:
+        candidate = (base / relative).resolve()
+        if not candidate.is_relative_to(base) or candidate == base or not candidate.is_dir():
+            return None
+        return candidate if is_run_folder(candidate) else None
+    except (OSError, ValueError):  # a name the system cannot look up names no run
         return None
-    candidate = (base / relative).resolve()
-    if not candidate.is_relative_to(base) or candidate == base or not candidate.is_dir():
-        return None
-    return candidate if is_run_folder(candidate) else None
 
 
 def not_own_files(folder: Path) -> str | None:

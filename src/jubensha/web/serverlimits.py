@@ -13,6 +13,8 @@ leaves mid-body. ``serve`` runs it with:
   every connection is being answered (open pages hold one each for their live updates),
   is closed itself. So at most ``MAX_CONNECTIONS`` idle or slow connections are held,
   each for at most ``READ_TIMEOUT_S``;
+- ``STALL_S``: a connection whose answer the client stopped reading (the server's writes
+  paused because nothing drains them) is closed after this long;
 - when the server stops, connections still sending their request are closed at once;
 - uvicorn's own limits: idle keep-alive connections closed after ``KEEP_ALIVE_S``, a
   request head of at most ``MAX_HEAD_BYTES``, at most ``MAX_CONNECTIONS`` requests being
@@ -47,6 +49,7 @@ MAX_HEAD_BYTES = 16 * 1024
 MAX_BODY_BYTES = 1_000_000
 """The largest form a page sends is an answer of 4,000 characters."""
 QUIET_S = 10.0
+STALL_S = 10.0
 
 
 class QuietLog:
@@ -77,6 +80,7 @@ class BoundedH11Protocol(H11Protocol):
     """Addresses exempt from the per-address cap (the configured proxies)."""
     deadline: asyncio.TimerHandle | None = None
     reading_since = 0.0
+    stall: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -121,7 +125,30 @@ class BoundedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._unstall()
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        """The client reads nothing of what it is sent: it has ``STALL_S`` to start again."""
+        super().pause_writing()
+        if self.stall is None:
+            self.stall = self.loop.call_later(STALL_S, self._stalled)
+
+    def resume_writing(self) -> None:
+        self._unstall()
+        super().resume_writing()
+
+    def _unstall(self) -> None:
+        if self.stall is not None:
+            self.stall.cancel()
+            self.stall = None
+
+    def _stalled(self) -> None:
+        self.stall = None
+        if not self.transport.is_closing():
+            quiet.note(f"connections closed whose client read nothing for {STALL_S:.0f} s",
+                       _address(self) or "?")
+            self.transport.abort()  # close() would wait for the buffer to drain: never
 
     def _reading(self) -> bool:
         """Whether the server waits for a request, or for the rest of one."""

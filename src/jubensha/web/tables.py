@@ -37,6 +37,7 @@ from jubensha.scripts.model import Language, Script
 from jubensha.web.gate import same_secret
 from jubensha.web.roster import Progress, SeatChip, progress, roster
 from jubensha.web.seatio import WebIO
+from jubensha.web.streams import StreamSlots
 from jubensha.web.tablelog import AnswerLog, TableRecord, write_record
 from jubensha.web.tokens import link_token, server_key
 
@@ -207,6 +208,8 @@ class TableHost:
         self.key = server_key(state)
         self.resumer = resumer
         self.tables: dict[str, LiveTable] = {}
+        self.streams = StreamSlots()
+        """The pages' live streams open now (``web.streams``)."""
         self.closing = False
         self.started = secrets.token_hex(4)
         """Changes with every start: a page that sees another value reloads."""

@@ -13,9 +13,10 @@ from typing import Literal
 import yaml
 
 from jubensha.outdir import write_whole
+from jubensha.safeload import DocumentError, one_line, read_document, shorten
 from jubensha.scripts.generate.build import Request, mystery, write
 from jubensha.scripts.generate.rewrite import Rewriter
-from jubensha.scripts.io import save_script
+from jubensha.scripts.io import SCRIPT_FILENAMES, save_script
 from jubensha.scripts.model import Language, Script
 from jubensha.scripts.proof.model import Level
 
@@ -23,6 +24,34 @@ Languages = Literal["en", "zh", "both"]
 MANIFEST = "generated.yaml"
 """The list of scripts a ``scripts generate`` folder holds (and the mark that it wrote it)."""
 MAX_COUNT = 100_000
+
+
+def not_generated(folder: Path) -> str | None:
+    """Why ``folder`` is not what ``scripts generate`` wrote (None: it is): its manifest,
+    a regular file, lists a script folder for every other entry, and each such folder
+    holds only its script file. A file of ``MANIFEST``'s name alone proves nothing."""
+    manifest = folder / MANIFEST
+    try:
+        data = read_document(manifest)
+    except DocumentError as exc:
+        return f"{MANIFEST}: {exc}"
+    entries = data.get("scripts") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        return f"{MANIFEST} lists no scripts"
+    listed = {str(entry.get("id")) for entry in entries if isinstance(entry, dict)}
+    for child in sorted(folder.iterdir()):
+        if child.name == MANIFEST:
+            continue
+        if child.is_symlink() or not child.is_dir() or child.name not in listed:
+            return f"{shorten(one_line(child.name), 60)} is not a script it lists"
+        inside = [p.name for p in child.iterdir()]
+        strays = [name for name in inside if name not in SCRIPT_FILENAMES
+                  or (child / name).is_symlink() or not (child / name).is_file()]
+        if strays or not inside:
+            return (f"{shorten(one_line(child.name), 60)}/"
+                    f"{shorten(one_line(strays[0]), 60) if strays else ''} is not a "
+                    "script it wrote")
+    return None
 
 
 def languages(lang: Languages) -> tuple[Language, ...]:

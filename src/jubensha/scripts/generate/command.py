@@ -47,7 +47,7 @@ def generate_command(
 
     from jubensha.llm.registry import ModelSpecError, parse_model_spec
     from jubensha.outdir import OutError, prepare_out
-    from jubensha.scripts.generate.batch import MANIFEST, requests, write_all
+    from jubensha.scripts.generate.batch import MANIFEST, not_generated, requests, write_all
     from jubensha.scripts.generate.build import GenerationError
     from jubensha.scripts.generate.rewrite import Rewriter
     from jubensha.terminal import Terminal
@@ -55,7 +55,7 @@ def generate_command(
     console = Terminal()
     try:
         rewriter = Rewriter(parse_model_spec(model)) if model else None
-        prepare_out(out, overwrite=overwrite, markers=[MANIFEST])
+        prepare_out(out, overwrite=overwrite, markers=[MANIFEST], owns=not_generated)
     except (OutError, ModelSpecError) as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(code=1) from None

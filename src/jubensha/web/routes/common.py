@@ -3,12 +3,14 @@ table's versions."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 
 from fastapi import Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import Response
 
 from jubensha.web.refused import Refused
+from jubensha.web.streams import HeldStream, deadline, refused
 from jubensha.web.tables import LiveTable, TableHost
 
 KEEPALIVE_S = 15.0
@@ -27,22 +29,30 @@ async def read_form(request: Request) -> dict[str, str]:
     return {key: str(value) for key, value in (await request.form()).items()}
 
 
-def stream(tables: TableHost, table: LiveTable) -> StreamingResponse:
+def stream(tables: TableHost, table: LiveTable, request: Request) -> Response:
     """Server-sent events: the table's version each time it changes (and a keep-alive),
-    until the game ends or the server stops (``TableHost.hang_up``)."""
+    until the game ends, the server stops (``TableHost.hang_up``) or the stream's time is
+    up (``web.streams``: the page connects again); refused over the stream caps."""
+    address = request.client.host if request.client else "?"
+    slots = tables.streams
+    why = slots.refusal(address, table.id)
+    if why is not None:
+        return refused(why)
+    slots.take(address, table.id)
+
     async def versions() -> AsyncIterator[str]:
         version = -1
-        while True:
-            newer = await table.wait(version, KEEPALIVE_S)
+        started = changed = time.monotonic()
+        while (left := deadline(started, changed)) > 0:
+            newer = await table.wait(version, min(KEEPALIVE_S, left))
             if tables.closing:
                 return
             if newer == version:
                 yield ": keep-alive\n\n"
                 continue
-            version = newer
+            version, changed = newer, time.monotonic()
             yield f"data: {version}\n\n"
             if table.ended:
                 return
 
-    return StreamingResponse(versions(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-store"})
+    return HeldStream(versions(), lambda: slots.give(address, table.id))

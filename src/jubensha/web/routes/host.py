@@ -30,8 +30,8 @@ async def host_update(request: Request, house: HouseDep, table: HostTable) -> Re
 
 
 @router.get("/stream")
-async def host_stream(house: HouseDep, table: HostTable) -> Response:
-    return stream(house.tables, table)
+async def host_stream(request: Request, house: HouseDep, table: HostTable) -> Response:
+    return stream(house.tables, table, request)
 
 
 @router.post("/remove")

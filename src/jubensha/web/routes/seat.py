@@ -57,8 +57,8 @@ async def seat_update(token: str, house: HouseDep, at: SeatAt, after: int = 0) -
 
 
 @router.get("/stream")
-async def seat_stream(house: HouseDep, at: SeatAt) -> Response:
-    return stream(house.tables, at[0])
+async def seat_stream(request: Request, house: HouseDep, at: SeatAt) -> Response:
+    return stream(house.tables, at[0], request)
 
 
 @router.get("/review", response_class=HTMLResponse)

@@ -3,7 +3,7 @@ omniscient review once it has ended."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from jubensha.web.access import HouseDep, Watched
@@ -28,8 +28,8 @@ async def watch_update(token: str, house: HouseDep, table: Watched,
 
 
 @router.get("/stream")
-async def watch_stream(house: HouseDep, table: Watched) -> Response:
-    return stream(house.tables, table)
+async def watch_stream(request: Request, house: HouseDep, table: Watched) -> Response:
+    return stream(house.tables, table, request)
 
 
 @router.get("/review", response_class=HTMLResponse)
