@@ -45,8 +45,8 @@ from jubensha.scripts.proof.phrases import Said
 
 TRUTH = "truth"
 _ASKED = re.compile(r"^(?:Evidence: |证据：)(?P<text>.*?)\n\n(?:What does this evidence show "
-                    r"about (?P<person>.+?)\?|这条证据表明了(?P<person_zh>.+?)的什么？)?", re.DOTALL)
-
+                    r"about (?P<person>.+?)\?|这条证据表明了(?P<person_zh>.+?)的什么？|Where was "
+                    r"(?P<where>.+?) \(|(?P<where_zh>.+?)在什么地方)?", re.DOTALL)
 _VOICED = re.compile(r"(?:At \d{1,2}:\d{2} \([^)]*\): |\d{1,2}:\d{2}（[^）]*）：)")
 """The mark a seat puts before an entry of its day when it tells it (``timeline.j2``)."""
 
@@ -69,27 +69,38 @@ class TruthReadings(Model):
         found = _ASKED.match(request.messages[-1].text)
         if not request.purpose.startswith("detective.") or found is None:
             return await self.inner.generate(request)
-        person = (found.group("person") or found.group("person_zh") or "").strip()
+        person = next((found.group(g) for g in ("person", "person_zh", "where", "where_zh")
+                       if found.group(g)), "").strip()
         text = _VOICED.sub("", found.group("text"))
         said = self.reader.read(text, owner=person or request.seat)
-        reply = death(said) if request.purpose == "detective.death" else reading(said, person)
+        reply = (death(said) if request.purpose == "detective.death"
+                 else place(said, person) if request.purpose == "detective.place"
+                 else {"fact": reading(said, person)})
         return Response(text=json.dumps(reply, ensure_ascii=False), model=self.name)
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         return await self.inner.embed(texts)
 
 
-def reading(said: list[Said], person: str) -> dict[str, str]:
+def reading(said: list[Said], person: str) -> str:
+    """The fact the text states of ``person``."""
     for fact in said:
         if fact.kind in ("at", "alone") and fact.who == person:
-            return {"fact": "whereabouts", "place": fact.place or "", "start": fact.start or "",
-                    "end": fact.end or ""}
+            return "whereabouts"
     for fact in said:
         if fact.kind == "motive" and fact.who == person:
-            return {"fact": "motive"}
+            return "motive"
         if fact.kind == "access" and person in fact.people:
-            return {"fact": "weapon"}
-    return {"fact": "none"}
+            return "weapon"
+    return "none"
+
+
+def place(said: list[Said], person: str) -> dict[str, str]:
+    """Where the text puts ``person``, from when to when."""
+    for fact in said:
+        if fact.kind in ("at", "alone") and fact.who == person:
+            return {"place": fact.place or "", "start": fact.start or "", "end": fact.end or ""}
+    return {"place": ""}
 
 
 def death(said: list[Said]) -> dict[str, str]:

@@ -55,24 +55,24 @@ def reader(replies: dict[str, object]) -> Reader:
 
 def test_a_reading_of_whereabouts_keeps_only_what_the_text_bears_out() -> None:
     text = "The order book shows Harriet Sterling in the smoking room from 21:00 to 22:00."
-    got = asyncio.run(reader({"detective.read": [
-        {"fact": "whereabouts", "place": "ballroom", "start": "21:00", "end": "22:00"}]}
+    got = asyncio.run(reader({
+        "detective.read": [{"fact": "whereabouts"}],
+        "detective.place": [{"place": "ballroom", "start": "21:00", "end": "22:00"}]}
     ).about(text, "Harriet Sterling", "Frances Marlow", "clue"))
     assert got == Finding("Harriet Sterling", "whereabouts", text, "clue", "",
                           21 * 60, 22 * 60)
 
 
 def test_the_schema_offers_only_the_times_the_text_writes() -> None:
-    seat = reader({"detective.read": [
-        {"fact": "whereabouts", "place": "saloon", "start": "23:00", "end": ""}] * 2})
+    seat = reader({"detective.read": [{"fact": "whereabouts"}],
+                   "detective.place": [{"place": "saloon", "start": "23:00", "end": ""}] * 2})
     assert asyncio.run(seat.about("In the saloon from 21:00 to 22:00.", "Ann", "Bob",
                                   "clue")) is None
     assert seat.failures == 1
 
 
 def test_none_and_unusable_replies_read_as_nothing_and_failures_are_counted() -> None:
-    seat = reader({"detective.read": [{"fact": "none", "place": "", "start": "", "end": ""},
-                                      "garbage", "more garbage"]})
+    seat = reader({"detective.read": [{"fact": "none"}, "garbage", "more garbage"]})
     assert asyncio.run(seat.about("A letter.", "Ann", "Bob", "clue")) is None
     assert seat.failures == 0
     assert asyncio.run(seat.about("A letter.", "Ann", "Bob", "clue")) is None

@@ -5,8 +5,8 @@ What the model reads out of one text: the detective's narrow questions.
 A small model loses the thread of a whole case but reads one sentence well. So the seat's
 model is asked one narrow question at a time, with a reply schema that leaves it a short
 choice (``TextReading``: does this text give the person a motive, put them near the
-weapon, say where they were, or none of these; ``DeathReading``: was the victim alive at a
-time, or dead by one, and found where). The framework adds the readings up (``case.Case``).
+weapon, say where they were, or none of these; then ``PlaceReading``: where, from when to
+when; ``DeathReading``: was the victim alive at a time, or dead by one, and found where). The framework adds the readings up (``case.Case``).
 
 A reading is kept only as far as its text bears it out: a time the text does not write
 and a place it does not name are dropped, so the model cannot invent an alibi. Every
@@ -31,6 +31,7 @@ from jubensha.llm import ModelError, declare
 from jubensha.prompts import render
 
 READ = declare("detective.read", "seat")
+PLACE = declare("detective.place", "seat")
 DEATH = declare("detective.death", "seat")
 FACTS = ("motive", "weapon", "whereabouts", "none")
 Fact = Literal["motive", "weapon", "whereabouts", "none"]
@@ -45,6 +46,12 @@ class TextReading(BaseModel):
     """The reply to "what does this text say about this person?"."""
 
     fact: Fact
+
+
+class PlaceReading(BaseModel):
+    """The reply to "where was this person, from when to when?" (asked after a reading of
+    whereabouts)."""
+
     place: str = Field("", max_length=60)
     start: str = ""
     end: str = ""
@@ -59,11 +66,11 @@ class DeathReading(BaseModel):
 
 
 @cache
-def text_schema(times: tuple[str, ...]) -> type[TextReading]:
-    """``TextReading`` whose times can only be the clock times the text writes (or none):
+def place_schema(times: tuple[str, ...]) -> type[PlaceReading]:
+    """``PlaceReading`` whose times can only be the clock times the text writes (or none):
     a model constrained by the schema cannot invent one, and writes fewer tokens."""
     written = Literal[(*times, "")]  # type: ignore[valid-type]
-    return create_model("TextReading", __base__=TextReading, start=(written, ""),
+    return create_model("PlaceReading", __base__=PlaceReading, start=(written, ""),
                         end=(written, ""))
 
 
@@ -152,16 +159,22 @@ class Reader:
     async def about(self, text: str, person: str, victim: str, source: str
                     ) -> Finding | None:
         """What ``text`` says of ``person``: a motive, the weapon, where they were, or None
-        (nothing, or no usable reply)."""
+        (nothing, or no usable reply). Where they were is a second question, asked only
+        then: with the place and times in the first, the 1.5B model read far more texts
+        as whereabouts (a will, a list of who had a key)."""
         asked = render("detective", "read_text", self.lang, text=text, person=person,
                        victim=victim)
-        reading = await self._ask(READ, victim, asked, text_schema(written_times(text)))
+        reading = await self._ask(READ, victim, asked, TextReading)
         if not isinstance(reading, TextReading) or reading.fact == "none":
             return None
         if reading.fact != "whereabouts":
             return Finding(person, reading.fact, text, source)
-        place = borne_place(reading.place, text)
-        start, end = borne_time(reading.start, text), borne_time(reading.end, text)
+        asked = render("detective", "read_place", self.lang, text=text, person=person)
+        where = await self._ask(PLACE, victim, asked, place_schema(written_times(text)))
+        if not isinstance(where, PlaceReading):
+            return None
+        place = borne_place(where.place, text)
+        start, end = borne_time(where.start, text), borne_time(where.end, text)
         if not place and start is None:
             return None
         return Finding(person, "whereabouts", text, source, place, start, end)
@@ -182,8 +195,8 @@ class Reader:
         return found
 
     async def _ask(self, purpose: str, victim: str, asked: str,
-                   schema: type[TextReading | DeathReading]
-                   ) -> TextReading | DeathReading | None:
+                   schema: type[TextReading | PlaceReading | DeathReading]
+                   ) -> TextReading | PlaceReading | DeathReading | None:
         """The question follows the text it is about (a small model answers a question
         asked before the text far worse: measured, docs/agents/detective.md)."""
         system = render("detective", "read_system", self.lang, victim=victim)
