@@ -248,6 +248,15 @@ def shown_key(key: str) -> str:
     return key if _FIELD_NAME.fullmatch(key) else "(a key that is no field name, not shown)"
 
 
+def shown_loc(error: Any) -> tuple[Any, ...]:
+    """A pydantic error's location as it may be shown: an unknown key only when it is a
+    name (``shown_key``), never a line of some other file read as a key."""
+    loc = tuple(error["loc"])
+    if error["type"] == "extra_forbidden" and loc:
+        return (*loc[:-1], shown_key(str(loc[-1])))
+    return loc
+
+
 def shorten(text: str, limit: int = MAX_SHOWN) -> str:
     """``text`` cut to ``limit`` characters, saying how much was left out."""
     if len(text) <= limit:

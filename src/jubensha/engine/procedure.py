@@ -32,7 +32,7 @@ from jubensha.engine.registry import (
 )
 from jubensha.engine.voting import VotingRules
 from jubensha.registry import Registry, entry_points
-from jubensha.safeload import DocumentError, is_path, read_document, shown_key
+from jubensha.safeload import DocumentError, is_path, read_document, shown_loc
 from jubensha.scripts.model import Script
 from jubensha.scripts.validation import Problem
 
@@ -208,7 +208,7 @@ def parse_procedure(data: Any, source: str) -> Procedure:
     try:
         Procedure.model_validate({**data, "stages": []} if problems else data)
     except ValidationError as exc:
-        problems += [_problem(_field(_shown(err)), _message(err)) for err in exc.errors()
+        problems += [_problem(_field(shown_loc(err)), _message(err)) for err in exc.errors()
                      if not (problems and err["loc"][:1] == ("stages",))]
     if problems:
         raise ProcedureError(source, problems)
@@ -235,7 +235,7 @@ def _stage_problems(stages: Any, field: str = "stages") -> list[Problem]:
         try:
             spec.model_validate(item)
         except ValidationError as exc:
-            problems += [_problem(f"{where}.{_field(_shown(err))}", _message(err))
+            problems += [_problem(f"{where}.{_field(shown_loc(err))}", _message(err))
                          for err in exc.errors()
                          if not (inner and err["loc"][:1] == ("stages",))]
         problems += inner
@@ -244,15 +244,6 @@ def _stage_problems(stages: Any, field: str = "stages") -> list[Problem]:
 
 def _problem(field: str, message: str) -> Problem:
     return Problem(severity="error", field=field, message=message)
-
-
-def _shown(err: Any) -> tuple[Any, ...]:
-    """An error's location as it may be shown: an unknown key only when it is a name
-    (``safeload.shown_key``), never a line of some other file read as a key."""
-    loc = tuple(err["loc"])
-    if err["type"] == "extra_forbidden" and loc:
-        return (*loc[:-1], shown_key(str(loc[-1])))
-    return loc
 
 
 def _field(loc: tuple[Any, ...]) -> str:

@@ -32,7 +32,7 @@ from jubensha.llm.registry import ModelSpecError, validate_model_spec
 from jubensha.llm.wrappers import PriceTable, SqliteCache
 from jubensha.runs.presets import find_preset
 from jubensha.runs.spec_schema import CACHE_FILE, METRIC_EMBEDDERS, UNATTENDED, BatchSpec, SpecError
-from jubensha.safeload import DocumentError, is_path, one_line, read_document, shown_key
+from jubensha.safeload import DocumentError, is_path, one_line, read_document, shown_loc
 from jubensha.scripts.bundled import bundled_scripts, script_location
 from jubensha.scripts.io import ScriptError
 
@@ -91,22 +91,13 @@ def _validate(data: dict[str, Any]) -> tuple[BatchSpec | None, list[tuple[str, s
     try:
         return BatchSpec.model_validate(data), []
     except ValidationError as exc:
-        problems = [(_loc(_shown(err)), _message(err)) for err in exc.errors()]
+        problems = [(_loc(shown_loc(err)), _message(err)) for err in exc.errors()]
         faulty = {err["loc"][0] for err in exc.errors() if err["loc"]}
     try:
         rest = BatchSpec.model_validate({k: v for k, v in data.items() if k not in faulty})
     except ValidationError:
         rest = None
     return rest, problems
-
-
-def _shown(err: Any) -> tuple[Any, ...]:
-    """An error's location as it may be shown: an unknown key only when it is a name
-    (``safeload.shown_key``), never a line of some other file read as a key."""
-    loc = tuple(err["loc"])
-    if err["type"] == "extra_forbidden" and loc:
-        return (*loc[:-1], shown_key(str(loc[-1])))
-    return loc
 
 
 def _loc(loc: tuple[Any, ...]) -> str:
