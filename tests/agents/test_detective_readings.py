@@ -275,3 +275,17 @@ def test_a_vote_goes_where_the_readings_point_and_names_the_deciding_reading() -
     others = [n for n in script.names if n != civilian.name]
     suspect, reason = asyncio.run(civilian.top_suspect(others))
     assert suspect == murderer and murderer in reason  # the motive card that decided it
+
+
+def test_a_speech_is_read_sentence_by_sentence_about_whom_each_names() -> None:
+    found, asked = inquiry()
+    others = [n for n in found.names.forms if n not in (found.me, *found.victims)]
+    speaker, named = others[0], others[1]
+    agent = DetectiveAgent()
+    agent.names, agent.inquiry = found.names, found
+    agent.read_testimony(f"I stayed in the saloon from 21:00 to 22:00. {named} had a key.",
+                         speaker, others)
+    asyncio.run(found.settle())
+    read = sorted((f.person, f.text) for f in found.case.findings)
+    assert read == sorted([(speaker, "I stayed in the saloon from 21:00 to 22:00."),
+                           (named, f"{named} had a key.")])
