@@ -278,7 +278,7 @@ def test_a_vote_goes_where_the_readings_point_and_names_the_deciding_reading() -
 
 
 def test_a_speech_is_read_sentence_by_sentence_about_whom_each_names() -> None:
-    found, asked = inquiry()
+    found, _ = inquiry()
     others = [n for n in found.names.forms if n not in (found.me, *found.victims)]
     speaker, named = others[0], others[1]
     agent = DetectiveAgent()
