@@ -62,8 +62,8 @@ def test_only_models_that_take_time_are_estimated() -> None:
 def test_play_says_the_count_before_the_game(tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(estimate, "takes_time", lambda model: True)  # the fake, as if slow
-    result = CliRunner().invoke(app, ["play", TINY, "--model", "scripted", "--seed", "3",
-                                      "--out", str(tmp_path / "run")])
+    result = CliRunner().invoke(app, ["play", TINY, "-a", "naive", "--model", "scripted",
+                                      "--seed", "3", "--out", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
     assert f"about {model_calls(tmp_path / 'run')} model calls" in result.output
     assert json.loads((tmp_path / "run" / "result.json").read_text())["seed"] == 3

@@ -57,7 +57,8 @@ def test_a_chinese_game_and_its_replay_show_no_english(tmp_path: Path,
     out = tmp_path / "对局"
     played = runner.invoke(app, ["play", CHINESE, "--model", "scripted", "--out", str(out)])
     assert played.exit_code == 0, played.output
-    assert "约 25 次模型调用" in played.output and "模型调用 25 次" in played.output
+    assert re.search(r"约 \d+ 次模型调用", played.output)
+    assert re.search(r"模型调用 \d+ 次", played.output)
     assert "获胜方" in played.output
     assert english_words(played.output, out) == []
     assert "：" in played.output and "线索「" in played.output  # Chinese punctuation

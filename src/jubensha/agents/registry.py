@@ -35,7 +35,7 @@ def _unknown(name: str, known: list[str]) -> AgentSpecError:
 ARCHITECTURES: Registry[Factory] = Registry({
     "naive": "jubensha.agents.naive:NaiveAgent.from_option",
     "detective": "jubensha.agents.detective:DetectiveAgent.from_option",
-    "ledger": "jubensha.agents.detective:DetectiveAgent.ledger_option",
+    "ledger": "jubensha.agents.detective:LedgerAgent.from_option",
     "player": "jubensha.agents.player_star:PlayerStarAgent.from_option",
     "mirage": "jubensha.agents.mirage:MirageAgent.from_option",
     "whodunit": "jubensha.agents.whodunit:WhodunitAgent.from_option",

@@ -1,26 +1,28 @@
 """Internal.
 
-The detective agent (architecture ``detective``): the framework chooses what to say and
-whom to suspect; the model writes every word.
+The detective agent (architecture ``detective``): the model reads, the framework asks and
+adds up; the model writes every word.
 
 Small models answer narrow questions far better than open ones, and left with a whole
-sheet they read it out or lose the thread. So each decision is split in two:
+sheet they read it out or lose the thread. So each decision is split into small steps:
 
-- **what**: chosen here, without a model. Speech is written from a few *notes*, facts of
-  the seat's own sheet picked for the decision (``Knowledge``): for an introduction, who
-  the seat is to the victim and where it was; for an answer, the facts that match the
-  question. A civilian never volunteers a listed secret; a murderer never says anything
-  about its kill and tells its *cover*, its day up to the crime. Suspicion comes from an
-  evidence ledger (``Ledger``): clues, own sheet, what others said and accusations, each
-  weighted by how much it has to do with the crime. Questions go to the most suspicious
-  seat not yet asked, about what points at it; votes and accusations go to the top of
-  the ledger, with the entry that weighs most as the reason.
+- **readings**: the seat's model reads each text it has seen with narrow questions
+  (``Inquiry``, ``Reader``) and the framework adds them up by motive, means and opportunity
+  (``Case``); votes and accusations go to the top of the case, with the reading that
+  weighs most as the reason; questions go to the most suspicious seat asked least, about
+  where it was or what points at it. ``ledger`` (``LedgerAgent``) ranks by the model-free
+  evidence ledger (``Ledger``) instead, which also breaks the case's ties.
+- **what to say**: chosen here, without a model. Speech is written from a few *notes*,
+  facts of the seat's own sheet picked for the decision (``Knowledge``): for an
+  introduction, who the seat is to the victim and where it was; for an answer, the facts
+  that match the question. A civilian never volunteers a listed secret; a murderer never
+  says anything about its kill and tells its *cover*, its day up to the crime.
 - **words**: one short call of the seat's model per public text (a speech, a question, a
   reason), from a short prompt holding the notes; speeches stream to the live views as
   they are written (``engine.drafts``).
 
-Each seat writes its ledger at every vote, and a murderer its plan at the start, to the
-run's call log (purposes ``detective.ledger`` and ``detective.plan``, no model call), so
+Each seat writes its case (or ledger) at every vote, and a murderer its plan at the start,
+to the run's call log (purposes ``detective.ledger`` and ``detective.plan``, no model call), so
 a spectator reading the log sees why each seat voted as it did.
 ``docs/agents/detective.md`` describes it whole.
 """
@@ -100,11 +102,6 @@ class DetectiveAgent(Agent):
     def from_option(cls, option: str) -> DetectiveAgent:
         return cls(DetectiveConfig.parse(option))
 
-    @classmethod
-    def ledger_option(cls, option: str) -> DetectiveAgent:
-        """The model-free baseline ``ledger``: the detective whose suspicion is its
-        evidence ledger, with no readings (``ledger:phrase=false`` uses no model at all)."""
-        return cls(DetectiveConfig.parse(option).model_copy(update={"votes": "ledger"}))
 
     # -- the start ---------------------------------------------------------------------------
     async def start(self, seat: SeatContext) -> None:
@@ -418,3 +415,14 @@ class DetectiveAgent(Agent):
         return await speak(self, caller, purpose, chat(asked, self.system()),
                            names=self.seats(), limit=self.config.speech_chars,
                            max_tokens=max_tokens)
+
+
+class LedgerAgent(DetectiveAgent):
+    """The model-free baseline ``ledger``: the detective whose suspicion is its evidence
+    ledger, with no readings (``ledger:phrase=false`` uses no model at all)."""
+
+    architecture = "ledger"
+
+    @classmethod
+    def from_option(cls, option: str) -> LedgerAgent:
+        return cls(DetectiveConfig.parse(option).model_copy(update={"votes": "ledger"}))
