@@ -263,15 +263,20 @@ def test_the_throttle_counts_per_address_and_overall_in_a_sliding_window():
 
 
 # -- the review of a run folder ---------------------------------------------------------------
+def finished_game(web, runs):
+    """The run folder of an agents-only table, played to its end."""
+    tokens(web, AGENTS_ONLY)
+    deadline = time.monotonic() + 60
+    while web.app.state.tables.playing:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    return next(p for p in runs.iterdir() if p.is_dir())
+
+
 def test_a_run_folder_with_a_link_inside_is_not_shown(tmp_path):
     runs = tmp_path / "runs"
     with client(runs) as web:
-        tokens(web, AGENTS_ONLY)
-        deadline = time.monotonic() + 60
-        while web.app.state.tables.playing:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        game = next(p for p in runs.iterdir() if p.is_dir())
+        game = finished_game(web, runs)
         assert web.get(f"/review/{game.name}").status_code == 200
         secret = tmp_path / "secret-events.jsonl"
         secret.write_text((game / "events.jsonl").read_text(encoding="utf-8").replace(
@@ -330,12 +335,7 @@ def test_a_review_path_holding_a_nul_or_other_unusable_character_is_not_found(tm
                                                                                caplog):
     runs = tmp_path / "runs"
     with client(runs) as web:
-        tokens(web, AGENTS_ONLY)
-        deadline = time.monotonic() + 60
-        while web.app.state.tables.playing:
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        game = next(p for p in runs.iterdir() if p.is_dir())
+        game = finished_game(web, runs)
         answers = [web.get(f"/review/{game.name}{tail}")
                    for tail in ("%00", "%00/x", "/%00", "%C0%80", "/" + "x" * 5000)]
     assert [a.status_code for a in answers] == [404] * 5
