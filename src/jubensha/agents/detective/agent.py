@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from jubensha.agents.detective.case import Weighed, overlap
+from jubensha.agents.detective.case import Point, Weighed, overlap
 from jubensha.agents.detective.config import DetectiveConfig
 from jubensha.agents.detective.inquiry import Inquiry
 from jubensha.agents.detective.knowledge import Knowledge, name_forms
@@ -226,7 +226,8 @@ class DetectiveAgent(Agent):
             notes = self.held_clues()
             return await self.speech(decision.kind, "speak", notes, prompt=decision.prompt,
                                      suspect=None, reason="")
-        suspect, reason = await self.top_suspect(self.seats())
+        suspect, decided = await self.top_suspect(self.seats())
+        reason = decided.text if decided else ""
         query = " ".join([*self.victims, reason])
         seen = self.witnessed()[:self.config.notes - 1]
         found = self.knowledge.best(query, self.config.notes - 1 - len(seen))
@@ -288,17 +289,31 @@ class DetectiveAgent(Agent):
         return Rating(trust=2 - doubt, doubt=doubt)
 
     async def on_accuse(self, decision: Accuse) -> Accusation:
-        suspect, reason = await self.top_suspect(decision.candidates)
-        said = await self.reason(suspect, reason, public=True)
+        suspect, decided = await self.top_suspect(decision.candidates)
+        said = await self.write("accuse", "accuse", self.config.reason_tokens,
+                                suspect=suspect, victims=self.victims,
+                                fallback=self.deciding(suspect, decided),
+                                kind=decided.kind if decided else "",
+                                reason=decided.text if decided else "")
         return Accusation(target=suspect, reason=said)
 
     async def on_vote(self, decision: CastVote) -> Vote:
+        """The ballot, and as its reason the reading that decided it, quoted: a ballot is
+        private, so no model words it (a 1.5B model's words strayed from the reading)."""
         seats = [c for c in decision.candidates if c != NOBODY]
         if not seats:
             return Vote(target=NOBODY if NOBODY in decision.candidates else None)
-        suspect, reason = await self.top_suspect(seats, decision.victim)
+        suspect, decided = await self.top_suspect(seats, decision.victim)
         self.write_ledger(seats, decision.victim)
-        return Vote(target=suspect, reason=await self.reason(suspect, reason, public=False))
+        return Vote(target=suspect, reason=self.deciding(suspect, decided))
+
+    def deciding(self, suspect: str, decided: Point | None) -> str:
+        """What decided a choice, in the seat's language: the kind of reading, who told
+        it, and its text."""
+        return render("detective", "deciding", self.lang, suspect=suspect,
+                      victims=self.victims, kind=decided.kind if decided else "",
+                      source=decided.source if decided else "",
+                      text=decided.text if decided else "").strip()
 
     # -- choosing ------------------------------------------------------------------------------
     async def ranking(self, candidates: list[str], victim: str | None = None
@@ -313,17 +328,20 @@ class DetectiveAgent(Agent):
         return [Weighed(name, tiebreak=ledger.get(name, 0.0)) for name in by_ledger]
 
     async def top_suspect(self, candidates: list[str], victim: str | None = None
-                          ) -> tuple[str, str]:
-        """The most suspicious candidate and the text that weighs most against it: the
-        reading that decided it, or the ledger's entry when no reading did."""
+                          ) -> tuple[str, Point | None]:
+        """The most suspicious candidate and what weighs most against it: the reading
+        that decided it, else the ledger's strongest entry (kind ``evidence``), else None."""
         ranked = await self.ranking(candidates, victim)
         if not ranked:
-            return candidates[0], ""
+            return candidates[0], None
         suspect = ranked[0]
         if suspect.reasons:
-            return suspect.name, suspect.reasons[0].text
+            return suspect.name, suspect.reasons[0]
         entries = self.ledger.reasons(suspect.name)
-        return suspect.name, entries[0].text if entries else ""
+        if not entries:
+            return suspect.name, None
+        return suspect.name, Point("evidence", entries[0].points(self.config), entries[0].text,
+                                   entries[0].source)
 
     async def question_plan(self, candidates: list[str], count: int) -> tuple[str, list[str]]:
         """Whom to ask (the most suspicious seat asked least so far) and about what: what
@@ -396,12 +414,6 @@ class DetectiveAgent(Agent):
                                 target=target, topic=topic, victims=self.victims,
                                 fallback=dry)
         return text or dry
-
-    async def reason(self, suspect: str, reason: str, *, public: bool) -> str:
-        purpose = "accuse" if public else "vote"
-        return await self.write(purpose, "reason", self.config.reason_tokens, suspect=suspect,
-                                reason=reason, public=public, victims=self.victims,
-                                fallback=reason)
 
     async def write(self, purpose: str, template: str, max_tokens: int, *, fallback: str,
                     **values: Any) -> str:
