@@ -18,6 +18,7 @@ from rich.text import Text
 
 from jubensha.outdir import OutError, prepare_out
 from jubensha.scripts.bundled import bundled_scripts, find_script, script_location
+from jubensha.scripts.export.command import export_command
 from jubensha.scripts.generate.command import generate_command
 from jubensha.scripts.importers import IMPORTERS, copy_assets, discover, import_script
 from jubensha.scripts.io import (
@@ -26,6 +27,7 @@ from jubensha.scripts.io import (
     check_script,
     load_script,
     save_script,
+    script_targets,
 )
 from jubensha.scripts.model import PUBLIC, Derivation, Script
 from jubensha.scripts.proof.explain import proof_lines
@@ -201,7 +203,7 @@ def validate_command(names: Annotated[list[str] | None, typer.Argument(
     except ScriptError as exc:
         raise _fail(exc) from None
     for path in paths:
-        for target in _script_targets(path):
+        for target in script_targets(path):
             _, report, source = check_script(target)
             checked += 1
             _problem_lines(source, report.problems)
@@ -210,14 +212,6 @@ def validate_command(names: Annotated[list[str] | None, typer.Argument(
     typer.echo(f"{checked} script(s): {errors} error(s), {warnings} warning(s)")
     if errors:
         raise typer.Exit(code=1)
-
-
-def _script_targets(path: Path) -> list[Path]:
-    """The path itself, or the script folders below a folder that holds none itself."""
-    if path.is_dir() and not any((path / n).is_file() for n in SCRIPT_FILENAMES):
-        found = sorted({p.parent for n in SCRIPT_FILENAMES for p in path.rglob(n)})
-        return found or [path]
-    return [path]
 
 
 @app.command("import")
@@ -329,3 +323,4 @@ def caption_command(
 
 
 app.command("generate")(generate_command)
+app.command("export")(export_command)

@@ -1,0 +1,106 @@
+"""The records of one script: its multiple-choice questions, each with the text its
+asker can read.
+
+- A generated mystery (one with a proof): the questions of its ``inferential`` set (who,
+  with every character a choice; how, the weapon; why, the motive; when), each about the
+  table view: what the whole table can learn.
+- Any other script: the questions asked of a character (WellPlay's per-character sets),
+  each about that character's seat view, as PLAYER*'s single-script access asks them.
+
+A script with a truth but no "who" question gets one, its choices the characters."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from jubensha.prompts import render
+from jubensha.scripts.export.casebook import seat_view, table_view
+from jubensha.scripts.export.model import Origin, Record
+from jubensha.scripts.model import ChoiceQuestion, Script
+
+GENERATED_SET = "inferential"
+"""The generated mysteries' question set that asks the whole case, once."""
+
+
+def records(script: Script) -> tuple[list[Record], list[str]]:
+    """Every record of ``script``, in the order of its questions, and the ids of the
+    questions left out because their answer is none of their options (a few WellPlay
+    rows have no answer)."""
+    if script.truth is not None and script.truth.proof is not None:
+        asked = [q for q in script.questions.choice if q.set == GENERATED_SET]
+        if not any(q.aspect == "who" for q in asked):
+            asked = [*_who(script), *asked]
+        table = table_view(script)
+        contexts = [table] * len(asked)
+    else:
+        asked = [q for q in script.questions.choice if q.asked_of is not None]
+        views: dict[str, str] = {}
+        for question in asked:
+            character = script.character(question.asked_of or "")
+            if character.name not in views:
+                views[character.name] = seat_view(script, character)
+        contexts = [views[script.character(q.asked_of or "").name] for q in asked]
+    found: list[Record] = []
+    skipped: list[str] = []
+    for question, context in zip(asked, contexts, strict=True):
+        if question.answer and set(question.answer) <= set(question.options):
+            found.append(_record(script, question, context))
+        else:
+            skipped.append(question.id)
+    return found, skipped
+
+
+def origin(script: Script, made: list[Record], path: str | None = None) -> Origin:
+    """How to get ``script`` again, with the fingerprint of what was exported from it."""
+    generator = _generator(script)
+    return Origin(id=script.id, source=script.metadata.source, language=script.language,
+                  records=len(made), seed=generator.get("seed"), level=generator.get("level"),
+                  players=generator.get("players"), acts=generator.get("acts"),
+                  generator_version=generator.get("version"),
+                  path=None if generator else path, fingerprint=fingerprint(made))
+
+
+def fingerprint(made: list[Record]) -> str:
+    """sha256 over the records' texts and answers, in order."""
+    digest = hashlib.sha256()
+    for record in made:
+        digest.update(record.model_dump_json().encode("utf-8"))
+    return digest.hexdigest()
+
+
+def _generator(script: Script) -> dict[str, Any]:
+    """The generator's request, for a generated mystery (else empty)."""
+    found = script.metadata.extra.get("generator")
+    return found if script.metadata.source == "generated" and isinstance(found, dict) else {}
+
+
+def _who(script: Script) -> list[ChoiceQuestion]:
+    if script.truth is None or not script.truth.murderers:
+        return []
+    letters = [chr(ord("a") + i) for i in range(len(script.characters))]
+    return [ChoiceQuestion(
+        id="who", aspect="who", question=render(
+            "export", "who", script.language, victims=[v.name for v in script.victims]), category="objective",
+        options=dict(zip(letters, script.names, strict=True)),
+        answer=[letters[script.names.index(m)] for m in script.truth.murderers
+                if m in script.names],
+        multiple=len(script.truth.murderers) > 1)]
+
+
+def _record(script: Script, question: ChoiceQuestion, context: str) -> Record:
+    """One question as a record: options lettered A, B, ... in the script's order."""
+    keys = list(question.options)
+    generator = _generator(script)
+    level, seed = generator.get("level"), generator.get("seed")
+    return Record(
+        id=f"{script.id}/{question.id}", script=script.id, title=script.title,
+        source=script.metadata.source, language=script.language,
+        level=str(level) if level is not None else None,
+        seed=int(seed) if seed is not None else None,
+        players=len(script.characters), view="seat" if question.asked_of else "table",
+        asked_of=question.asked_of, aspect=question.aspect, points=question.worth,
+        context=context, question=question.question,
+        choices=[question.options[k] for k in keys],
+        answer=[chr(ord("A") + keys.index(a)) for a in question.answer],
+        multiple=question.multiple or len(question.answer) > 1)
