@@ -68,8 +68,7 @@ def export_command(
         raise fail(str(exc)) from None
     seconds = time.perf_counter() - started
     for question in skipped:
-        typer.echo(f"warning: {question}: left out: its answer is none of its options",
-                   err=True)
+        typer.echo(f"warning: {question} (left out)", err=True)
     counts = "; ".join(f"{key} " + ", ".join(f"{k} {v}" for k, v in values.items())
                        for key, values in manifest.counts.items() if key != "aspect")
     typer.echo(f"wrote {manifest.records} questions of {len(manifest.scripts)} scripts to "

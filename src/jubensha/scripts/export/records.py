@@ -14,6 +14,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from pydantic import ValidationError
+
 from jubensha.prompts import render
 from jubensha.scripts.export.casebook import seat_view, table_view
 from jubensha.scripts.export.model import Origin, Record
@@ -24,9 +26,8 @@ GENERATED_SET = "inferential"
 
 
 def records(script: Script) -> tuple[list[Record], list[str]]:
-    """Every record of ``script``, in the order of its questions, and the ids of the
-    questions left out because their answer is none of their options (a few WellPlay
-    rows have no answer)."""
+    """Every record of ``script``, in the order of its questions, and "id: why" for each
+    question left out (a few WellPlay rows have no answer, or no question text)."""
     if script.truth is not None and script.truth.proof is not None:
         asked = [q for q in script.questions.choice if q.set == GENERATED_SET]
         if not any(q.aspect == "who" for q in asked):
@@ -44,10 +45,10 @@ def records(script: Script) -> tuple[list[Record], list[str]]:
     found: list[Record] = []
     skipped: list[str] = []
     for question, context in zip(asked, contexts, strict=True):
-        if question.answer and set(question.answer) <= set(question.options):
+        try:
             found.append(_record(script, question, context))
-        else:
-            skipped.append(question.id)
+        except (ValueError, ValidationError) as exc:
+            skipped.append(f"{question.id}: {_reason(exc)}")
     return found, skipped
 
 
@@ -88,6 +89,14 @@ def _who(script: Script) -> list[ChoiceQuestion]:
         multiple=len(script.truth.murderers) > 1)]
 
 
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return (f"{where}: " if where else "") + first["msg"].removeprefix("Value error, ")
+    return str(exc)
+
+
 def _record(script: Script, question: ChoiceQuestion, context: str) -> Record:
     """One question as a record: options lettered A, B, ... in the script's order."""
     keys = list(question.options)
@@ -102,5 +111,11 @@ def _record(script: Script, question: ChoiceQuestion, context: str) -> Record:
         asked_of=question.asked_of, aspect=question.aspect, points=question.worth,
         context=context, question=question.question,
         choices=[question.options[k] for k in keys],
-        answer=[chr(ord("A") + keys.index(a)) for a in question.answer],
+        answer=[_letter(keys, a) for a in question.answer],
         multiple=question.multiple or len(question.answer) > 1)
+
+
+def _letter(keys: list[str], answer: str) -> str:
+    if answer not in keys:
+        raise ValueError(f"answer {answer!r} is none of the options")
+    return chr(ord("A") + keys.index(answer))

@@ -27,7 +27,7 @@ class ExportError(Exception):
 def write_set(out: Path, scripts: Iterable[tuple[Script, str | None]]
               ) -> tuple[Manifest, list[str]]:
     """Write the records of every (script, its file or None) to ``out`` (an empty folder)
-    and the manifest; the manifest, and the questions left out as "script/question"."""
+    and the manifest; the manifest, and the questions left out as "script/question: why"."""
     origins: list[Origin] = []
     skipped: list[str] = []
     counts: dict[str, Counter[str]] = {k: Counter() for k in ("level", "language", "source",
