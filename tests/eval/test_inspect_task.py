@@ -11,13 +11,13 @@ import pytest
 
 pytest.importorskip("inspect_ai")
 
-from inspect_ai import eval as inspect_eval  # noqa: E402
-from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model  # noqa: E402
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 
-from jubensha.eval.inspect_task import mysteries  # noqa: E402
-from jubensha.scripts.export.model import RECORDS, Record  # noqa: E402
-from jubensha.scripts.export.write import ExportError, read_records, write_set  # noqa: E402
-from jubensha.scripts.generate import Request, generate  # noqa: E402
+from jubensha.eval.inspect_task import mysteries
+from jubensha.scripts.export.model import RECORDS, Record
+from jubensha.scripts.export.write import ExportError, read_records, write_set
+from jubensha.scripts.generate import Request, generate
 
 
 @pytest.fixture(scope="module")

@@ -144,7 +144,7 @@ def test_a_record_is_the_same_whatever_the_fields_that_mark_the_answer_say(
 def test_the_cards_come_in_an_order_of_the_script_not_of_the_file() -> None:
     """The generator lists the key cards first: the export must not."""
     script = generate(Request(seed=2, level="medium"))[0]
-    first_key = [c for c in script.clues if c.key][0]
+    first_key = next(c for c in script.clues if c.key)
     context = table_view(script)
     assert context.index(first_key.text) != min(context.index(c.text) for c in script.clues)
 
@@ -163,7 +163,7 @@ def test_a_seat_reads_its_own_script_and_never_anothers() -> None:
 
 def test_a_question_whose_answer_is_no_option_is_left_out_and_named() -> None:
     script = find_script("lighthouse-keeper")
-    asked = [q for q in script.questions.choice if q.asked_of][0]
+    asked = next(q for q in script.questions.choice if q.asked_of)
     broken = asked.model_copy(update={"answer": ["z"]})
     script = script.model_copy(update={"questions": script.questions.model_copy(
         update={"choice": [broken]})})

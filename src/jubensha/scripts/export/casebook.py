@@ -43,6 +43,12 @@ def table_view(script: Script) -> str:
     return _render(script, _cards(script, script.clues), accounts=_accounts(script))
 
 
+def player_view(script: Script) -> str:
+    """The mystery as a player reads it before play: the public texts and every card
+    (``jubensha scripts show``); what each person tells comes in play."""
+    return _render(script, _cards(script, script.clues))
+
+
 def seat_view(script: Script, character: Character) -> str:
     """What ``character``'s player reads: the public texts, the cards public from the
     start and those the character holds, and its own script."""

@@ -47,8 +47,8 @@ def write_set(out: Path, scripts: Iterable[tuple[Script, str | None]]
                     line = (record.model_dump_json() + "\n").encode("utf-8")
                     sink.write(line)
                     digest.update(line)
-                    for key in counts:
-                        counts[key][str(getattr(record, key) or "none")] += 1
+                    for key, tally in counts.items():
+                        tally[str(getattr(record, key) or "none")] += 1
                 origins.append(origin(script, made, path))
     except BaseException:
         (out / RECORDS).unlink(missing_ok=True)  # no half set: the folder stays empty
