@@ -35,7 +35,7 @@ from jubensha.scripts.proof.explain import proof_lines
 from jubensha.scripts.validation import Problem, validate
 from jubensha.terminal import Terminal, fail, printable
 
-app = typer.Typer(help="List, show, validate, import and generate mystery scripts.",
+app = typer.Typer(help="List, show, validate, import, generate and export mystery scripts.",
                   no_args_is_help=True)
 console = Terminal()
 
