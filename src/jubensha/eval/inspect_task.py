@@ -1,4 +1,7 @@
-"""The exported benchmark as an inspect_ai task: ``inspect eval`` scores any model that
+"""Internal.
+
+The exported benchmark as an inspect_ai task (inspect finds it by name, through the
+package's ``inspect_ai`` entry point): ``inspect eval`` scores any model that
 inspect has a provider for on a set that ``jubensha scripts export`` wrote, with inspect's
 own multiple-choice solver and scorer (docs/benchmarks.md). Needs the ``inspect`` extra.
 
