@@ -18,7 +18,6 @@ from rich.text import Text
 
 from jubensha.outdir import OutError, prepare_out
 from jubensha.scripts.bundled import bundled_scripts, find_script, script_location
-from jubensha.scripts.export.casebook import player_view
 from jubensha.scripts.export.command import export_command
 from jubensha.scripts.generate.command import generate_command
 from jubensha.scripts.importers import IMPORTERS, copy_assets, discover, import_script
@@ -85,6 +84,8 @@ def show(name: Annotated[str, typer.Argument(help="A bundled script id, or a scr
     say = partial(console.print, highlight=False, markup=False, soft_wrap=True)
     where = f"({script.id}, {script.language}, source: {script.metadata.source})"
     if not truth:
+        from jubensha.scripts.export.casebook import player_view  # templates: when shown
+
         say(player_view(script))
         say(f"{where} {_question_summary(script)}")
         say("(the solution is hidden; --truth shows it)")
