@@ -40,7 +40,7 @@ class Part:
 
 def table_view(script: Script) -> str:
     """What the whole table can learn: the public texts, every card, each account."""
-    return _render(script, _cards(script, script.clues), accounts=_accounts(script))
+    return _render(script, _cards(script, script.clues), told=accounts(script))
 
 
 def player_view(script: Script) -> str:
@@ -60,13 +60,13 @@ def seat_view(script: Script, character: Character) -> str:
     return _render(script, _cards(script, shown), seat=own)
 
 
-def _render(script: Script, cards: list[Card], accounts: list[Part] | None = None,
+def _render(script: Script, cards: list[Card], told: list[Part] | None = None,
             seat: Part | None = None) -> str:
     return render("export", "casebook", script.language, title=script.title,
                   background=script.background, rules=script.rules, victims=script.victims,
                   people=script.characters,
                   acts=[a for a in script.acts if a.public_text.strip()],
-                  cards=cards, accounts=accounts or [], seat=seat).strip() + "\n"
+                  cards=cards, accounts=told or [], seat=seat).strip() + "\n"
 
 
 def _cards(script: Script, clues: list[Clue]) -> list[Card]:
@@ -78,7 +78,7 @@ def _cards(script: Script, clues: list[Clue]) -> list[Card]:
             for c in ordered]
 
 
-def _accounts(script: Script) -> list[Part]:
+def accounts(script: Script) -> list[Part]:
     """What each character tells the table: the fact sentences of its timeline and act
     sheets (only a generated mystery, which has a proof, has a fact language)."""
     if script.truth is None or script.truth.proof is None:
