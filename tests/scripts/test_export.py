@@ -188,7 +188,19 @@ def test_the_manifest_counts_the_records_and_hashes_the_file(tmp_path: Path) -> 
     assert [(o.level, o.seed, o.language) for o in manifest.scripts[:2]] == [
         ("easy", 0, "en"), ("easy", 0, "zh")]
     assert manifest.scripts[-1].path == "lighthouse-keeper"
+    assert manifest.scripts[0].path is None  # generated here: rebuilt from its seed
     assert f"wrote {manifest.records} questions of 9 scripts" in result.output
+
+
+def test_a_generated_mystery_read_from_its_file_is_played_from_that_file(
+        tmp_path: Path) -> None:
+    result = runner.invoke(app, ["scripts", "generate", "--out", str(tmp_path / "gen")])
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "gen" / "gen-medium-5p1a-s0-en"
+    assert runner.invoke(app, ["scripts", "export", str(folder), "--out",
+                               str(tmp_path / "set")]).exit_code == 0
+    entry = read_manifest(tmp_path / "set").scripts[0]
+    assert (entry.path, entry.seed, entry.level) == (str(folder.resolve()), 0, "medium")
 
 
 @pytest.mark.parametrize(("args", "problem"), [

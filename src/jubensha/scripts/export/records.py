@@ -53,13 +53,14 @@ def records(script: Script) -> tuple[list[Record], list[str]]:
 
 
 def origin(script: Script, made: list[Record], path: str | None = None) -> Origin:
-    """How to get ``script`` again, with the fingerprint of what was exported from it."""
+    """How to get ``script`` again (its file when it came from one, a generated mystery's
+    rewritten prose included), with the fingerprint of what was exported from it."""
     generator = _generator(script)
     return Origin(id=script.id, source=script.metadata.source, language=script.language,
                   records=len(made), seed=generator.get("seed"), level=generator.get("level"),
                   players=generator.get("players"), acts=generator.get("acts"),
                   generator_version=generator.get("version"),
-                  path=None if generator else path, fingerprint=fingerprint(made))
+                  path=path, fingerprint=fingerprint(made))
 
 
 def fingerprint(made: list[Record]) -> str:
