@@ -289,3 +289,14 @@ def test_no_account_has_a_hole_in_the_time_of_death_that_names_the_murderer(
     named = [s.id for s in scripts
              if [n for n, hole in _holes(s).items() if hole] == s.murderers]
     assert len(named) < len(scripts) / 4, named
+
+
+def test_two_questions_of_one_script_with_one_id_are_refused(tmp_path: Path) -> None:
+    script = find_script("lighthouse-keeper")
+    asked = [q for q in script.questions.choice if q.asked_of][:2]
+    twins = [asked[0], asked[1].model_copy(update={"id": asked[0].id})]
+    script = script.model_copy(update={"questions": script.questions.model_copy(
+        update={"choice": twins})})
+    with pytest.raises(ExportError, match=f"two questions have the id '{asked[0].id}'"):
+        write_set(tmp_path, [(script, "lighthouse-keeper")])
+    assert not (tmp_path / RECORDS).exists()

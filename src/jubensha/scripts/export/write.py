@@ -43,6 +43,11 @@ def write_set(out: Path, scripts: Iterable[tuple[Script, str | None]]
                 seen.add(script.id)
                 made, left = records(script)
                 skipped += [f"{script.id}/{q}" for q in left]
+                ids = [r.id for r in made]
+                if len(set(ids)) < len(ids):
+                    twice = next(i for i in ids if ids.count(i) > 1)
+                    raise ExportError(f"{path or script.id}: questions: two questions have "
+                                      f"the id {twice.partition('/')[2]!r}")
                 for record in made:
                     line = (record.model_dump_json() + "\n").encode("utf-8")
                     sink.write(line)
