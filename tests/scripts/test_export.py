@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from jubensha.cli import app
-from jubensha.scripts import find_script, load_script
+from jubensha.scripts import find_script, load_script, save_script
 from jubensha.scripts.export.casebook import accounts, seat_view, table_view
 from jubensha.scripts.export.model import MANIFEST, RECORDS, Record
 from jubensha.scripts.export.records import records
@@ -300,3 +300,26 @@ def test_two_questions_of_one_script_with_one_id_are_refused(tmp_path: Path) -> 
     with pytest.raises(ExportError, match=f"two questions have the id '{asked[0].id}'"):
         write_set(tmp_path, [(script, "lighthouse-keeper")])
     assert not (tmp_path / RECORDS).exists()
+
+
+def test_a_generated_mystery_without_a_who_question_is_asked_who_from_its_truth() -> None:
+    script = generate(Request(seed=3, level="easy"), ("zh",))[0]
+    kept = [q for q in script.questions.choice if q.set == "inferential" and q.aspect != "who"]
+    script = script.model_copy(update={"questions": script.questions.model_copy(
+        update={"choice": kept})})
+    made, _ = records(script)
+    assert [r.aspect for r in made] == ["who", "how", "why", "when"]
+    assert made[0].question == f"谁杀害了{script.victims[0].name}？"
+    assert [made[0].choices[ord(a) - ord("A")] for a in made[0].answer] == script.murderers
+
+
+def test_a_script_that_says_it_is_generated_with_a_wrong_request_is_named(
+        tmp_path: Path) -> None:
+    script = generate(Request(seed=1, level="easy"))[0]
+    script.metadata.extra["generator"]["level"] = "brutal"
+    save_script(script, tmp_path / "s")
+    result = runner.invoke(app, ["scripts", "export", str(tmp_path / "s"), "--out",
+                                 str(tmp_path / "set")])
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert (f"{(tmp_path / 's').resolve()}: metadata.extra.generator: level: Input should be "
+            "'easy'") in " ".join(result.output.split())

@@ -18,6 +18,11 @@ MANIFEST = "manifest.json"
 View = Literal["table", "seat"]
 
 
+class ExportError(Exception):
+    """A set that cannot be written or read; the message names the file, the line or
+    field, and the problem."""
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -57,6 +62,18 @@ class Record(_Strict):
         if len(self.answer) > 1 and not self.multiple:
             raise ValueError("several answers for a single-choice question")
         return self
+
+
+class Generated(BaseModel):
+    """The request a generated mystery records in ``metadata.extra.generator``."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    seed: int = Field(ge=0)
+    level: Level
+    players: int = Field(ge=1)
+    acts: int = Field(ge=1)
+    version: int | None = None
 
 
 class Origin(_Strict):

@@ -12,13 +12,12 @@ A script with a truth but no "who" question gets one, its choices the characters
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 from pydantic import ValidationError
 
 from jubensha.prompts import render
 from jubensha.scripts.export.casebook import seat_view, table_view
-from jubensha.scripts.export.model import Origin, Record
+from jubensha.scripts.export.model import ExportError, Generated, Origin, Record
 from jubensha.scripts.model import ChoiceQuestion, Script
 
 GENERATED_SET = "inferential"
@@ -55,12 +54,14 @@ def records(script: Script) -> tuple[list[Record], list[str]]:
 def origin(script: Script, made: list[Record], path: str | None = None) -> Origin:
     """How to get ``script`` again (its file when it came from one, a generated mystery's
     rewritten prose included), with the fingerprint of what was exported from it."""
-    generator = _generator(script)
+    made_by = generated(script)
     return Origin(id=script.id, source=script.metadata.source, language=script.language,
-                  records=len(made), seed=generator.get("seed"), level=generator.get("level"),
-                  players=generator.get("players"), acts=generator.get("acts"),
-                  generator_version=generator.get("version"),
-                  path=path, fingerprint=fingerprint(made))
+                  records=len(made), path=path, fingerprint=fingerprint(made),
+                  seed=made_by.seed if made_by else None,
+                  level=made_by.level if made_by else None,
+                  players=made_by.players if made_by else None,
+                  acts=made_by.acts if made_by else None,
+                  generator_version=made_by.version if made_by else None)
 
 
 def fingerprint(made: list[Record]) -> str:
@@ -71,19 +72,25 @@ def fingerprint(made: list[Record]) -> str:
     return digest.hexdigest()
 
 
-def _generator(script: Script) -> dict[str, Any]:
-    """The generator's request, for a generated mystery (else empty)."""
-    found = script.metadata.extra.get("generator")
-    return found if script.metadata.source == "generated" and isinstance(found, dict) else {}
+def generated(script: Script) -> Generated | None:
+    """The generator's request, for a generated mystery (None for any other);
+    ``ExportError`` naming the field (the caller names the script) when a script says it
+    is generated but its request is not one."""
+    if script.metadata.source != "generated":
+        return None
+    try:
+        return Generated.model_validate(script.metadata.extra.get("generator"))
+    except ValidationError as exc:
+        raise ExportError(f"metadata.extra.generator: {_reason(exc)}") from None
 
 
 def _who(script: Script) -> list[ChoiceQuestion]:
     if script.truth is None or not script.truth.murderers:
         return []
     letters = [chr(ord("a") + i) for i in range(len(script.characters))]
+    asked = render("export", "who", script.language, victims=[v.name for v in script.victims])
     return [ChoiceQuestion(
-        id="who", aspect="who", question=render(
-            "export", "who", script.language, victims=[v.name for v in script.victims]), category="objective",
+        id="who", aspect="who", category="objective", question=asked,
         options=dict(zip(letters, script.names, strict=True)),
         answer=[letters[script.names.index(m)] for m in script.truth.murderers
                 if m in script.names],
@@ -101,13 +108,11 @@ def _reason(exc: Exception) -> str:
 def _record(script: Script, question: ChoiceQuestion, context: str) -> Record:
     """One question as a record: options lettered A, B, ... in the script's order."""
     keys = list(question.options)
-    generator = _generator(script)
-    level, seed = generator.get("level"), generator.get("seed")
+    made_by = generated(script)
     return Record(
         id=f"{script.id}/{question.id}", script=script.id, title=script.title,
         source=script.metadata.source, language=script.language,
-        level=str(level) if level is not None else None,
-        seed=int(seed) if seed is not None else None,
+        level=made_by.level if made_by else None, seed=made_by.seed if made_by else None,
         players=len(script.characters), view="seat" if question.asked_of else "table",
         asked_of=question.asked_of, aspect=question.aspect, points=question.worth,
         context=context, question=question.question,

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from jubensha.scripts.bundled import find_script
-from jubensha.scripts.export.model import Origin
+from jubensha.scripts.export.model import ExportError, Origin
 from jubensha.scripts.export.records import fingerprint, records
-from jubensha.scripts.export.write import ExportError, read_manifest
+from jubensha.scripts.export.write import read_manifest
 from jubensha.scripts.model import Script
 
 
@@ -19,8 +19,13 @@ def exported_scripts(folder: Path) -> Iterator[Script]:
     """Each script of the set written to ``folder``, in the manifest's order."""
     manifest = read_manifest(folder)
     for number, entry in enumerate(manifest.scripts):
-        script = _rebuilt(entry, f"{folder}: scripts.{number}")
-        if script.id != entry.id or fingerprint(records(script)[0]) != entry.fingerprint:
+        where = f"{folder}: scripts.{number}"
+        script = _rebuilt(entry, where)
+        try:
+            made = records(script)[0]
+        except ExportError as exc:
+            raise ExportError(f"{where}: {exc}") from None
+        if script.id != entry.id or fingerprint(made) != entry.fingerprint:
             raise ExportError(
                 f"{folder}: scripts.{number}: {entry.id} is no longer the script that was "
                 "exported (" + ("the generator writes another mystery for its seed"

@@ -14,14 +14,16 @@ from pydantic import ValidationError
 
 from jubensha.outdir import write_whole
 from jubensha.safeload import DocumentError, read_document
-from jubensha.scripts.export.model import MANIFEST, RECORDS, Manifest, Origin, Record
+from jubensha.scripts.export.model import (
+    MANIFEST,
+    RECORDS,
+    ExportError,
+    Manifest,
+    Origin,
+    Record,
+)
 from jubensha.scripts.export.records import origin, records
 from jubensha.scripts.model import Script
-
-
-class ExportError(Exception):
-    """A set that cannot be written or read; the message names the file, the line or
-    field, and the problem."""
 
 
 def write_set(out: Path, scripts: Iterable[tuple[Script, str | None]]
@@ -41,7 +43,10 @@ def write_set(out: Path, scripts: Iterable[tuple[Script, str | None]]
                     raise ExportError(f"{path or script.id}: id: a second script has the id "
                                       f"{script.id!r}")
                 seen.add(script.id)
-                made, left = records(script)
+                try:
+                    made, left = records(script)
+                except ExportError as exc:
+                    raise ExportError(f"{path or script.id}: {exc}") from None
                 skipped += [f"{script.id}/{q}" for q in left]
                 ids = [r.id for r in made]
                 if len(set(ids)) < len(ids):
