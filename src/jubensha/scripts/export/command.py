@@ -63,9 +63,11 @@ def export_command(
         _prepare(out, overwrite)
         manifest, skipped = write_set(out, found)
     except ScriptError as exc:
-        raise fail(str(exc).splitlines()[0]) from None
+        raise fail("; ".join(str(exc).splitlines())) from None
     except ExportError as exc:
         raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(f"{out}: (write): {exc.strerror or exc}") from None
     seconds = time.perf_counter() - started
     for question in skipped:
         typer.echo(f"warning: {question} (left out)", err=True)
