@@ -33,7 +33,8 @@ class Hidden(MetaPathFinder):
 sys.meta_path.insert(0, Hidden())
 '''
 NEEDS_AN_EXTRA = ("jubensha.web", "jubensha.runs.plots", "jubensha.runs.html",
-                  "jubensha.runs.ray_executor", "jubensha.runs.process_executor")
+                  "jubensha.runs.ray_executor", "jubensha.runs.process_executor",
+                  "jubensha.eval.inspect_task")
 """Modules that are an extra's feature through and through."""
 
 

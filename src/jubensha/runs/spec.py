@@ -130,7 +130,8 @@ def resolve_paths(spec: BatchSpec, base: Path) -> BatchSpec:
         return unfollowed(value)
 
     scripts = [entry.model_copy(update={"path": script_path(entry.path),
-                                        "dataset": absolute(entry.dataset)})
+                                        "dataset": absolute(entry.dataset),
+                                        "exported": absolute(entry.exported)})
                for entry in spec.scripts]
     procedures = [unfollowed(p) if is_path(base / p, "file") else p for p in spec.procedures]
     cache = spec.wrappers.cache

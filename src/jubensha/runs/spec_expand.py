@@ -31,6 +31,8 @@ from jubensha.runs.spec_schema import (
     folder_name,
 )
 from jubensha.scripts.bundled import find_script
+from jubensha.scripts.export.source import exported_scripts
+from jubensha.scripts.export.write import ExportError
 from jubensha.scripts.generate import requests, scripts
 from jubensha.scripts.importers import discover, import_script
 from jubensha.scripts.io import ScriptError
@@ -45,7 +47,7 @@ def load_scripts(spec: BatchSpec) -> list[tuple[str, str | None, Script]]:
     for i, entry in enumerate(spec.scripts):
         try:
             loaded += list(_entry_scripts(entry))
-        except ScriptError as exc:
+        except (ScriptError, ExportError) as exc:
             problems += [(f"scripts.{i}", line) for line in str(exc).splitlines()]
     seen: dict[str, str] = {}
     for where, _, script in loaded:
@@ -63,6 +65,9 @@ def _entry_scripts(entry: ScriptEntry) -> Iterator[tuple[str, str | None, Script
         batch = requests(made.seed, made.count, made.players, made.acts, made.difficulty)
         for script in scripts(batch, made.lang):
             yield f"generated:{script.id}", None, script
+    elif entry.exported is not None:
+        for script in exported_scripts(Path(entry.exported)):
+            yield f"exported:{script.id}", None, script
     elif entry.dataset is not None:
         assert entry.format is not None
         folders = discover(entry.format, Path(entry.dataset))[:entry.limit]

@@ -84,14 +84,17 @@ class GeneratedSet(_Strict):
 
 
 class ScriptEntry(_Strict):
-    """One script (``path``), every script of a dataset folder (``dataset``), or a set of
-    generated mysteries (``generated``); ``format`` names the importer for a public format
+    """One script (``path``), every script of a dataset folder (``dataset``), a set of
+    generated mysteries (``generated``), or the mysteries of an exported benchmark
+    (``exported``); ``format`` names the importer for a public format
     (``wellplay``, ``conan``, ...)."""
 
     path: str | None = Field(None, description="Bundled id, our script file/folder, or "
                              "(with format) one folder of a public format.")
     dataset: str | None = Field(None, description="A folder holding many scripts of format.")
     generated: GeneratedSet | None = Field(None, description="Generated mysteries.")
+    exported: str | None = Field(None, description="A folder `jubensha scripts export` "
+                                 "wrote: the mysteries its questions ask about.")
     format: str | None = Field(None, description="Importer: " + ", ".join(IMPORTERS))
     limit: int | None = Field(None, ge=1, description="The first N scripts of the dataset.")
 
@@ -102,10 +105,12 @@ class ScriptEntry(_Strict):
 
     @model_validator(mode="after")
     def _one_source(self) -> ScriptEntry:
-        if sum(x is not None for x in (self.path, self.dataset, self.generated)) != 1:
-            raise ValueError("give one of path, dataset or generated")
-        if self.generated is not None and self.format is not None:
-            raise ValueError("generated mysteries are native scripts: remove format")
+        if sum(x is not None for x in (self.path, self.dataset, self.generated,
+                                       self.exported)) != 1:
+            raise ValueError("give one of path, dataset, generated or exported")
+        if self.format is not None and (self.generated, self.exported) != (None, None):
+            raise ValueError("generated and exported mysteries are native scripts: remove "
+                             "format")
         if self.dataset is not None and self.format is None:
             raise ValueError("a dataset needs its format")
         if self.format is not None and self.format not in IMPORTERS:

@@ -18,6 +18,7 @@ from rich.text import Text
 
 from jubensha.outdir import OutError, prepare_out
 from jubensha.scripts.bundled import bundled_scripts, find_script, script_location
+from jubensha.scripts.export.command import export_command
 from jubensha.scripts.generate.command import generate_command
 from jubensha.scripts.importers import IMPORTERS, copy_assets, discover, import_script
 from jubensha.scripts.io import (
@@ -26,13 +27,14 @@ from jubensha.scripts.io import (
     check_script,
     load_script,
     save_script,
+    script_targets,
 )
 from jubensha.scripts.model import PUBLIC, Derivation, Script
 from jubensha.scripts.proof.explain import proof_lines
 from jubensha.scripts.validation import Problem, validate
 from jubensha.terminal import Terminal, fail, printable
 
-app = typer.Typer(help="List, show, validate, import and generate mystery scripts.",
+app = typer.Typer(help="List, show, validate, import, generate and export mystery scripts.",
                   no_args_is_help=True)
 console = Terminal()
 
@@ -66,43 +68,48 @@ def list_scripts() -> None:
 @app.command("show")
 def show(name: Annotated[str, typer.Argument(help="A bundled script id, or a script file or "
                                              "folder.")],
-         full: Annotated[bool, typer.Option("--full", help="Print the public texts too (the "
-                                            "character sheets only with --truth).")] = False,
+         full: Annotated[bool, typer.Option("--full", help="With --truth: print the texts "
+                                            "too, the character sheets among them.")] = False,
          truth: Annotated[bool, typer.Option(
              "--truth", help="Reveal the solution: sides, murderers, the truth, and how an "
              "importer derived them (spoilers).")] = False,
          ) -> None:
-    """Summarise a script without spoilers: players, victims, acts, clues and questions
-    (--truth adds who did it and how that was derived)."""
+    """Show a mystery as a player reads it: the story, the rules, the dead, the people and
+    the clue cards, never a sheet or the solution (--truth: a summary with who did it and
+    how that was derived)."""
     try:
         script = find_script(name)
     except ScriptError as exc:
         raise _fail(exc) from None
     say = partial(console.print, highlight=False, markup=False, soft_wrap=True)
-    console.print(Text(script.title, style="bold") + Text(
-        f"  ({script.id}, {script.language}, source: {script.metadata.source})"),
-        highlight=False)
-    console.print(_cast_table(script, truth))
+    where = f"({script.id}, {script.language}, source: {script.metadata.source})"
+    if not truth:
+        from jubensha.scripts.export.casebook import player_view  # templates: when shown
+
+        say(player_view(script))
+        say(f"{where} {_question_summary(script)}")
+        say("(the solution is hidden; --truth shows it)")
+        say(f"({len(script.characters)} character sheets hidden: a murderer's sheet gives the "
+            "solution away; --truth shows them)")
+        return
+    console.print(Text(script.title, style="bold") + Text(f"  {where}"), highlight=False)
+    console.print(_cast_table(script))
     say(f"victims: {', '.join(v.name for v in script.victims) or 'none'}")
-    if truth:
-        say(f"murderers: {', '.join(script.murderers) or 'unknown (the script has no truth)'}")
+    say(f"murderers: {', '.join(script.murderers) or 'unknown (the script has no truth)'}")
     say(f"acts: {len(script.acts)}  " + "  ".join(
         f"{a.number}. {a.title}" for a in script.acts if a.title))
     say(_clue_summary(script))
     say(_question_summary(script))
-    if truth:  # authors' and importers' notes may tell the solution too
-        for note in script.metadata.notes:
-            say(f"note: {note}")
-        for found in script.metadata.derivations:
-            for line in derivation_lines(found):
-                say(line)
-        if script.truth is not None and script.truth.proof is not None:
-            for line in proof_lines(script.truth.proof):
-                say(line)
-    else:
-        say("(the solution is hidden; --truth shows it)")
+    for note in script.metadata.notes:  # authors' and importers' notes may tell the solution
+        say(f"note: {note}")
+    for found in script.metadata.derivations:
+        for line in derivation_lines(found):
+            say(line)
+    if script.truth is not None and script.truth.proof is not None:
+        for line in proof_lines(script.truth.proof):
+            say(line)
     if full:
-        _print_texts(script, truth)
+        _print_texts(script)
 
 
 _ORIGINS = {"text": "derived from the texts", "field": "stated by a field of the source",
@@ -137,13 +144,11 @@ def undecided_lines(script: Script) -> list[str]:
             and not found.overridden_by]
 
 
-def _cast_table(script: Script, truth: bool) -> Table:
-    columns = ["character", *(["side"] if truth else []), "also called", "relationships",
-               "acts"]
-    table = Table(*columns)
+def _cast_table(script: Script) -> Table:
+    table = Table("character", "side", "also called", "relationships", "acts")
     for c in script.characters:
-        cells = [c.name, *([c.side] if truth else []), ", ".join(c.aliases),
-                 str(len(c.relationships)), str(len(c.acts))]
+        cells = [c.name, c.side, ", ".join(c.aliases), str(len(c.relationships)),
+                 str(len(c.acts))]
         table.add_row(*(Text(cell) for cell in cells))
     return table
 
@@ -168,25 +173,19 @@ def _question_summary(script: Script) -> str:
             + f", {len(script.questions.factual)} factual, {len(script.questions.open)} open")
 
 
-def _print_texts(script: Script, truth: bool) -> None:
-    """The public texts; the characters' private sheets only with ``truth``: a murderer's
-    sheet tells the solution, and leaving out only those would name the murderers."""
+def _print_texts(script: Script) -> None:
+    """Every text of the script, the characters' sheets and the truth among them."""
     sections = [("background", script.background), ("rules", script.rules)]
     sections += [(f"act {a.number}", a.public_text) for a in script.acts]
-    if truth:
-        for c in script.characters:
-            sections += [(f"{c.name}: mission", c.mission), (f"{c.name}: story", c.story)]
-            sections += [(f"{c.name}: act {s.act}", s.text) for s in c.acts]
-        if script.truth is not None:
-            sections.append(("truth", script.truth.narrative))
+    for c in script.characters:
+        sections += [(f"{c.name}: mission", c.mission), (f"{c.name}: story", c.story)]
+        sections += [(f"{c.name}: act {s.act}", s.text) for s in c.acts]
+    if script.truth is not None:
+        sections.append(("truth", script.truth.narrative))
     for title, text in sections:
         if text.strip():
             console.rule(Text(title))
             console.print(text, markup=False, highlight=False)
-    if not truth and script.characters:
-        console.print(f"({len(script.characters)} character sheets hidden: a murderer's sheet "
-                      "gives the solution away; --truth shows them)", markup=False,
-                      highlight=False)
 
 
 @app.command("validate")
@@ -201,7 +200,7 @@ def validate_command(names: Annotated[list[str] | None, typer.Argument(
     except ScriptError as exc:
         raise _fail(exc) from None
     for path in paths:
-        for target in _script_targets(path):
+        for target in script_targets(path):
             _, report, source = check_script(target)
             checked += 1
             _problem_lines(source, report.problems)
@@ -210,14 +209,6 @@ def validate_command(names: Annotated[list[str] | None, typer.Argument(
     typer.echo(f"{checked} script(s): {errors} error(s), {warnings} warning(s)")
     if errors:
         raise typer.Exit(code=1)
-
-
-def _script_targets(path: Path) -> list[Path]:
-    """The path itself, or the script folders below a folder that holds none itself."""
-    if path.is_dir() and not any((path / n).is_file() for n in SCRIPT_FILENAMES):
-        found = sorted({p.parent for n in SCRIPT_FILENAMES for p in path.rglob(n)})
-        return found or [path]
-    return [path]
 
 
 @app.command("import")
@@ -329,3 +320,4 @@ def caption_command(
 
 
 app.command("generate")(generate_command)
+app.command("export")(export_command)

@@ -190,3 +190,11 @@ def save_script(script: Script, path: str | Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     write_whole(target, data)
     return target
+
+
+def script_targets(path: Path) -> list[Path]:
+    """The path itself, or the script folders below a folder that holds none itself."""
+    if path.is_dir() and not any((path / n).is_file() for n in SCRIPT_FILENAMES):
+        found = sorted({p.parent for n in SCRIPT_FILENAMES for p in path.rglob(n)})
+        return found or [path]
+    return [path]
