@@ -36,7 +36,6 @@ from pathlib import Path
 from common import figure, machine, table, wilson
 from play_quality import Game, build_model, open_script, play
 
-from jubensha.agents.detective.readings import FACT_WORDS
 from jubensha.llm import Request, Response, ScriptedModel
 from jubensha.llm.base import Model
 from jubensha.runs.statistics import estimate
@@ -65,8 +64,6 @@ class TruthReadings(Model):
         self.reader = FactReader(script.language, script.names, [proof.world.victim],
                                  proof.world.places, proof.world.items)
         self.inner = ScriptedModel()
-        self.words = {fact: word for word, fact in FACT_WORDS.get(script.language, {}).items()}
-        """A fact as the question's choices word it."""
 
     async def generate(self, request: Request) -> Response:
         found = _ASKED.match(request.messages[-1].text)
@@ -78,7 +75,7 @@ class TruthReadings(Model):
         said = self.reader.read(text, owner=person or request.seat)
         reply = (death(said) if request.purpose == "detective.death"
                  else place(said, person) if request.purpose == "detective.place"
-                 else {"fact": self.words.get(reading(said, person), reading(said, person))})
+                 else {"fact": reading(said, person)})
         return Response(text=json.dumps(reply, ensure_ascii=False), model=self.name)
 
     async def embed(self, texts: list[str]) -> list[list[float]]:

@@ -72,19 +72,6 @@ def test_the_schema_offers_only_the_times_the_text_writes() -> None:
     assert seat.failures == 1
 
 
-def test_a_chinese_question_offers_chinese_choices_and_reads_them_as_the_same_facts() -> None:
-    def zh(replies: list[object]) -> Reader:
-        model = ScriptedModel(replies={"detective.read": replies})
-        return Reader.of(Caller(model, "周妈", "zh"))  # type: ignore[arg-type]
-
-    text = "只有钱守仁和许松有书房的钥匙。"
-    got = asyncio.run(zh([{"fact": "凶器"}]).about(text, "许松", "沈墨山", "clue"))
-    assert got == Finding("许松", "weapon", text, "clue")
-    english = zh([{"fact": "weapon"}] * 2)  # not a choice the Chinese question offers
-    assert asyncio.run(english.about(text, "许松", "沈墨山", "clue")) is None
-    assert english.failures == 1
-
-
 def test_none_and_unusable_replies_read_as_nothing_and_failures_are_counted() -> None:
     seat = reader({"detective.read": [{"fact": "none"}, "garbage", "more garbage"]})
     assert asyncio.run(seat.about("A letter.", "Ann", "Bob", "clue")) is None

@@ -35,9 +35,6 @@ PLACE = declare("detective.place", "seat")
 DEATH = declare("detective.death", "seat")
 FACTS = ("motive", "weapon", "whereabouts", "none")
 Fact = Literal["motive", "weapon", "whereabouts", "none"]
-FACT_WORDS = {"zh": {"动机": "motive", "凶器": "weapon", "行踪": "whereabouts", "无": "none"}}
-"""The choices a question in that language offers, for each fact: a Chinese question with
-English choices made the 1.5B model map Chinese descriptions onto English words."""
 NIGHT_ENDS = 6 * 60
 """Clock times before 06:00 belong to the night after the evening (a story that passes
 midnight keeps its order)."""
@@ -66,21 +63,6 @@ class DeathReading(BaseModel):
     state: Literal["alive", "dead", "none"]
     time: str = ""
     place: str = Field("", max_length=60)
-
-
-@cache
-def text_schema(lang: str) -> type[TextReading]:
-    """``TextReading`` whose choices are the words of ``lang``'s question."""
-    words = FACT_WORDS.get(lang)
-    if words is None:
-        return TextReading
-    return create_model("TextReading", __base__=TextReading,
-                        fact=(Literal[tuple(words)], ...))  # type: ignore[valid-type]
-
-
-def fact_of(reading: TextReading, lang: str) -> str:
-    """The fact a reading chose, whatever words its question offered."""
-    return FACT_WORDS.get(lang, {}).get(reading.fact, reading.fact)
 
 
 @cache
@@ -182,12 +164,11 @@ class Reader:
         as whereabouts (a will, a list of who had a key)."""
         asked = render("detective", "read_text", self.lang, text=text, person=person,
                        victim=victim)
-        reading = await self._ask(READ, victim, asked, text_schema(self.lang))
-        fact = fact_of(reading, self.lang) if isinstance(reading, TextReading) else "none"
-        if fact == "none":
+        reading = await self._ask(READ, victim, asked, TextReading)
+        if not isinstance(reading, TextReading) or reading.fact == "none":
             return None
-        if fact != "whereabouts":
-            return Finding(person, fact, text, source)
+        if reading.fact != "whereabouts":
+            return Finding(person, reading.fact, text, source)
         asked = render("detective", "read_place", self.lang, text=text, person=person)
         where = await self._ask(PLACE, victim, asked, place_schema(written_times(text)))
         if not isinstance(where, PlaceReading):
