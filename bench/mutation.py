@@ -29,12 +29,23 @@ ROOT = Path(__file__).resolve().parents[1]
 MODULES: dict[str, tuple[str, ...]] = {
     "eval/failure.py": ("tests/eval/test_no_number_from_failure.py",),
     "eval/stats.py": ("tests/eval/test_paper_tables.py", "tests/eval/test_stats_votes.py"),
-    "runs/statistics.py": ("tests/runs/test_statistics.py",),
-    "engine/voting.py": ("tests/engine/test_voting.py", "tests/engine/test_offstage_vote.py"),
+    "runs/statistics.py": ("tests/runs/test_statistics.py",
+                           "tests/runs/test_statistics_exact.py"),
+    "engine/voting.py": ("tests/engine/test_voting.py", "tests/engine/test_voting_counts.py"),
 }
 """Each module measured, and the tests that exercise it (the run is as fast as they are)."""
 CAUGHT = {"killed", "timeout", "caught by type check"}
+"""What counts as killed: a test failed, ran out of time, or the type checker refused it."""
 LINE = re.compile(r"^\s+(\S+): (.+)$")
+
+
+def _mutmut() -> str:
+    """The mutmut beside this interpreter (its console script), else on PATH."""
+    beside = Path(sys.executable).parent / "mutmut"
+    found = str(beside) if beside.is_file() else shutil.which("mutmut")
+    if found is None:
+        sys.exit("mutation: mutmut is not installed: pip install -e '.[test]'")
+    return found
 
 
 def _config(module: str, tests: list[str]) -> str:
@@ -60,14 +71,14 @@ def _copy(work: Path, module: str, tests: list[str]) -> None:
 
 def _results(work: Path) -> dict[str, str]:
     """Every mutant's status, as ``mutmut results --all true`` prints it."""
-    done = subprocess.run(["mutmut", "results", "--all", "true"], cwd=work, text=True,
+    done = subprocess.run([_mutmut(), "results", "--all", "true"], cwd=work, text=True,
                           capture_output=True, check=True)
     return {m.group(1): m.group(2) for line in done.stdout.splitlines()
             if (m := LINE.match(line))}
 
 
 def _show(work: Path, name: str) -> str:
-    done = subprocess.run(["mutmut", "show", name], cwd=work, text=True,
+    done = subprocess.run([_mutmut(), "show", name], cwd=work, text=True,
                           capture_output=True, check=False)
     return done.stdout.strip()
 
@@ -76,7 +87,7 @@ def measure(module: str, tests: list[str], mutants: list[str], children: int,
             work: Path, diffs: bool) -> dict[str, str]:
     """Run mutmut in ``work`` and print every mutant not caught (with its diff)."""
     _copy(work, module, tests)
-    command = ["nice", "mutmut", "run", "--max-children", str(children), *mutants]
+    command = ["nice", _mutmut(), "run", "--max-children", str(children), *mutants]
     started, cpu = time.monotonic(), os.times()
     done = subprocess.run(command, cwd=work, text=True, capture_output=True, check=False)
     wall = time.monotonic() - started

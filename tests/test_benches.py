@@ -52,6 +52,9 @@ SMALLEST: dict[str, list[str]] = {
                    "en", "--per-kind", "1"],
     "detective_votes.py": ["--entrants", "truth,ledger:phrase=false", "--levels", "easy",
                            "--languages", "en", "--seeds", "1", "--out", "{tmp}/votes"],
+    "mutation.py": ["eval/failure.py", "--mutants", "*check_max_failed*", "--no-diffs",
+                    "--tests", ("tests/eval/test_no_number_from_failure.py::"
+                                "test_a_threshold_must_be_a_share_below_one")],
 }
 """Each bench script's smallest run (none starts a real model)."""
 NEEDS = {"bench_ray.py": "ray", "truth_derivation.py": "datasets"}
