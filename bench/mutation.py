@@ -3,11 +3,12 @@ exercise it kill. A test that passes whatever the code does is no specification;
 surviving mutant points at a behaviour no test holds (or at a change that alters nothing).
 
     python bench/mutation.py eval/failure.py            # the tests listed in MODULES
-    python bench/mutation.py engine/voting.py --mutants '*tally*' --tests tests/engine/x.py
+    python bench/mutation.py engine/voting.py --mutants '*count_votes*'   # a few mutants
+    python bench/mutation.py llm/wrappers.py --tests tests/llm/test_wrappers.py
 
-mutmut works on a copy of ``src``, ``tests`` and ``pyproject.toml`` in a temporary folder
-(``--keep DIR`` keeps it for ``mutmut show NAME`` there), so that nothing it writes lands
-in the checkout. Ends with ``mutation: MODULE K/N killed (P%), S survived``.
+mutmut works on a copy of ``src``, ``tests``, ``bench`` and ``pyproject.toml`` (with the
+``[tool.mutmut]`` table for this module added) in a temporary folder, so that nothing it
+writes lands in the checkout; ``--keep DIR`` keeps it for ``mutmut show NAME`` there. Ends with ``mutation: MODULE K/N killed (P%), S survived``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import tempfile
 import time
 import tomllib
 from collections import Counter
+from fnmatch import fnmatch
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -97,7 +99,8 @@ def measure(module: str, tests: list[str], mutants: list[str], children: int,
     if done.returncode != 0:
         sys.exit(f"mutmut run failed ({done.returncode}):\n{done.stdout[-3000:]}"
                  f"{done.stderr[-3000:]}")
-    statuses = _results(work)
+    statuses = {name: status for name, status in _results(work).items()
+                if not mutants or any(fnmatch(name, glob) for glob in mutants)}
     print(f"{module}: tests {' '.join(tests)}; {wall:.0f} s wall, {cpu_s:.0f} CPU-s, "
           f"load {os.getloadavg()[0]:.1f}")
     for name, status in sorted(statuses.items()):
