@@ -17,6 +17,8 @@ import pytest
 ROOT = Path(__file__).parents[1]
 BENCH = ROOT / "bench"
 DATASETS = ROOT.parent / "shared" / "datasets"
+FAILURE = "tests/eval/test_no_number_from_failure.py"
+"""The tests of the module the mutation bench's smallest run mutates."""
 
 SMALLEST: dict[str, list[str]] = {
     "startup.py": ["--runs", "1"],
@@ -52,6 +54,9 @@ SMALLEST: dict[str, list[str]] = {
                    "en", "--per-kind", "1"],
     "detective_votes.py": ["--entrants", "truth,ledger:phrase=false", "--levels", "easy",
                            "--languages", "en", "--seeds", "1", "--out", "{tmp}/votes"],
+    "mutation.py": ["eval/failure.py", "--mutants", "*check_max_failed*", "--no-diffs",
+                    "--tests", f"{FAILURE}::test_a_threshold_must_be_a_share_below_one",
+                    f"{FAILURE}::test_a_share_below_one_is_the_threshold"],
 }
 """Each bench script's smallest run (none starts a real model)."""
 NEEDS = {"bench_ray.py": "ray", "truth_derivation.py": "datasets"}

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from jubensha.cli import app
-from jubensha.eval.failure import AnswerTally, check_max_failed, note, tallied
+from jubensha.eval.failure import AnswerTally, check_max_failed, note, note_judge, tallied
 from jubensha.eval.wellplay import is_correct
 from jubensha.llm.base import Request
 from jubensha.llm.fake import ScriptedModel
@@ -50,16 +50,34 @@ def test_the_rule_holds_per_kind_of_answer() -> None:
 
 def test_notes_reach_only_the_tally_open_around_them() -> None:
     note("seat", failed=True)  # no tally open: nothing happens
+    note_judge("outside")
     with tallied() as tally:
         note("rating", failed=True, count=3)
         note("rating", failed=False, count=0)
-    assert tally.kinds == {"rating": [3, 3]}
+        note("seat", failed=True)  # one answer unless told how many
+        note("seat", failed=False)
+    assert tally.kinds == {"rating": [3, 3], "seat": [2, 1]}
+    assert tally.judges == set()
+
+
+def test_the_judges_a_metric_asked_are_noted_once_each() -> None:
+    with tallied() as tally:
+        for name in ("openai:judge", "scripted", "openai:judge"):
+            note_judge(name)
+    assert tally.judges == {"openai:judge", "scripted"}
 
 
 @pytest.mark.parametrize("value", [-0.1, 1.0, 2.0])
 def test_a_threshold_must_be_a_share_below_one(value: float) -> None:
-    with pytest.raises(ValueError, match="share from 0"):
+    with pytest.raises(ValueError) as raised:
         check_max_failed(value)
+    assert str(raised.value) == (f"max_failed {value}: give a share from 0 (any failed answer "
+                                 "fails the metric) up to, not including, 1")
+
+
+@pytest.mark.parametrize("value", [0.0, 0.5, 0.99])
+def test_a_share_below_one_is_the_threshold(value: float) -> None:
+    assert check_max_failed(value) == value
 
 
 def test_the_authors_rule_is_lenient_with_an_empty_answer() -> None:

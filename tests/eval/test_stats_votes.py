@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
 
-from jubensha.eval.stats import pooled_weighted, sample_mean_std, weighted_mean, weighted_std
+from jubensha.eval.stats import (
+    MeanStd,
+    pooled_weighted,
+    sample_mean_std,
+    weighted_mean,
+    weighted_std,
+)
 from jubensha.eval.votes import (
     Vote,
     culprit_rank,
@@ -34,7 +42,7 @@ def test_passes_use_the_sample_std_as_the_paper_prints_it() -> None:
     # Three passes getting 0, 0 and 1 of 3 objective questions: the paper's ".111±.192".
     summary = sample_mean_std([0.0, 0.0, 1 / 3])
     assert summary.render() == "0.111±0.192"
-    assert sample_mean_std([0.4]).std == 0.0
+    assert sample_mean_std([0.4]) == MeanStd(mean=0.4, std=0.0, n=1)
 
 
 def test_pooled_weighted_spreads_over_every_pass_of_every_script() -> None:
@@ -46,13 +54,27 @@ def test_pooled_weighted_spreads_over_every_pass_of_every_script() -> None:
     assert pooled.n == 4
 
 
-def test_bad_weights_are_refused() -> None:
-    with pytest.raises(ValueError, match="weights"):
-        weighted_mean([1.0], [1, 2])
-    with pytest.raises(ValueError, match="not all zero"):
-        weighted_mean([1.0, 2.0], [0, 0])
-    with pytest.raises(ValueError, match="no values"):
-        sample_mean_std([])
+def test_a_zero_weight_leaves_its_value_out_and_weights_need_not_be_whole() -> None:
+    assert weighted_mean([1.0, 5.0], [0, 1]) == 5.0
+    assert weighted_std([1.0, 5.0], [0, 1]) == 0.0
+    assert weighted_mean([1.0, 5.0], [0.25, 0.75]) == 4.0  # normalised: they sum to 1
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (partial(weighted_mean, [1.0], [1, 2]), "1 values but 2 weights"),
+    (partial(weighted_std, [], []), "no values to average"),
+    (partial(weighted_mean, [1.0, 2.0], [0, 0]),
+     "weights must be non-negative and not all zero"),
+    (partial(weighted_mean, [1.0, 2.0], [-1, 2]),
+     "weights must be non-negative and not all zero"),
+    (partial(sample_mean_std, []), "no values to average"),
+    (partial(pooled_weighted, [[1.0, 2.0]], [1, 2]), "1 groups but 2 weights"),
+])
+def test_bad_input_is_refused_with_what_is_wrong(call: Callable[[], object],
+                                                 message: str) -> None:
+    with pytest.raises(ValueError) as raised:
+        call()
+    assert str(raised.value) == message
 
 
 VOTES = [Vote(voter="A", target="M"), Vote(voter="B", target="M"), Vote(voter="C", target="A"),

@@ -38,7 +38,7 @@ class AnswerTally:
     judges: set[str] = field(default_factory=set)
     """The judge models the metric asked (``judge.judge_of`` notes them)."""
 
-    def add(self, kind: Kind, failed: bool, count: int = 1) -> None:
+    def add(self, kind: Kind, failed: bool, count: int) -> None:
         counts = self.kinds.setdefault(kind, [0, 0])
         counts[0] += count
         counts[1] += count if failed else 0
