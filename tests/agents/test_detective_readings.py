@@ -160,6 +160,26 @@ def test_an_alibi_counts_by_the_share_of_the_window_it_covers() -> None:
     assert not ranked[0].cleared
 
 
+def test_what_a_suspect_says_against_itself_counts_for_nothing_by_default() -> None:
+    """A murderer hides its own motive, so a motive, the weapon or the scene a suspect
+    tells of itself only ever points at innocents; the same told by another counts."""
+    own = [Finding("Gwen", "motive", "I owed Vic money.", "Gwen"),
+           Finding("Gwen", "weapon", "I keep the study key.", "Gwen"),
+           at("Gwen", "stateroom", "21:30", None, source="Gwen")]
+    told = [Finding("Phyl", "motive", "Phyl owed Vic money.", "Gwen")]
+    ranked = case(*own, *told).weigh(["Gwen", "Phyl"], "Vic")
+    assert [(w.name, w.score) for w in ranked] == [("Phyl", 1.0), ("Gwen", 0.0)]
+    counted = Case(Weights(own=0.5), own, WINDOW).weigh(["Gwen"], "Vic")[0]
+    assert [(p.kind, p.points) for p in counted.points] == [
+        ("motive", 0.5), ("weapon", 0.5), ("scene", 0.75)]
+
+
+def test_a_reading_told_by_another_outranks_the_suspect_s_own() -> None:
+    found = case(Finding("Gwen", "motive", "I owed Vic money.", "Gwen"),
+                 Finding("Gwen", "motive", "Gwen owed Vic money.", "clue"))
+    assert found.weigh(["Gwen"], "Vic")[0].reasons[0].source == "clue"
+
+
 def test_being_at_the_scene_outside_the_window_counts_for_nothing() -> None:
     ranked = case(at("Gwen", "stateroom", "20:50", None)).weigh(["Gwen"], "Vic")
     assert ranked[0].points == []

@@ -13,6 +13,11 @@ victim died (*opportunity*). From the readings (``readings``):
   loses for being elsewhere in the window: the share of the window an *alibi* covers. An
   alibi told by someone else (a clue card, the seat's own sheet, another seat's words) counts
   whole; one a suspect gives of itself counts ``claim`` of it (a murderer lies);
+- what a suspect says *against* itself (its own motive, the weapon in its reach, itself
+  at the scene) counts ``own`` of its weight, nothing by default: the murderer hides its
+  own, so such words only ever point at innocents (measured: the 1.5B model read the
+  introductions "I am X, I came back to the estate when Y died" as motives, and every seat
+  of a Chinese game tied at one);
 - a suspect whose alibi from others covers the whole window is **cleared** (PLAYER\\*'s
   pruner): ranked after every suspect who is not, whatever else points at it.
 
@@ -45,6 +50,7 @@ class Weights:
     trace: float = 0.5
     alibi: float = 2.0
     claim: float = 0.5
+    own: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -126,29 +132,36 @@ class Case:
         mine = [f for f in self.findings if f.person == name]
         weighed = Weighed(name, tiebreak=tiebreak)
         for kind in ("motive", "weapon"):
-            first = next((f for f in mine if f.fact == kind), None)
-            if first is not None:
-                weighed.points.append(Point(kind, getattr(self.weights, kind), first.text,
-                                            first.source))
+            found = [f for f in mine if f.fact == kind]
+            weighed.points += self._strongest(kind, getattr(self.weights, kind), name, found)
         places = [f for f in mine if f.fact == "whereabouts"]
-        weighed.points += self._presence(places, window)
+        weighed.points += self._presence(name, places, window)
         alibi, cleared = self._alibi(name, places, window)
         weighed.points += alibi
         weighed.cleared = cleared
         return weighed
 
-    def _presence(self, places: list[Finding], window: Window) -> list[Point]:
+    def _strongest(self, kind: str, weight: float, name: str, found: list[Finding]
+                   ) -> list[Point]:
+        """One point of ``kind`` from the first finding told by another, else from the
+        suspect's own words at ``own`` of the weight (none when that is nothing)."""
+        told = next((f for f in found if f.source != name), None)
+        if told is not None:
+            return [Point(kind, weight, told.text, told.source)]
+        own = next((f for f in found if f.source == name), None)
+        if own is None or self.weights.own <= 0:
+            return []
+        return [Point(kind, weight * self.weights.own, own.text, own.source)]
+
+    def _presence(self, name: str, places: list[Finding], window: Window) -> list[Point]:
         """The strongest reading putting the suspect at the scene: in the window, or a
         trace with no time."""
         at_scene = [f for f in places if window.scene and same_place(f.place, window.scene)]
         timed = [f for f in at_scene if f.start is not None]
         inside = [f for f in timed if window.known and overlap(f, window) > 0]
-        if inside:
-            return [Point("scene", self.weights.scene, inside[0].text, inside[0].source)]
         untimed = [f for f in at_scene if f.start is None or not window.known]
-        if untimed:
-            return [Point("trace", self.weights.trace, untimed[0].text, untimed[0].source)]
-        return []
+        return (self._strongest("scene", self.weights.scene, name, inside)
+                or self._strongest("trace", self.weights.trace, name, untimed))
 
     def _alibi(self, name: str, places: list[Finding], window: Window
                ) -> tuple[list[Point], bool]:

@@ -47,6 +47,9 @@ class DetectiveConfig(BaseModel):
                                                "covered).")
     read_claim: float = Field(0.5, ge=0, le=1, description="Readings: share of ``read_alibi`` "
                               "for an alibi a suspect gives itself.")
+    read_own: float = Field(0.0, ge=0, le=1, description="Readings: share of a motive, "
+                            "the weapon or the scene that counts when a suspect says it of "
+                            "itself (a murderer hides its own, so only innocents say them).")
     clue_name: float = Field(1.0, description="Ledger: a clue naming a seat as an owner "
                                               "(X's, X的) or found in its place.")
     mention: float = Field(0.5, ge=0, le=1, description="Ledger: share of ``clue_name`` for "
@@ -66,7 +69,7 @@ class DetectiveConfig(BaseModel):
     def weights(self) -> Weights:
         return Weights(motive=self.read_motive, weapon=self.read_weapon,
                        scene=self.read_scene, trace=self.read_trace,
-                       alibi=self.read_alibi, claim=self.read_claim)
+                       alibi=self.read_alibi, claim=self.read_claim, own=self.read_own)
 
     @classmethod
     def parse(cls, option: str) -> DetectiveConfig:
