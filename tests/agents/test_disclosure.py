@@ -100,6 +100,7 @@ def test_a_short_fact_of_the_sheet_is_not_a_recital() -> None:
     "人是我杀的。",
     "I was the one who killed him.",
     "I took the pin and struck Elias.",
+    "Elias was my friend, and I was responsible for his death.",
 ])
 def test_a_murderer_telling_what_it_did_confesses(speech: str) -> None:
     assert screen_speech(speech, seat(), names=NAMES).confession is not None
@@ -121,6 +122,8 @@ def test_a_murderer_telling_what_it_did_confesses(speech: str) -> None:
     "I was accused of murder.",
     "I heard about the killing at supper.",
     "我差点被人害死。",
+    "I was not responsible for his death.",
+    "Who was responsible for Elias's death?",
 ])
 def test_denials_questions_and_the_weapon_alone_are_no_confession(speech: str) -> None:
     assert screen_speech(speech, seat(), names=NAMES).confession is None

@@ -379,7 +379,9 @@ def _kill_en(sentence: str, victims: Sequence[str]) -> bool:
                 before = sentence[:match.start()][-12:]
                 return not _NEGATION_EN.search(f"{' '.join(following[:number])} {before}")
     return bool(re.search(r"\bi (?:am|'m) the (?:murderer|killer)\b|\bi did it\b|"
-                          r"\bi (?:am|'m|was) the (?:one|person) who (?:killed|murdered)\b",
+                          r"\bi (?:am|'m|was) the (?:one|person) who (?:killed|murdered)\b|"
+                          r"\bi (?:am|'m|was) (?:the one )?(?:responsible|to blame) for "
+                          r"(?:his|her|their|\w+'s) death\b",
                           sentence.replace("i'm", "i 'm")))
 
 
