@@ -247,12 +247,7 @@ def game_job(game: PlannedGame, spec: BatchSpec, prices: PriceTable | None,
              servers: dict[str, Server], resume: Resume | None = None) -> GameJob:
     """The job of one attempt at a batch's game: its settings, where its models are served
     and the earlier attempt it resumes."""
-    settings = game.settings
-    config = PlayConfig(script=game.script, procedure=game.procedure, plans=game.plans,
-                        seed=settings.seed, language=settings.language,
-                        embedder=settings.embedder, script_source=settings.script,
-                        resume=resume,
-                        preset=settings.preset.model_dump() if settings.preset else None)
+    config = game.config.model_copy(update={"resume": resume})
     return GameJob(name=game.name, game=config, model_options=dict(spec.model_options),
                    servers=servers, timeout_s=spec.timeout_s,
                    call_attempts=spec.wrappers.retries, prices=prices,
