@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from jubensha.runs.attempt import game_job
-from jubensha.runs.play import PlayConfig, PlayError, SeatChoice, run_meta
+from jubensha.runs.play import PlayConfig, PlayError, run_meta
 from jubensha.runs.prepare import PlayOptions, prepare_game
 from jubensha.runs.spec import load_spec
 from jubensha.runs.spec_expand import expand

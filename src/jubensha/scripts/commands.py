@@ -1,7 +1,9 @@
 """`jubensha scripts ...`: list, show, validate, import and export the schema of mysteries.
 
 Every command reports a bad script as ``file: field: problem`` lines and a non-zero exit
-code; none lets a traceback through.
+code; none lets a traceback through. The script model is imported by the commands that
+read a script, when they run: `list` and `validate` read the bundled scripts' index
+(``bundled_index``) and load only a script it does not hold as it is.
 """
 
 from __future__ import annotations
@@ -10,27 +12,21 @@ import json
 from collections import Counter
 from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
-from jubensha.outdir import OutError, prepare_out
-from jubensha.scripts.bundled import bundled_scripts, find_script, script_location
+from jubensha.scripts.bundled_index import bundled_scripts, fresh_entries
 from jubensha.scripts.generate.command import generate_command
-from jubensha.scripts.importers import IMPORTERS, copy_assets, discover, import_script
-from jubensha.scripts.io import (
-    SCRIPT_FILENAMES,
-    ScriptError,
-    check_script,
-    load_script,
-    save_script,
-)
-from jubensha.scripts.model import PUBLIC, Derivation, Script
-from jubensha.scripts.proof.explain import proof_lines
-from jubensha.scripts.validation import Problem, validate
+from jubensha.scripts.importers import IMPORTERS
 from jubensha.terminal import Terminal, fail, printable
+
+if TYPE_CHECKING:
+    from jubensha.scripts.io import ScriptError
+    from jubensha.scripts.model import Derivation, Script
+    from jubensha.scripts.validation import Problem
 
 app = typer.Typer(help="List, show, validate, import and generate mystery scripts.",
                   no_args_is_help=True)
@@ -41,10 +37,8 @@ def _problem_lines(source: str, problems: list[Problem], err: bool = False) -> N
     """One plain line per problem (no wrapping or markup, so it can be grepped); on stderr
     an error line starts with "error: " as every command's does."""
     for problem in problems:
-        prefix = "warning: " if problem.severity == "warning" else ""
-        shown = problem.model_copy(update={"message": prefix + problem.message})
-        line = printable(shown.render(source))  # cut: a value may be 70,000 long
-        typer.echo(f"error: {line}" if err and not prefix else line, err=err)
+        line = printable(problem.shown(source))  # cut: a value may be 70,000 long
+        typer.echo(f"error: {line}" if err and problem.severity == "error" else line, err=err)
 
 
 def _fail(exc: ScriptError) -> typer.Exit:
@@ -57,9 +51,15 @@ def _fail(exc: ScriptError) -> typer.Exit:
 def list_scripts() -> None:
     """List the bundled mysteries."""
     table = Table("id", "title", "language", "players")
-    for script_id, folder in bundled_scripts().items():
-        script = load_script(folder)
-        table.add_row(script_id, script.title, script.language, str(len(script.characters)))
+    folders = bundled_scripts()
+    for script_id, entry in fresh_entries().items():
+        if entry is None:  # not as the index holds it: read it
+            from jubensha.scripts.io import load_script
+
+            script = load_script(folders[script_id])
+            table.add_row(script_id, script.title, script.language, str(len(script.characters)))
+        else:
+            table.add_row(script_id, entry.title, entry.language, str(entry.players))
     console.print(table)
 
 
@@ -74,6 +74,10 @@ def show(name: Annotated[str, typer.Argument(help="A bundled script id, or a scr
          ) -> None:
     """Summarise a script without spoilers: players, victims, acts, clues and questions
     (--truth adds who did it and how that was derived)."""
+    from jubensha.scripts.bundled import find_script
+    from jubensha.scripts.io import ScriptError
+    from jubensha.scripts.proof.explain import proof_lines
+
     try:
         script = find_script(name)
     except ScriptError as exc:
@@ -149,6 +153,8 @@ def _cast_table(script: Script, truth: bool) -> Table:
 
 
 def _clue_summary(script: Script) -> str:
+    from jubensha.scripts.model import PUBLIC
+
     public = sum(c.holder == PUBLIC and not c.location for c in script.clues)
     located = sum(bool(c.location) for c in script.clues)
     held = sum(c.holder != PUBLIC for c in script.clues)
@@ -194,26 +200,52 @@ def validate_command(names: Annotated[list[str] | None, typer.Argument(
         help="Bundled script ids, script files or folders (a folder of script folders too) "
              "(default: every bundled mystery).")] = None) -> None:
     """Check native scripts; print every problem as a "file: field: message" line."""
+    bundled = bundled_scripts()
+    indexed = {bundled[script_id]: entry for script_id, entry in fresh_entries().items()}
     errors = warnings = checked = 0
-    try:
-        paths = [script_location(name) for name in names] if names else list(
-            bundled_scripts().values())
-    except ScriptError as exc:
-        raise _fail(exc) from None
-    for path in paths:
-        for target in _script_targets(path):
-            _, report, source = check_script(target)
+    for path in [_location(name) for name in names] if names else list(bundled.values()):
+        for target in [path] if path in indexed else _script_targets(path):
+            entry = indexed.get(target)
+            found = _checked(target) if entry is None else [
+                (severity, f"{target / 'script.yaml'}: {line}")
+                for severity, line in entry.problems]
             checked += 1
-            _problem_lines(source, report.problems)
-            errors += len(report.errors)
-            warnings += len(report.warnings)
+            for _, line in found:
+                typer.echo(printable(line))
+            errors += sum(severity == "error" for severity, _ in found)
+            warnings += sum(severity == "warning" for severity, _ in found)
     typer.echo(f"{checked} script(s): {errors} error(s), {warnings} warning(s)")
     if errors:
         raise typer.Exit(code=1)
 
 
+def _location(name: str) -> Path:
+    """A bundled id's folder, read from no script; else ``script_location``'s answer (exit
+    code 2 when there is none)."""
+    bundled = bundled_scripts()
+    if name in bundled:
+        return bundled[name]
+    from jubensha.scripts.bundled import script_location
+    from jubensha.scripts.io import ScriptError
+
+    try:
+        return script_location(name)
+    except ScriptError as exc:
+        raise _fail(exc) from None
+
+
+def _checked(target: Path) -> list[tuple[str, str]]:
+    """(severity, line) of every problem of the script at ``target``, checked now."""
+    from jubensha.scripts.io import check_script
+
+    _, report, source = check_script(target)
+    return [(p.severity, p.shown(source)) for p in report.problems]
+
+
 def _script_targets(path: Path) -> list[Path]:
     """The path itself, or the script folders below a folder that holds none itself."""
+    from jubensha.scripts.io import SCRIPT_FILENAMES
+
     if path.is_dir() and not any((path / n).is_file() for n in SCRIPT_FILENAMES):
         found = sorted({p.parent for n in SCRIPT_FILENAMES for p in path.rglob(n)})
         return found or [path]
@@ -239,6 +271,11 @@ def import_command(
     """Convert scripts of a public dataset format to the native YAML. Problems, and the
     warnings of each imported script, go to stderr as "file: field: problem" lines; exit 2
     when nothing could be imported."""
+    from jubensha.outdir import OutError, prepare_out
+    from jubensha.scripts.importers import copy_assets, discover, import_script
+    from jubensha.scripts.io import SCRIPT_FILENAMES, ScriptError, save_script
+    from jubensha.scripts.validation import validate
+
     if truth is not None and all_:
         raise fail(f"{truth}: (option): --truth names the truth of one script; with --all, "
                      "put a truth.yaml beside each script instead")
@@ -291,6 +328,8 @@ def import_command(
 def schema(out: Annotated[Path | None, typer.Option("--out", help="Write to this file.")]
            = None) -> None:
     """Print the JSON Schema of the native script format."""
+    from jubensha.scripts.model import Script
+
     text = json.dumps(Script.model_json_schema(), indent=2, ensure_ascii=False)
     if out is None:
         typer.echo(text)
@@ -319,6 +358,7 @@ def caption_command(
     """Caption the image clue cards of a script (OCR, or a vision model) and save them in
     the script, so text-only models can use the cards."""
     from jubensha.scripts.caption import caption_file  # models and OCR: only when used
+    from jubensha.scripts.io import ScriptError
 
     try:
         file, done, images, source = caption_file(script, model, languages, force)
