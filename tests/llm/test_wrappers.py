@@ -1,4 +1,5 @@
-"""Retry, cache, budget and accounting wrappers, alone and stacked."""
+"""Cache, budget and accounting wrappers, alone and stacked (retries are the client's:
+tests/llm/test_openai_client.py)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from jubensha.llm.base import Message, ModelError, Request, Response, Usage
+from jubensha.llm.base import ErrorKind, Message, Request, Response, Usage
 from jubensha.llm.calls import CallLog, MemorySink
 from jubensha.llm.fake import ScriptedModel
-from jubensha.llm.replay import ReplayModel
-from jubensha.llm.structured import StructuredOutputError
 from jubensha.llm.wrappers import (
     Accounting,
     AccountingModel,
@@ -18,8 +17,9 @@ from jubensha.llm.wrappers import (
     BudgetExceeded,
     BudgetModel,
     CachedModel,
+    MemoryCache,
+    Meter,
     PriceTable,
-    RetryModel,
     SqliteCache,
     stack,
 )
@@ -33,22 +33,6 @@ def _request(seat: str = "Mary", purpose: str = "answer", sample: int = 0) -> Re
 def _usage_reply(prompt: int, completion: int, text: str = "ok") -> Response:
     return Response(text=text, model="m", usage=Usage(prompt_tokens=prompt,
                                                       completion_tokens=completion))
-
-
-async def test_retry_recovers_from_flaky_failures_within_bounds() -> None:
-    flaky = ScriptedModel(replies={"answer": [ModelError("blip"), ModelError("blip"), "ok"]})
-    assert (await RetryModel(flaky, attempts=3, backoff_s=0.001).generate(_request())).text == "ok"
-    failing = ScriptedModel(replies={"answer": [ModelError("down")] * 5})
-    with pytest.raises(ModelError, match="down"):
-        await RetryModel(failing, attempts=2, backoff_s=0.001).generate(_request())
-    assert len(failing.requests) == 2
-
-
-async def test_retry_leaves_permanent_errors_alone() -> None:
-    model = ScriptedModel(replies={"answer": [StructuredOutputError("bad", [], [])] * 3})
-    with pytest.raises(StructuredOutputError):
-        await RetryModel(model, attempts=3, backoff_s=0.001).generate(_request())
-    assert len(model.requests) == 1
 
 
 async def test_cache_hits_skip_the_model(tmp_path: Path) -> None:
@@ -69,32 +53,83 @@ async def test_cache_hits_skip_the_model(tmp_path: Path) -> None:
     await reopened.aclose()
 
 
+def _meter(**limits: float) -> Meter:
+    return Meter(Budget.model_validate(limits), "game")
+
+
 async def test_budget_stops_calls_tokens_and_dollars() -> None:
-    calls = BudgetModel(ScriptedModel(), Budget(max_calls=2))
+    calls = BudgetModel(ScriptedModel(), [_meter(max_calls=2)])
     await calls.generate(_request())
     await calls.generate(_request())
-    with pytest.raises(BudgetExceeded, match="2 calls of 2"):
+    with pytest.raises(BudgetExceeded, match="^game budget spent \\(2 calls of 2\\); refused "
+                       "answer for Mary$"):
         await calls.generate(_request())
 
     big = ScriptedModel(replies={"answer": lambda r: _usage_reply(60, 50)})
-    tokens = BudgetModel(big, Budget(max_tokens=200))
+    tokens = BudgetModel(big, [_meter(max_tokens=220)])
     await tokens.generate(_request())
-    await tokens.generate(_request())
-    with pytest.raises(BudgetExceeded, match="220 tokens of 200"):
+    await tokens.generate(_request())  # 110 tokens, then 220: the call that crosses ends
+    with pytest.raises(BudgetExceeded, match="220 tokens of 220"):
         await tokens.generate(_request())
 
     prices = PriceTable.model_validate({"scripted": {"input_per_1m": 1e6, "output_per_1m": 0}})
-    dollars = BudgetModel(AccountingModel(big, prices), Budget(max_cost_usd=100))
+    dollars = BudgetModel(AccountingModel(big, prices), [_meter(max_cost_usd=120)])
     await dollars.generate(_request())
     await dollars.generate(_request())
-    with pytest.raises(BudgetExceeded, match=r"\$120.0000 of \$100"):
+    with pytest.raises(BudgetExceeded, match=r"\$120.0000 of \$120.0000"):
         await dollars.generate(_request())
 
 
-async def test_budget_is_never_retried() -> None:
-    limited = BudgetModel(ScriptedModel(), Budget(max_calls=0))
-    with pytest.raises(BudgetExceeded):
-        await RetryModel(limited, attempts=5, backoff_s=0.001).generate(_request())
+async def test_under_its_limits_a_budget_lets_every_call_through() -> None:
+    meter = _meter(max_calls=3, max_tokens=331, max_cost_usd=1.0)
+    model = BudgetModel(ScriptedModel(replies={"*": lambda r: _usage_reply(60, 50)}), [meter])
+    for _ in range(3):
+        await model.generate(_request())
+    assert (meter.calls, meter.tokens, meter.cost_usd) == (3, 330, 0.0)
+    unlimited = _meter()
+    for _ in range(5):
+        await BudgetModel(ScriptedModel(), [unlimited]).generate(_request())
+    assert unlimited.exceeded() is None and unlimited.calls == 5
+
+
+async def test_a_budget_is_spent_never_retried_and_never_reaches_the_model() -> None:
+    fake = ScriptedModel()
+    limited = BudgetModel(fake, [_meter(max_calls=0)])
+    with pytest.raises(BudgetExceeded) as refused:
+        await limited.generate(Request(messages=[]))
+    assert refused.value.kind is ErrorKind.SPENT
+    assert "refused a call for the run" in str(refused.value)
+    assert fake.requests == []
+
+
+async def test_one_meter_shared_by_two_clients_and_two_meters_on_one() -> None:
+    batch, game = Meter(Budget(max_calls=3), "batch"), _meter(max_calls=10)
+    first = BudgetModel(ScriptedModel(), [game, batch])
+    second = BudgetModel(ScriptedModel(), [batch])
+    await first.generate(_request())
+    await second.generate(_request())
+    await first.generate(_request())
+    with pytest.raises(BudgetExceeded, match="^batch budget spent"):
+        await second.generate(_request())
+    assert (game.calls, batch.calls) == (2, 3)
+
+
+async def test_replies_from_a_cache_spend_no_tokens_or_dollars() -> None:
+    meter = _meter()
+    prices = PriceTable.model_validate({"scripted": {"input_per_1m": 1e6, "output_per_1m": 0}})
+    model = ScriptedModel(replies={"*": lambda r: _usage_reply(60, 50)})
+    cached = stack(model, cache=MemoryCache(), prices=prices, meters=[meter])
+    await cached.generate(_request())
+    await cached.generate(_request())
+    assert (meter.calls, meter.tokens, meter.cost_usd) == (2, 110, 60.0)
+
+
+def test_a_meter_charged_with_an_earlier_spend() -> None:
+    meter = _meter(max_cost_usd=1.0)
+    meter.charge(calls=2, tokens=5, cost_usd=None)
+    assert (meter.calls, meter.tokens, meter.cost_usd) == (2, 5, 0.0)
+    meter.charge(cost_usd=1.0)
+    assert meter.exceeded() == "$1.0000 of $1.0000"
 
 
 async def test_accounting_per_seat_and_purpose_with_prices(tmp_path: Path) -> None:
@@ -148,19 +183,24 @@ def test_json_price_tables_and_prefixed_names(tmp_path: Path) -> None:
         PriceTable.load(tmp_path / "missing.yaml")
 
 
-async def test_the_stack_records_caches_accounts_and_limits(tmp_path: Path) -> None:
-    cassette = tmp_path / "run.jsonl"
-    built = stack(ScriptedModel(), cache=None, record_to=cassette, budget=Budget(max_calls=3))
+async def test_the_stack_caches_prices_and_limits_in_that_order() -> None:
+    prices = PriceTable.model_validate({"scripted": {"input_per_1m": 1e6, "output_per_1m": 0}})
+    fake = ScriptedModel(replies={"*": lambda r: _usage_reply(60, 50)})
+    meter = _meter(max_calls=3)
+    built = stack(fake, cache=MemoryCache(), prices=prices, meters=[meter])
     sink = MemorySink()
-    seat = CallLog(sink).seat(built.model, "Mary")
-    await seat.generate(_request(purpose="answer"))
-    await seat.generate(_request(purpose="vote"))
-    assert built.accounting.by_seat["Mary"].calls == 2
-    assert len(cassette.read_text().splitlines()) == 2
-    assert [r.purpose for r in sink.records] == ["answer", "vote"]
-    replayed = stack(ReplayModel.load(cassette), attempts=2)
-    reply = await CallLog().seat(replayed.model, "Mary").generate(_request(purpose="vote"))
-    assert reply.text == sink.records[1].raw
+    seat = CallLog(sink).seat(built, "Mary")
+    live = await seat.generate(_request(purpose="answer"))
+    again = await seat.generate(_request(purpose="answer"))
+    await seat.generate(_request(purpose="vote", sample=1))
+    assert (live.usage.cost_usd, again.origin, again.usage.cost_usd) == (60.0, "cache", 0.0)
+    assert len(fake.requests) == 2 and meter.calls == 3
+    with pytest.raises(BudgetExceeded):
+        await seat.generate(_request(purpose="vote", sample=2))
+    assert [r.purpose for r in sink.records] == ["answer", "answer", "vote", "vote"]
+    assert sink.records[-1].error is not None and "budget spent" in sink.records[-1].error
+    bare = stack(ScriptedModel())
+    assert isinstance(bare, AccountingModel) and not isinstance(bare.inner, CachedModel)
 
 
 def test_accounting_from_a_call_log() -> None:
@@ -176,8 +216,6 @@ def test_accounting_from_a_call_log() -> None:
 
 
 async def test_one_model_name_on_two_servers_shares_no_cached_reply() -> None:
-    from jubensha.llm.wrappers import CachedModel, MemoryCache
-
     store = MemoryCache()
     first, second = ScriptedModel(), ScriptedModel()
     first.server, second.server = "http://gpu1:8000/v1", "http://gpu2:8000/v1"

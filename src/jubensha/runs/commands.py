@@ -188,7 +188,10 @@ def play_live(game: PreparedGame, clients: dict[str, Model], verbose: bool
     if game.resumed:
         set_aside_attempt(game)
     resumed = game.config.resume
-    moves = record_people(game.agents, target, resumed.source if resumed else None)
+    try:
+        moves = record_people(game.agents, target, resumed.source if resumed else None)
+    except RunError as exc:  # the people's moves file of the run resumed
+        raise fail(str(exc), language) from None
     if moves:
         console.print(Text(message(language, "resuming_moves", moves=moves), style="dim"))
     # A human seat's own console shows what that seat sees; the omniscient live transcript

@@ -148,10 +148,24 @@ class Wrappers(_Strict):
 
     cache: str | None = Field(None, description="SQLite file of replies shared by all games "
                               f"(a folder gets {CACHE_FILE} inside).")
-    retries: int = Field(1, ge=1, description="Attempts per call (1: no retry).")
     prices: str | None = Field(None, description="Price table YAML/JSON (llm.wrappers).")
     budget_per_game: Limits | None = None
     budget_per_batch: Limits | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_retries(cls, value: Any) -> Any:
+        """A model retries in its client, once (``model_options.max_retries``): the
+        attempts ``retries`` set multiplied the client's. Its old default, 1, which every
+        batch folder's copy of its spec holds, is no retry and is read as nothing."""
+        if isinstance(value, dict) and "retries" in value:
+            if value["retries"] != 1:
+                raise ValueError(
+                    "retries: a model's retries are its client's; set "
+                    "model_options.max_retries instead (re-sends of a request on a rate "
+                    "limit, a server error or a timeout; default 4)")
+            value = {key: given for key, given in value.items() if key != "retries"}
+        return value
 
 
 class Endpoint(_Strict):

@@ -271,10 +271,8 @@ def import_command(
     """Convert scripts of a public dataset format to the native YAML. Problems, and the
     warnings of each imported script, go to stderr as "file: field: problem" lines; exit 2
     when nothing could be imported."""
-    from jubensha.outdir import OutError, prepare_out
-    from jubensha.scripts.importers import copy_assets, discover, import_script
-    from jubensha.scripts.io import SCRIPT_FILENAMES, ScriptError, save_script
-    from jubensha.scripts.validation import validate
+    from jubensha.scripts.importers import discover
+    from jubensha.scripts.io import ScriptError
 
     if truth is not None and all_:
         raise fail(f"{truth}: (option): --truth names the truth of one script; with --all, "
@@ -287,34 +285,8 @@ def import_command(
     if all_ and not sources:
         raise fail(f"{src}: (folder): no {fmt} scripts found")
     table = Table("id", "title", "players", "questions", "warnings")
-    failures = 0
-    for source in sources:
-        try:
-            script = import_script(fmt, source, truth)
-            target = dest / script.id if all_ else dest
-            prepare_out(target, overwrite=overwrite, markers=SCRIPT_FILENAMES,
-                        inputs=[source], option="destination")
-            written = save_script(script, target)
-            copy_assets(script, source, written.parent)
-        except ScriptError as exc:
-            failures += 1
-            _problem_lines(exc.source, exc.problems, err=True)
-            continue
-        except OutError as exc:
-            failures += 1
-            typer.echo(f"error: {exc}", err=True)
-            continue
-        except OSError as exc:
-            failures += 1
-            typer.echo(f"error: {source}: (write): {exc}", err=True)
-            continue
-        for line in undecided_lines(script):
-            typer.echo(f"{source}: {line}", err=True)
-        report = validate(script)
-        _problem_lines(str(written), report.problems, err=True)
-        failures += bool(report.errors)
-        table.add_row(script.id, script.title, str(len(script.characters)),
-                      str(len(script.questions.choice)), str(len(report.warnings)))
+    failures = sum(not _import_one(fmt, source, dest, all_, overwrite, truth, table)
+                   for source in sources)
     if table.row_count:
         console.print(table)
     if failures == len(sources):
@@ -322,6 +294,40 @@ def import_command(
     typer.echo(f"imported {len(sources) - failures} of {len(sources)} script(s) to {dest}")
     if failures:
         raise typer.Exit(code=1)
+
+
+def _import_one(fmt: str, source: Path, dest: Path, all_: bool, overwrite: bool,
+                truth: Path | None, table: Table) -> bool:
+    """Import the script at ``source`` into ``dest`` (a folder of its own below it with
+    ``all_``), its row added to ``table``; False when it failed (said on stderr)."""
+    from jubensha.outdir import OutError, prepare_out
+    from jubensha.scripts.importers import copy_assets, import_script
+    from jubensha.scripts.io import SCRIPT_FILENAMES, ScriptError, save_script
+    from jubensha.scripts.validation import validate
+
+    try:
+        script = import_script(fmt, source, truth)
+        target = dest / script.id if all_ else dest
+        prepare_out(target, overwrite=overwrite, markers=SCRIPT_FILENAMES,
+                    inputs=[source], option="destination")
+        written = save_script(script, target)
+        copy_assets(script, source, written.parent)
+    except ScriptError as exc:
+        _problem_lines(exc.source, exc.problems, err=True)
+        return False
+    except OutError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        return False
+    except OSError as exc:
+        typer.echo(f"error: {source}: (write): {exc}", err=True)
+        return False
+    for line in undecided_lines(script):
+        typer.echo(f"{source}: {line}", err=True)
+    report = validate(script)
+    _problem_lines(str(written), report.problems, err=True)
+    table.add_row(script.id, script.title, str(len(script.characters)),
+                  str(len(script.questions.choice)), str(len(report.warnings)))
+    return not report.errors
 
 
 @app.command("schema")
