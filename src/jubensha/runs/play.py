@@ -298,7 +298,9 @@ class TableChoices(BaseModel):
 
     agents: str = Field(description="Every seat's architecture unless set apart.")
     model: str = Field(description="Every seat's model unless set apart.")
-    seats: tuple[SeatChoice, ...] = ()
+    seats: tuple[str | SeatChoice, ...] = Field((), description="Seats set apart: ``--seat`` "
+                                                "texts as written (messages quote them) or "
+                                                "choices.")
     murderer_agents: str | None = Field(None, description="The fixed-murderer protocol.")
     murderer_model: str | None = None
     guard: bool | None = Field(None, description="The speech guard on every model seat, on "

@@ -25,7 +25,6 @@ from jubensha.runs.play import (
     GameHealth,
     PlayConfig,
     PlayError,
-    SeatChoice,
     SeatPlan,
     TableChoices,
     continuation,
@@ -124,7 +123,7 @@ def _new_game(options: PlayOptions) -> PlayConfig:
     choices = TableChoices(
         agents=options.agents or (paper.agent.value if paper else DEFAULT_AGENT),
         model=options.model or default_play_model(),
-        seats=tuple(SeatChoice.parse(text) for text in options.seats),
+        seats=tuple(options.seats),
         murderer_agents=options.murderer_agents, murderer_model=options.murderer_model,
         guard=options.guard, hot_seat=options.hot_seat, preset=options.preset,
         preset_overridden=preset_overrides(paper, options.procedure, None) if paper else {},

@@ -21,7 +21,6 @@ from jubensha.runs.arena import Entrant, Pairing, pairings
 from jubensha.runs.play import (
     PlayConfig,
     PlayError,
-    SeatChoice,
     TableChoices,
     parse_seat,
     table_config,
@@ -163,7 +162,7 @@ def _config(spec: BatchSpec, where: str, script: Script, procedure: Procedure,
     paper = find_preset(spec.preset) if spec.preset is not None else None
     choices = TableChoices(
         agents=pairing.civilians.architecture, model=pairing.civilians.model,
-        seats=tuple(SeatChoice.parse(text) for text in overrides),
+        seats=tuple(overrides),
         murderer_agents=fixed_arch, murderer_model=fixed_model, guard=spec.guard,
         preset=spec.preset, preset_overridden=(
             preset_overrides(paper, procedure_name, spec.metrics) if paper else {}),
