@@ -3,11 +3,20 @@ tests/llm/test_openai_client.py)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
-from jubensha.llm.base import ErrorKind, Message, Request, Response, Usage
+from jubensha.llm.base import (
+    ErrorKind,
+    GenerateConfig,
+    Message,
+    ModelError,
+    Request,
+    Response,
+    Usage,
+)
 from jubensha.llm.calls import CallLog, MemorySink
 from jubensha.llm.fake import ScriptedModel
 from jubensha.llm.wrappers import (
@@ -21,6 +30,7 @@ from jubensha.llm.wrappers import (
     Meter,
     PriceTable,
     SqliteCache,
+    deterministic,
     stack,
 )
 
@@ -226,3 +236,102 @@ async def test_one_model_name_on_two_servers_shares_no_cached_reply() -> None:
     assert (await other.generate(request)).origin != "cache" and other.misses == 1
     again = CachedModel(first, store)
     assert (await again.generate(request)).origin == "cache"
+
+
+@pytest.mark.parametrize(("temperature", "seed", "shared"), [
+    (0, None, True), (0.7, None, False), (1, None, False), (None, None, False), (0, 3, False)])
+def test_only_a_request_at_temperature_zero_without_a_seed_is_deterministic(
+        temperature: float | None, seed: int | None, shared: bool) -> None:
+    request = Request(messages=[Message(role="user", content="Who?")],
+                      config=GenerateConfig(temperature=temperature, seed=seed))
+    assert deterministic(request) is shared
+
+
+class Slow(ScriptedModel):
+    """Answers after a pause, so that callers overlap."""
+
+    async def generate(self, request: Request) -> Response:
+        await asyncio.sleep(0.01)
+        return await super().generate(request)
+
+
+async def test_seats_asking_the_same_at_once_cost_one_call() -> None:
+    slow = Slow()
+    cached = CachedModel(slow)
+    first, second = await asyncio.gather(cached.generate(_request()),
+                                         cached.generate(_request(seat="Tom")))
+    assert len(slow.requests) == 1 and first.text == second.text
+    assert (first.origin, second.origin) == ("live", "cache")
+
+
+async def test_a_call_that_failed_leaves_the_next_caller_to_ask_again() -> None:
+    flaky = ScriptedModel(replies={"answer": [ModelError("blip"), "ok"]})
+    cached = CachedModel(flaky)
+    with pytest.raises(ModelError):
+        await cached.generate(_request())
+    assert (await cached.generate(_request())).text == "ok" and len(flaky.requests) == 2
+
+
+def test_a_reply_cache_file_may_lie_in_folders_not_made_yet(tmp_path: Path) -> None:
+    store = SqliteCache(tmp_path / "a" / "b" / "cache.sqlite")
+    store.put("k", Response(text="kept", model="m"))
+    assert store.get("k") == Response(text="kept", model="m") and store.get("x") is None
+    store.close()
+
+
+async def test_the_stack_keeps_replies_in_the_store_it_is_given() -> None:
+    store = MemoryCache()
+    await stack(ScriptedModel(), cache=store).generate(_request())
+    again = await stack(ScriptedModel(), cache=store).generate(_request())
+    assert again.origin == "cache"
+    unpriced = await stack(ScriptedModel()).generate(_request())
+    assert unpriced.origin == "live" and unpriced.usage.cost_usd is None
+
+
+def test_prices_match_the_whole_name_first_then_without_the_client_prefix() -> None:
+    table = PriceTable.model_validate({
+        "openai:gpt-4o": {"input_per_1m": 1, "output_per_1m": 0},
+        "gpt-4o": {"input_per_1m": 2, "output_per_1m": 0},
+        "ft:gpt-4o:acme": {"input_per_1m": 3, "output_per_1m": 0}})
+    per_million = Usage(prompt_tokens=10**6)
+    assert table.cost("openai:gpt-4o", per_million) == 1
+    assert table.cost("openai:ft:gpt-4o:acme", per_million) == 3
+
+
+def test_a_price_table_that_is_no_mapping_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "prices.yaml"
+    path.write_text("[1, 2]\n")
+    with pytest.raises(ValueError, match=r"prices.yaml: the table: Input should be a valid "):
+        PriceTable.load(path)
+
+
+def test_totals_add_up_every_call_and_keep_callers_apart() -> None:
+    books = Accounting()
+    books.add("Mary", "answer", "m", Usage(prompt_tokens=5, completion_tokens=2,
+                                          latency_s=0.5))
+    books.add(None, "judge", "j", Usage(prompt_tokens=1, completion_tokens=3, latency_s=0.25),
+              reused=True)
+    total = books.total
+    assert (total.calls, total.reused_calls, total.completion_tokens) == (2, 1, 5)
+    assert total.latency_s == pytest.approx(0.75) and total.total_tokens == 11
+    assert books.by_seat[""].calls == 1 and books.by_seat["Mary"].reused_calls == 0
+    assert books.by_model["j"].reused_calls == 1
+
+
+def test_totals_of_a_call_log_per_seat_and_model() -> None:
+    from jubensha.llm.calls import CallRecord
+
+    def record(seat: str, model: str, origin: str) -> CallRecord:
+        return CallRecord(seat=seat, purpose="answer", model=model, messages=[], config={},
+                          origin=origin, usage=Usage(prompt_tokens=5))
+
+    books = Accounting.from_calls([record("Mary", "a", "live"), record("Tom", "a", "live"),
+                                   record("Tom", "b", "cache")])
+    assert books.total.reused_calls == 1 and books.by_seat["Tom"].calls == 2
+    assert books.by_model["a"].calls == 2 and books.by_model["b"].reused_calls == 1
+
+
+async def test_accounting_adds_to_the_books_it_is_given() -> None:
+    books = Accounting()
+    await AccountingModel(ScriptedModel(), None, books).generate(_request())
+    assert books.total.calls == 1
