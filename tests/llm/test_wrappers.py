@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -335,3 +336,47 @@ async def test_accounting_adds_to_the_books_it_is_given() -> None:
     books = Accounting()
     await AccountingModel(ScriptedModel(), None, books).generate(_request())
     assert books.total.calls == 1
+
+
+async def test_a_games_cache_shares_only_the_requests_it_accepts() -> None:
+    fake = ScriptedModel()
+    shared = CachedModel(fake, only=deterministic)
+    cold = Request(messages=[Message(role="user", content="Who?")],
+                   config=GenerateConfig(temperature=0))
+    warm = cold.model_copy(update={"config": GenerateConfig(temperature=0.7)})
+    for request in (cold, cold, cold, warm, warm):
+        await shared.generate(request)
+    assert len(fake.requests) == 3 and (shared.hits, shared.misses) == (2, 1)
+
+
+def _file(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+def _sqlite(path: Path, *tables: str) -> Path:
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        for table in tables:
+            db.execute(f"CREATE TABLE {table} (x TEXT)")
+    return path
+
+
+@pytest.mark.parametrize(("make", "says"), [
+    (lambda d: d / "new.sqlite", None),
+    (lambda d: _file(d / "empty.sqlite", b""), None),
+    (lambda d: _sqlite(d / "ours.sqlite", "replies"), None),
+    (lambda d: d, "not a regular file"),
+    (lambda d: _file(d / "notes.txt", b"hello"),
+     "not an SQLite database; name a new file for the reply cache"),
+    (lambda d: _sqlite(d / "app.sqlite", "replies", "users", "orders"),
+     "an SQLite database holding 2 other table(s), not a reply cache"),
+    (lambda d: _file(d / "torn.sqlite", b"SQLite format 3\x00" + b"\x00" * 90),
+     "not a readable SQLite database"),
+])
+def test_a_reply_cache_is_never_put_into_a_file_that_is_not_one(
+        tmp_path: Path, make: Any, says: str | None) -> None:
+    path = make(tmp_path)
+    found = SqliteCache.unusable(path)
+    assert found == says if says is None else (found or "").startswith(says)
