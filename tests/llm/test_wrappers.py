@@ -310,13 +310,14 @@ def test_totals_add_up_every_call_and_keep_callers_apart() -> None:
     books = Accounting()
     books.add("Mary", "answer", "m", Usage(prompt_tokens=5, completion_tokens=2,
                                           latency_s=0.5))
-    books.add(None, "judge", "j", Usage(prompt_tokens=1, completion_tokens=3, latency_s=0.25),
-              reused=True)
+    for _ in range(2):
+        books.add(None, "judge", "j", Usage(prompt_tokens=1, completion_tokens=3,
+                                            latency_s=0.25), reused=True)
     total = books.total
-    assert (total.calls, total.reused_calls, total.completion_tokens) == (2, 1, 5)
-    assert total.latency_s == pytest.approx(0.75) and total.total_tokens == 11
-    assert books.by_seat[""].calls == 1 and books.by_seat["Mary"].reused_calls == 0
-    assert books.by_model["j"].reused_calls == 1
+    assert (total.calls, total.reused_calls, total.completion_tokens) == (3, 2, 8)
+    assert total.latency_s == pytest.approx(1.0) and total.total_tokens == 15
+    assert books.by_seat[""].calls == 2 and books.by_seat["Mary"].reused_calls == 0
+    assert books.by_model["j"].reused_calls == 2
 
 
 def test_totals_of_a_call_log_per_seat_and_model() -> None:
@@ -368,6 +369,7 @@ def _sqlite(path: Path, *tables: str) -> Path:
     (lambda d: _file(d / "empty.sqlite", b""), None),
     (lambda d: _sqlite(d / "ours.sqlite", "replies"), None),
     (lambda d: d, "not a regular file"),
+    (lambda d: d / ("x" * 300), "cannot read: File name too long"),
     (lambda d: _file(d / "notes.txt", b"hello"),
      "not an SQLite database; name a new file for the reply cache"),
     (lambda d: _sqlite(d / "app.sqlite", "replies", "users", "orders"),
