@@ -20,7 +20,7 @@ from jubensha.llm.base import GenerateConfig, Message, Model, Request
 from jubensha.llm.calls import CallLog
 from jubensha.llm.fake import ScriptedModel
 from jubensha.llm.structured import choice_schema, generate_object
-from jubensha.llm.wrappers import Budget, MemoryCache, stack
+from jubensha.llm.wrappers import Budget, MemoryCache, Meter, stack
 
 SHEET = ("You are Dr. Ling, the family physician. You arrived at the manor at nine, "
          "argued with the host about money, and saw Mary near the study at ten. "
@@ -91,11 +91,11 @@ async def bench_fake(calls: int) -> float:
     bare = ScriptedModel()
     text = await _per_call(bare, calls, structured=False)
     schema = await _per_call(bare, calls, structured=True)
-    built = stack(ScriptedModel(), attempts=2, cache=MemoryCache(), budget=Budget())
-    seated = CallLog().seat(built.model, "Dr. Ling")
+    built = stack(ScriptedModel(), cache=MemoryCache(), meters=[Meter(Budget(), "run")])
+    seated = CallLog().seat(built, "Dr. Ling")
     wrapped = await _per_call(seated, calls, structured=False)
     print(f"fake: text call {text:.0f} µs, schema call {schema:.0f} µs")
-    print(f"fake: with retry+cache+accounting+budget+call log {wrapped:.0f} µs per text call "
+    print(f"fake: with cache+accounting+budget+call log {wrapped:.0f} µs per text call "
           f"(overhead ratio {wrapped / text:.2f})")
     return wrapped / text
 

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).parents[1] / "src" / "jubensha"
 
 LAYER = {
     "prompts": 0, "safeload": 0, "outdir": 0, "userdirs": 0, "terminal": 0, "registry": 0,
-    "signing": 0, "lazy": 0, "extras": 0, "segmenter": 0,
+    "signing": 0, "lazy": 0, "extras": 0, "segmenter": 0, "commandline": 0,
     "llm": 1, "jobs": 1,
     "scripts": 2,
     "engine": 3, "memory": 3,

@@ -1,8 +1,8 @@
 """The command line starts at once: `jubensha --help`, `scripts list` and `scripts
 validate` import none of the heavy libraries (each command imports what it uses when it
 runs), `--help` costs at most 3x the CPU time of importing typer and rich, and the scripts'
-commands at most that much on top of the work they do (bench/startup.py prints the
-figures)."""
+commands, which read the bundled scripts' index instead of loading every script, little
+more than `--help` (bench/startup.py prints the figures against the 3x target)."""
 
 from __future__ import annotations
 
@@ -21,9 +21,6 @@ COMMANDS = [["--help"], ["scripts", "list"], ["scripts", "validate"]]
 RUN = ("import sys\nfrom jubensha.cli import app\ntry:\n    app(sys.argv[1:])\n"
        "except SystemExit as exit:\n    assert not exit.code, exit.code\n")
 SHOW = "\nprint('LOADED', *sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r}))\n"
-WORK = ("import typer, rich\nfrom jubensha.scripts import bundled_scripts, check_script\n"
-        "for folder in bundled_scripts().values():\n    check_script(folder)\n")
-"""What `scripts list` and `scripts validate` must do whatever the command line costs."""
 ENV = {**os.environ, "PYTHONPATH": str(SRC), "COLUMNS": "100"}
 
 
@@ -65,6 +62,10 @@ def test_help_costs_at_most_three_times_importing_typer_and_rich() -> None:
 
 
 @pytest.mark.parametrize("args", COMMANDS[1:], ids=" ".join)
-def test_the_scripts_commands_add_at_most_that_to_their_work(args: list[str]) -> None:
-    baseline, work, command = least_over(2, ("import typer, rich",), (WORK,), (RUN, *args))
-    assert command - work <= 3 * baseline
+def test_the_scripts_commands_cost_little_more_than_help(args: list[str]) -> None:
+    """Loading and checking the bundled scripts costs about twice typer and rich; the
+    index leaves the command about one more on top of `--help` (a bound the neighbours'
+    load does not move, which a bound of 3x alone would at the figures of now)."""
+    baseline, shown, command = least_over(3, ("import typer, rich",), (RUN, "--help"),
+                                          (RUN, *args))
+    assert command - shown <= 1.5 * baseline

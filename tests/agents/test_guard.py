@@ -441,3 +441,15 @@ async def test_a_murderers_fallback_keeps_the_kill() -> None:
     assert len(set(lines)) == len(lines)
     for line in lines:
         assert not any(word in line for word in ("struck", "candlestick", "gloves")), line
+
+
+async def test_the_guard_of_a_seat_that_uses_no_model_never_asks_one() -> None:
+    """``ledger:phrase=false`` is model-free, guarded or not: a failing draft is trimmed or
+    replaced, never rewritten by the seat's model; a seat that uses one may be."""
+    model = ScriptedModel(replies={"guard": [CLEAN]})
+    free, sink = await guarded("Ann", model, "ledger:phrase=false+guard")
+    assert not free.uses_model
+    assert await free.rewrite("introduction", LEAK, ["a leak"]) == ""
+    assert model.requests == [] and "guard" not in purposes(sink)
+    speaking, _ = await guarded("Ann", model, "naive:guard")
+    assert await speaking.rewrite("introduction", LEAK, ["a leak"]) == CLEAN

@@ -106,7 +106,7 @@ def spec() -> Files:
     text = yaml.safe_dump({"scripts": ["script.yaml"], "architectures": ["naive"],
                            "models": "scripted", "seeds": [0, 1], "embedder": "none",
                            "metrics": ["identification"], "model_options": {"latency_s": 0},
-                           "wrappers": {"retries": 2}})
+                           "wrappers": {"budget_per_game": {"max_calls": 1000}}})
     return {"spec.yaml": text.encode(), "script.yaml": TINY}
 
 

@@ -1,6 +1,6 @@
-"""One classification of model errors (``ErrorKind``) that every wrapper reads: only a
-``RETRY`` error is tried again; a dead endpoint stops a game whose model never answered;
-a spent quota or budget is never retried and stops the job at once."""
+"""One classification of model errors (``ErrorKind``): a dead endpoint stops a game whose
+model never answered; a spent quota or budget is never retried and stops the game at once.
+(What the client retries: tests/llm/test_openai_client.py.)"""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from jubensha.llm.health import Health, ModelUnreachable
 from jubensha.llm.openai_client import OpenAIError
 from jubensha.llm.replay import CassetteError
 from jubensha.llm.structured import StructuredOutputError
-from jubensha.llm.wrappers import Budget, BudgetExceeded, BudgetModel, RetryModel, stack
+from jubensha.llm.wrappers import Budget, BudgetExceeded, Meter, stack
 
 
 class Failing(Model):
@@ -35,35 +35,26 @@ KINDS = [
     (CassetteError("unreadable cassette"), ErrorKind.FAIL),
     (OpenAIError("key rejected", kind=ErrorKind.DEAD), ErrorKind.DEAD),
     (ModelFileError("no model file"), ErrorKind.DEAD),
-    (BudgetExceeded("run budget spent"), ErrorKind.DEAD),
+    (BudgetExceeded("run budget spent"), ErrorKind.SPENT),
     (ModelExhausted("quota spent"), ErrorKind.SPENT),
 ]
 
 
 @pytest.mark.parametrize(("error", "kind"), KINDS, ids=lambda x: str(x))
-async def test_only_an_error_of_kind_retry_is_tried_again(error: ModelError,
-                                                         kind: ErrorKind) -> None:
+def test_each_error_has_its_kind(error: ModelError, kind: ErrorKind) -> None:
     assert error.kind is kind
-    inner = Failing(error)
-    with pytest.raises(type(error)):
-        await RetryModel(inner, attempts=4, backoff_s=0.001).generate(Request(messages=[]))
-    assert inner.attempts == (4 if kind is ErrorKind.RETRY else 1)
 
 
-async def test_a_spent_quota_in_a_stack_of_retries_is_tried_once() -> None:
-    """The batch's stack with ``wrappers.retries: 3``: a spent quota goes up at once."""
-    inner = Failing(ModelExhausted("rate limited for 3600 s"))
-    with pytest.raises(ModelExhausted):
-        await stack(inner, attempts=3).model.generate(Request(messages=[]))
-    assert inner.attempts == 1
-
-
-async def test_a_spent_budget_is_never_retried() -> None:
+async def test_a_spent_budget_never_reaches_the_model_and_stops_the_game() -> None:
     inner = Failing(ModelError("never reached"))
-    budget = BudgetModel(inner, Budget(max_calls=0))
-    with pytest.raises(BudgetExceeded):
-        await RetryModel(budget, attempts=5, backoff_s=0.001).generate(Request(messages=[]))
+    budgeted = stack(inner, meters=[Meter(Budget(max_calls=0), "game")])
+    with pytest.raises(BudgetExceeded) as refused:
+        await budgeted.generate(Request(messages=[]))
     assert inner.attempts == 0
+    health = Health(max_consecutive=0)
+    health.succeeded("Ann")  # even after answers
+    with pytest.raises(ModelUnreachable):
+        health.failed("Ann", "m", refused.value)
 
 
 def test_the_game_stops_on_a_spent_quota_even_after_answers() -> None:

@@ -18,7 +18,7 @@ import jubensha.runs.batch_runner as runner_module
 from jubensha.cli import app
 from jubensha.engine.events import Event
 from jubensha.runlog.folder import read_run
-from jubensha.runs.attempt import read_error
+from jubensha.runs.attempt import read_error, spend_of
 from jubensha.runs.batch import Batch, BatchError, Update
 from jubensha.runs.index import INDEX_FILE, BatchIndex
 from jubensha.runs.play import PlayConfig
@@ -262,7 +262,9 @@ def test_a_spent_game_budget_ends_that_game(tmp_path: Path) -> None:
         error = read_error(folder)
         assert error is not None and error.kind == "budget"
         assert "game budget spent (5 calls of 5)" in error.message
-        assert len(read_run(folder).calls) == 5
+        calls = read_run(folder).calls  # the refused call recorded, costing nothing
+        assert len(calls) == 6 and spend_of(calls).calls == 5
+        assert (calls[-1].error or "").startswith("BudgetExceeded: game budget spent")
 
 
 def test_a_spent_batch_budget_stops_starting_games(tmp_path: Path) -> None:
@@ -380,7 +382,7 @@ def test_prices_cost_every_game_and_a_shared_cache_answers_a_repeated_batch(
     (tmp_path / "prices.yaml").write_text(
         "scripted: {input_per_1m: 1.0, output_per_1m: 2.0}\n", encoding="utf-8")
     (tmp_path / "cache").mkdir()
-    extra = "wrappers: {prices: prices.yaml, cache: cache/, retries: 2}\n"
+    extra = "wrappers: {prices: prices.yaml, cache: cache/}\n"
     first = open_batch(tmp_path, extra)
     play(first)
     game = next(g for g in first.games if g.settings.architecture == "naive")

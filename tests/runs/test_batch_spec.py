@@ -122,6 +122,9 @@ models: scripted
      "spec.yaml: wrappers.budget_per_game.max_callz: unknown field"),
     ("scripts: [lighthouse-keeper]\nwrappers: {prices: nowhere.yaml}\n",
      "spec.yaml: wrappers.prices: no such file"),
+    ("scripts: [lighthouse-keeper]\nwrappers: {retries: 3}\n",
+     ("spec.yaml: wrappers: retries: a model's retries are its client's; set "
+      "model_options.max_retries instead")),
     ("scripts: [lighthouse-keeper\n", "spec.yaml: (file): invalid YAML at line"),
     ("- lighthouse-keeper\n", "spec.yaml: (top level): expected a mapping"),
 ])
@@ -168,3 +171,11 @@ def test_every_seat_problem_of_an_expanded_spec_is_told_at_once(tmp_path: Path) 
         expand(load_spec(path))
     fields = [field for field, _ in caught.value.problems]
     assert fields == ["seats.0", "seats.1"]
+
+
+def test_a_batch_folder_spec_with_the_old_default_of_retries_still_reads(tmp_path: Path) -> None:
+    """Every batch folder's copy of its spec holds ``wrappers.retries: 1``, no retry."""
+    spec = load_spec(write(tmp_path, "scripts: [lighthouse-keeper]\nmodels: scripted\n"
+                                     "wrappers: {retries: 1, prices: null}\n"))
+    assert "retries" not in spec.wrappers.model_dump()
+

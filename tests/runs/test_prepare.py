@@ -38,8 +38,8 @@ def test_prepare_writes_nothing_and_gives_the_whole_game(tmp_path: Path,
     config = game.config
     assert (config.script.id, config.procedure.name, config.seed) == ("tiny-manor", "player", 4)
     assert config.game_language == "zh" and config.embedder == "none"
-    assert config.plans["Bob"].architecture == "extractive:guard"
-    assert config.plans["Ann"].architecture == "detective:guard"  # play's default agent
+    assert (config.plans["Bob"].architecture, config.plans["Bob"].guard) == ("extractive", True)
+    assert (config.plans["Ann"].architecture, config.plans["Ann"].guard) == ("detective", True)
     assert (config.health.max_consecutive_failures, config.health.degraded_share) == (2, 0.4)
     assert config.script_source == TINY and game.humans == []
     assert game.out.parent == Path("runs") and not game.out.exists()

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from jubensha.engine.events import Spoke
-from jubensha.runlog.folder import read_run
+from jubensha.runlog.folder import RunError, read_run
+from jubensha.runlog.moves import Answer, MovesLog
 
 ROOT = Path(__file__).parents[2]
 FIRST_WORDS = "I keep the light, and I was on the rocks at ten."
@@ -77,3 +78,23 @@ def test_ctrl_c_then_resume_plays_on_with_the_persons_moves(tmp_path: Path) -> N
     assert run.finished and said.count(FIRST_WORDS) == 1 and len(said) > 1
     assert len((out / "people.jsonl").read_text().splitlines()) > 1  # every move, again
     assert (tmp_path / "run.partial-1" / "people.jsonl").is_file()  # the attempt, kept
+
+
+def _moves(path: Path, *lines: bytes) -> MovesLog:
+    path.write_bytes(b"".join(lines))
+    return MovesLog(path)
+
+
+def test_a_moves_file_is_read_as_every_log_of_a_run_folder(tmp_path: Path) -> None:
+    """One reader (``runlog.folder.read_jsonl``): a last line cut off as it was written is
+    skipped; any other bad line names the file and the line, and stops the resume."""
+    one = Answer(seat="Ann", decision=1, left=True).model_dump_json().encode() + b"\n"
+    two = Answer(seat="Bob", decision=1, left=True).model_dump_json().encode() + b"\n"
+    assert MovesLog(tmp_path / "none.jsonl").read() == {}
+    read = _moves(tmp_path / "torn.jsonl", one, two, two[:12]).read()
+    assert {seat: len(answers) for seat, answers in read.items()} == {"Ann": 1, "Bob": 1}
+    with pytest.raises(RunError, match=r"spoiled\.jsonl:2: not a valid record"):
+        _moves(tmp_path / "spoiled.jsonl", one, b'{"seat": 3}\n', two).read()
+    (tmp_path / "link.jsonl").symlink_to(tmp_path / "torn.jsonl")
+    with pytest.raises(RunError, match="a symbolic link"):
+        MovesLog(tmp_path / "link.jsonl").read()

@@ -254,8 +254,9 @@ class GuardedAgent(Agent):
 
     async def rewrite(self, kind: str, text: str, problems: list[str]) -> str:
         """One call of the seat's model: the draft's own prompt, the draft, and why it
-        cannot be said (a prompt that shares its prefix with the draft's, for caches)."""
-        if self.seat.model is None:
+        cannot be said (a prompt that shares its prefix with the draft's, for caches).
+        None for a model-free agent, which stays model-free guarded."""
+        if self.seat.model is None or not self.uses_model:
             return ""
         base = self._last_prompt()
         sheet = self.seat.sheet

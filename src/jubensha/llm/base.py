@@ -133,23 +133,26 @@ class Response(BaseModel):
 
 
 class ErrorKind(StrEnum):
-    """What a failed model call means for what comes next. Every wrapper reads this one
-    classification: ``RetryModel`` retries ``RETRY`` only, the game's health stops a game on
-    ``DEAD`` and ``SPENT``, and a seat falls back on every kind that does not stop it."""
+    """What a failed model call means for what comes next, read in one place each: the
+    client retries what is worth another try (``openai_client.with_retries``, the one retry
+    of a call), the game's health stops a game on ``DEAD`` and ``SPENT``, and a seat falls
+    back on every kind that does not stop it."""
 
     RETRY = "retry"
     """Another attempt may succeed (a rate limit, a server error, a timeout, an empty
-    reply): retried within the call's attempts, then the seat falls back."""
+    reply): the client retries what it sees fail so, within its ``max_retries``; then
+    the seat falls back."""
     FAIL = "fail"
     """This call failed for good (no reply fits the schema, no such image): never
     retried; the seat falls back."""
     DEAD = "dead"
     """Every later call to this model fails the same way (unreachable, key rejected, no
-    such model or model file, a call the cassette does not hold, a spent run budget):
-    never retried; a game whose model has not answered yet stops at once."""
+    such model or model file, a call the cassette does not hold): never retried; a game
+    whose model has not answered yet stops at once."""
     SPENT = "spent"
-    """The endpoint refuses for longer than a call may wait (a spent quota): never
-    retried; the job stops at once, however many calls were answered before."""
+    """The endpoint refuses for longer than a call may wait (a spent quota), or a game's or
+    batch's budget is spent (``wrappers.BudgetExceeded``): never retried; the game stops at
+    once, however many calls were answered before."""
 
 
 class ModelError(Exception):

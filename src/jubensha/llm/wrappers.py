@@ -2,13 +2,16 @@
 
 Wrappers add one behaviour around any model without changing the ``Model`` interface.
 
-- ``RetryModel``: bounded retries with backoff for flaky clients.
 - ``CachedModel``: replies by ``Request.cache_key`` in memory or in an SQLite file.
-- ``BudgetModel``: stops a run at a number of calls, tokens or dollars.
+- ``BudgetModel``: refuses calls once a game's or a batch's ``Meter`` has spent its budget
+  (``BudgetExceeded``, of kind ``spent``: the game stops, and nothing retries it).
 - ``AccountingModel``: prices each reply from a ``PriceTable`` and totals usage per seat,
   purpose and model.
 
 ``stack`` puts them in the order that makes each see what it needs (see its docstring).
+Retrying is no wrapper: a client retries what is worth another try, once, where it knows
+why the call failed (``openai_client.with_retries``: rate limits and their
+``Retry-After``, server errors, timeouts), so that no two layers multiply their attempts.
 """
 
 from __future__ import annotations
@@ -23,8 +26,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field, RootModel, ValidationError
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
-from tenacity.wait import wait_exponential_jitter
 
 from jubensha.llm.base import (
     ErrorKind,
@@ -39,36 +40,6 @@ from jubensha.safeload import DocumentError, read_document, shown_key
 
 if TYPE_CHECKING:
     from jubensha.llm.calls import CallRecord
-
-
-# --- retry ---------------------------------------------------------------------------------
-
-def is_retryable(error: BaseException) -> bool:
-    """Only a model error of kind ``RETRY`` is worth another try (``ErrorKind``)."""
-    return isinstance(error, ModelError) and error.kind is ErrorKind.RETRY
-
-
-class RetryModel(ModelWrapper):
-    """Retries failed calls up to ``attempts`` in all, with jittered exponential backoff;
-    an error of any other kind than ``RETRY`` (a dead endpoint, a spent quota or budget, a
-    reply that fits no schema) goes up at once."""
-
-    def __init__(self, inner: Model, attempts: int = 3, backoff_s: float = 0.5,
-                 backoff_max_s: float = 10.0) -> None:
-        super().__init__(inner)
-        if attempts < 1:
-            raise ValueError(f"RetryModel: attempts must be at least 1, got {attempts}")
-        self.attempts = attempts
-        self.wait = wait_exponential_jitter(multiplier=backoff_s, max=backoff_max_s,
-                                            jitter=backoff_s)
-
-    async def generate(self, request: Request) -> Response:
-        retrying = AsyncRetrying(stop=stop_after_attempt(self.attempts), wait=self.wait,
-                                 retry=retry_if_exception(is_retryable), reraise=True)
-        async for attempt in retrying:
-            with attempt:
-                response = await self.inner.generate(request)
-        return response
 
 
 # --- cache ---------------------------------------------------------------------------------
@@ -155,7 +126,8 @@ class CachedModel(ModelWrapper):
 
     ``only`` limits the cache to the requests it accepts (a game shares the replies of
     ``deterministic`` requests among its seats). A request already on its way is awaited,
-    not sent twice, so seats asking the same thing at once cost one call."""
+    not sent twice, so seats asking the same thing at once cost one call. Closing it
+    closes the model, not the store: whoever opened a store shares it and closes it."""
 
     def __init__(self, inner: Model, store: MemoryCache | SqliteCache | None = None,
                  only: Callable[[Request], bool] | None = None) -> None:
@@ -203,11 +175,6 @@ async def _outcome(pending: asyncio.Future[Response]) -> Response | None:
         if pending.cancelled():
             return None
         raise
-
-    async def aclose(self) -> None:
-        if isinstance(self.store, SqliteCache):
-            self.store.close()
-        await self.inner.aclose()
 
 
 # --- prices and accounting -----------------------------------------------------------------
@@ -330,27 +297,25 @@ class Budget(BaseModel):
     max_cost_usd: float | None = Field(None, ge=0)
 
 
-class BudgetExceeded(ModelError):
-    """The run spent its budget: every further call fails at once, and none is retried."""
+@dataclass
+class Meter:
+    """Model use counted against one ``Budget`` and shared by the clients it limits (a
+    game's, or a whole batch's): calls count when they start, so that calls at once cannot
+    overshoot; tokens and dollars when a live reply arrives, so the call that crosses those
+    limits completes and the next one is refused. Replies from a cache or cassette spend
+    neither."""
 
-    kind = ErrorKind.DEAD
+    budget: Budget
+    scope: str
+    """What the budget is of, as its refusal says: ``game``, ``batch``."""
+    calls: int = 0
+    tokens: int = 0
+    cost_usd: float = 0.0
 
-
-class BudgetModel(ModelWrapper):
-    """Refuses calls once a limit is reached.
-
-    Every call counts towards ``max_calls`` (counted when it starts, so concurrent calls
-    cannot overshoot); tokens and dollars are known only when a reply arrives, so the call
-    that crosses those limits completes and the next one is refused. Replies from a cache
-    or cassette spend no tokens or dollars.
-    """
-
-    def __init__(self, inner: Model, budget: Budget) -> None:
-        super().__init__(inner)
-        self.budget = budget
-        self.calls = 0
-        self.tokens = 0
-        self.cost_usd = 0.0
+    def charge(self, calls: int = 0, tokens: int = 0, cost_usd: float | None = None) -> None:
+        self.calls += calls
+        self.tokens += tokens
+        self.cost_usd += cost_usd or 0.0
 
     def exceeded(self) -> str | None:
         """Which limit is spent, in words, or None."""
@@ -363,52 +328,50 @@ class BudgetModel(ModelWrapper):
             return f"${self.cost_usd:.4f} of ${limits.max_cost_usd:.4f}"
         return None
 
+
+class BudgetExceeded(ModelError):
+    """A budget is spent: the game stops at once (the run's health stops on ``spent``),
+    and the call is never retried (no retry reads ``spent`` as worth another try, and the
+    clients' retries lie below the budget)."""
+
+    kind = ErrorKind.SPENT
+
+
+class BudgetModel(ModelWrapper):
+    """Charges each call to every meter; the first call one of them refuses raises
+    ``BudgetExceeded`` without reaching the model."""
+
+    def __init__(self, inner: Model, meters: list[Meter]) -> None:
+        super().__init__(inner)
+        self.meters = meters
+
     async def generate(self, request: Request) -> Response:
-        spent = self.exceeded()
-        if spent:
-            raise BudgetExceeded(f"model budget spent ({spent}); refused "
-                                 f"{request.purpose or 'a call'} for {request.seat or 'the run'}")
-        self.calls += 1
+        for meter in self.meters:
+            spent = meter.exceeded()
+            if spent:
+                raise BudgetExceeded(f"{meter.scope} budget spent ({spent}); refused "
+                                     f"{request.purpose or 'a call'} for "
+                                     f"{request.seat or 'the run'}")
+        for meter in self.meters:
+            meter.charge(calls=1)
         response = await self.inner.generate(request)
         if response.origin == "live":
-            self.tokens += response.usage.total_tokens
-            self.cost_usd += response.usage.cost_usd or 0.0
+            for meter in self.meters:
+                meter.charge(tokens=response.usage.total_tokens,
+                             cost_usd=response.usage.cost_usd)
         return response
 
 
 # --- the usual stack -----------------------------------------------------------------------
 
-@dataclass
-class ModelStack:
-    """A client with its wrappers, and handles to the ones that keep state."""
+def stack(client: Model, *, cache: MemoryCache | SqliteCache | None = None,
+          prices: PriceTable | None = None, meters: list[Meter] | None = None) -> Model:
+    """Wrap ``client`` as ``Budget(Accounting(Cache(client)))``, each where given.
 
-    model: Model
-    accounting: Accounting
-    cache: CachedModel | None = None
-    budget: BudgetModel | None = None
-
-
-def stack(client: Model, *, attempts: int = 1, cache: MemoryCache | SqliteCache | None = None,
-          record_to: Path | None = None, prices: PriceTable | None = None,
-          budget: Budget | None = None, accounting: Accounting | None = None) -> ModelStack:
-    """Wrap ``client`` as ``Budget(Accounting(Cache(Retry(Record(client)))))``.
-
-    Recording sits next to the client so a cassette holds real replies and real failures;
-    retry is above it (each attempt is recorded); the cache skips retries and recording
-    for known requests; accounting prices what the cache did not answer; the budget sees
-    those prices. Seat models (``CallLog.seat``) go on top, one per seat.
+    The cache answers known requests before anything is spent; accounting prices what the
+    cache did not answer; the budget, outermost, sees those prices. Seat models
+    (``CallLog.seat``) go on top, one per seat.
     """
-    model: Model = client
-    if record_to is not None:
-        from jubensha.llm.replay import RecordingModel
-
-        model = RecordingModel(model, record_to)
-    if attempts > 1:
-        model = RetryModel(model, attempts=attempts)
-    cached = CachedModel(model, cache) if cache is not None else None
-    model = cached or model
-    counted = AccountingModel(model, prices, accounting)
-    limited = BudgetModel(counted, budget) if budget is not None else None
-    return ModelStack(model=limited or counted, accounting=counted.accounting, cache=cached,
-                      budget=limited)
-
+    cached: Model = CachedModel(client, cache) if cache is not None else client
+    counted = AccountingModel(cached, prices)
+    return BudgetModel(counted, meters) if meters else counted

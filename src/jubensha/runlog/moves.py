@@ -15,21 +15,18 @@ given again.
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, SerializeAsAny, ValidationError, field_validator
+from pydantic import BaseModel, SerializeAsAny, field_validator
 
 from jubensha.engine.decisions import BaseAction, Decision, action_type
 from jubensha.registry import UnknownName
+from jubensha.runlog.folder import read_jsonl
 
-log = logging.getLogger(__name__)
 PEOPLE = "people.jsonl"
 """The moves of the people who played at the terminal, in the run folder."""
-MAX_BYTES = 16 * 1024 * 1024
-"""A larger moves file is not read (no table's people type that much)."""
 
 
 class Answer(BaseModel):
@@ -67,19 +64,12 @@ class MovesLog:
             out.write(answer.model_dump_json() + "\n")
 
     def read(self) -> dict[str, list[Answer]]:
-        """Each seat's answers in order; a line cut off or spoiled ends the reading (what
-        came before it stands), and a file that is too large or a link is not read."""
+        """Each seat's answers in order, read as every log of a run folder is
+        (``runlog.folder.read_jsonl``): none when there is no file, a last line cut off
+        while it was written skipped; any other bad line, a link or a file too large is a
+        ``RunError`` naming the file (and the line)."""
         found: dict[str, list[Answer]] = defaultdict(list)
-        if self.path.is_symlink() or not self.path.is_file() \
-                or self.path.stat().st_size > MAX_BYTES:
-            return found
-        for number, line in enumerate(self.path.read_bytes().splitlines(), 1):
-            try:
-                answer = Answer.model_validate_json(line)
-            except (ValidationError, ValueError):
-                log.warning("%s:%d: not an answer; the answers after it are not used",
-                            self.path, number)
-                break
+        for answer in read_jsonl(self.path, Answer.model_validate_json, []):
             found[answer.seat].append(answer)
         return found
 

@@ -10,19 +10,19 @@ from __future__ import annotations
 import asyncio
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from jubensha.engine.game import GameResult
-from jubensha.llm.base import Model, ModelWrapper, Request, Response
+from jubensha.llm.base import Model
 from jubensha.llm.calls import CallRecord, OnCall
 from jubensha.llm.health import ModelUnreachable
 from jubensha.llm.keys import Server
 from jubensha.llm.registry import ModelOptions
-from jubensha.llm.wrappers import Budget, PriceTable, SqliteCache, stack
+from jubensha.llm.wrappers import Budget, BudgetExceeded, Meter, PriceTable, SqliteCache, stack
 from jubensha.runlog.folder import RunError, RunResult, read_own
 from jubensha.runlog.resume import Resume, ResumeDiverged, ResumeError
 from jubensha.runs.index import Spend, now
@@ -66,74 +66,22 @@ def write_error(folder: Path, kind: GameErrorKind, message: str, trace: str = ""
     (folder / ERROR_FILE).write_text(error.model_dump_json(indent=2) + "\n", encoding="utf-8")
 
 
+REFUSED = f"{BudgetExceeded.__name__}: "
+"""The start of the error of a call a budget refused, as the call log records it (the
+error's class, then its message): the call was never sent, and costs nothing."""
+
+
 def spend_of(records: list[CallRecord]) -> Spend:
     """The model use of ``records`` (those answered from an earlier attempt included: a
-    game's use; ``spend_of(spent(records))`` is what the attempt paid)."""
-    spend = Spend(calls=len(records))
-    for record in records:
+    game's use; ``spend_of(spent(records))`` is what the attempt paid); a call a budget
+    refused is none."""
+    sent = [record for record in records if not (record.error or "").startswith(REFUSED)]
+    spend = Spend(calls=len(sent))
+    for record in sent:
         spend = spend + Spend(prompt_tokens=record.usage.prompt_tokens,
                               completion_tokens=record.usage.completion_tokens,
                               cost_usd=record.usage.cost_usd)
     return spend
-
-
-# --- budgets ---------------------------------------------------------------------------------
-
-class GameAborted(BaseException):
-    """Ends a game at once. The engine turns every ``Exception`` of a seat into a recorded
-    fallback so that a game always finishes; a spent budget must end the game instead, so
-    this derives from ``BaseException``, which the engine does not catch."""
-
-    def __init__(self, kind: GameErrorKind, message: str):
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-
-
-@dataclass
-class Meter:
-    """Model use counted against one ``Budget`` shared by several clients (a game's, or the
-    whole batch's). As ``llm.wrappers.BudgetModel``: calls count when they start, tokens and
-    dollars when a live reply arrives, so the call that crosses a limit completes."""
-
-    budget: Budget
-    scope: str
-    spend: Spend = field(default_factory=Spend)
-
-    def exceeded(self) -> str | None:
-        limits, spend = self.budget, self.spend
-        if limits.max_calls is not None and spend.calls >= limits.max_calls:
-            return f"{spend.calls} calls of {limits.max_calls}"
-        if limits.max_tokens is not None and spend.tokens >= limits.max_tokens:
-            return f"{spend.tokens} tokens of {limits.max_tokens}"
-        if limits.max_cost_usd is not None and (spend.cost_usd or 0.0) >= limits.max_cost_usd:
-            return f"${spend.cost_usd or 0.0:.4f} of ${limits.max_cost_usd:.4f}"
-        return None
-
-
-class MeteredModel(ModelWrapper):
-    """Counts each call on every meter; the first call refused ends the game."""
-
-    def __init__(self, inner: Model, meters: list[Meter]) -> None:
-        super().__init__(inner)
-        self.meters = meters
-
-    async def generate(self, request: Request) -> Response:
-        for meter in self.meters:
-            spent = meter.exceeded()
-            if spent:
-                raise GameAborted("budget", f"{meter.scope} budget spent ({spent}); refused "
-                                  f"{request.purpose or 'a call'} for {request.seat or 'the run'}")
-        for meter in self.meters:
-            meter.spend = meter.spend + Spend(calls=1)
-        response = await self.inner.generate(request)
-        if response.origin == "live":
-            used = Spend(prompt_tokens=response.usage.prompt_tokens,
-                         completion_tokens=response.usage.completion_tokens,
-                         cost_usd=response.usage.cost_usd)
-            for meter in self.meters:
-                meter.spend = meter.spend + used
-        return response
 
 
 # --- one attempt at one game ------------------------------------------------------------------
@@ -153,8 +101,6 @@ class GameJob:
     """The spec's, validated where the game plays (whose environment holds the keys)."""
     servers: dict[str, Server]
     timeout_s: float | None
-    call_attempts: int
-    """Attempts per model call (the spec's ``wrappers.retries``; 1: no retry)."""
     prices: PriceTable | None
     budget_per_game: Budget | None
 
@@ -163,9 +109,15 @@ def game_meter(job: GameJob) -> Meter | None:
     """The game's budget, charged with the calls it resumes (the game's, paid earlier)."""
     if not job.budget_per_game:
         return None
-    resume = job.game.resume
-    earlier = spend_of(resume.records) if resume else Spend()
-    return Meter(job.budget_per_game, "game", earlier)
+    meter = Meter(job.budget_per_game, "game")
+    if job.game.resume is not None:
+        charge(meter, spend_of(job.game.resume.records))
+    return meter
+
+
+def charge(meter: Meter, spend: Spend) -> None:
+    """Count ``spend`` (a run's, read from its log) against ``meter``."""
+    meter.charge(spend.calls, spend.tokens, spend.cost_usd)
 
 
 def options_for(options: ModelOptions, server: Server | None) -> ModelOptions:
@@ -201,12 +153,12 @@ async def play_attempt(job: GameJob, folder: Path, *, cache: SqliteCache | None,
         if not result.degraded:
             return True
         write_error(folder, "degraded", degraded_message(result))
-    except GameAborted as exc:
-        write_error(folder, exc.kind, exc.message)
     except ResumeDiverged as exc:
         write_error(folder, "diverged", str(exc))
-    except ModelUnreachable as exc:
-        write_error(folder, "unreachable", str(exc))
+    except ModelUnreachable as exc:  # a spent budget stops a game as a spent quota does
+        spent = isinstance(exc.error, BudgetExceeded)
+        write_error(folder, "budget" if spent else "unreachable",
+                    str(exc.error) if spent else str(exc))
     except TimeoutError:
         write_error(folder, "timeout", f"the game took longer than {job.timeout_s} s")
     except asyncio.CancelledError:
@@ -236,24 +188,17 @@ async def _play(job: GameJob, folder: Path, models: dict[str, Model],
 
 def _wrapped(job: GameJob, client: Model, limiter: Limiter | None, cache: SqliteCache | None,
              meters: list[Meter]) -> Model:
-    """The limiter innermost (a cached reply takes no slot), then retries, cache, prices,
-    and the meters outermost."""
+    """The limiter innermost (a cached reply takes no slot), then the cache, prices, and
+    the meters outermost."""
     inner = LimitedModel(client, limiter) if limiter is not None else client
-    wrapped = stack(inner, attempts=job.call_attempts, cache=cache, prices=job.prices).model
-    return MeteredModel(wrapped, meters) if meters else wrapped
+    return stack(inner, cache=cache, prices=job.prices, meters=meters)
 
 
 def game_job(game: PlannedGame, spec: BatchSpec, prices: PriceTable | None,
              servers: dict[str, Server], resume: Resume | None = None) -> GameJob:
     """The job of one attempt at a batch's game: its settings, where its models are served
     and the earlier attempt it resumes."""
-    settings = game.settings
-    config = PlayConfig(script=game.script, procedure=game.procedure, plans=game.plans,
-                        seed=settings.seed, language=settings.language,
-                        embedder=settings.embedder, script_source=settings.script,
-                        resume=resume,
-                        preset=settings.preset.model_dump() if settings.preset else None)
+    config = game.config.model_copy(update={"resume": resume})
     return GameJob(name=game.name, game=config, model_options=dict(spec.model_options),
-                   servers=servers, timeout_s=spec.timeout_s,
-                   call_attempts=spec.wrappers.retries, prices=prices,
+                   servers=servers, timeout_s=spec.timeout_s, prices=prices,
                    budget_per_game=spec.wrappers.budget_per_game)

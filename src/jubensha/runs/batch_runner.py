@@ -25,11 +25,11 @@ from jubensha.llm.calls import OnCall
 from jubensha.llm.health import ModelUnreachable
 from jubensha.llm.keys import Server
 from jubensha.llm.registry import parse_model_spec
-from jubensha.llm.wrappers import PriceTable, stack
+from jubensha.llm.wrappers import Meter, PriceTable, stack
 from jubensha.runlog.attempts import earlier_attempts, set_aside
 from jubensha.runlog.folder import read_run
 from jubensha.runlog.resume import Resume, spent
-from jubensha.runs.attempt import Meter, game_job, options_for, read_error, spend_of
+from jubensha.runs.attempt import charge, game_job, options_for, read_error, spend_of
 from jubensha.runs.batch_folders import (
     BatchFolder,
     calls_of,
@@ -112,7 +112,7 @@ class BatchRunner:
         rows = await self.batch.sync()
         if self.batch_meter is not None:
             for row in rows:
-                self.batch_meter.spend = self.batch_meter.spend + row.spent
+                charge(self.batch_meter, row.spent)
         try:
             await self._complete_metrics(rows)
             limit = asyncio.Semaphore(self.concurrency)
@@ -173,7 +173,7 @@ class BatchRunner:
         job = game_job(game, self.spec, self.prices, self.servers, resume)
         done = await self.executor.play(job, folder)
         if self.batch_meter is not None and not self.executor.watched:
-            self.batch_meter.spend = self.batch_meter.spend + spend_of(spent(calls_of(folder)))
+            charge(self.batch_meter, spend_of(spent(calls_of(folder))))
         return done
 
     async def _complete_metrics(self, rows: list[GameRow]) -> None:
@@ -216,23 +216,21 @@ class BatchRunner:
             statuses.values(), key=lambda s: position_of(self.spec.metrics, s.metric)))
 
     def _judge(self) -> Model | None:
-        """The judge model, built on first use (with the batch's retries and prices; the
-        run's evaluation session caches and logs its calls)."""
+        """The judge model, built on first use (with the batch's prices; the run's
+        evaluation session caches and logs its calls)."""
         if self.spec.judge is not None and self.judge is None:
             self.judge_client = parse_model_spec(
                 self.spec.judge, options_for(self.options, self.servers.get(self.spec.judge)))
-            self.judge = stack(self.judge_client, attempts=self.spec.wrappers.retries,
-                               prices=self.prices).model
+            self.judge = stack(self.judge_client, prices=self.prices)
         return self.judge
 
     def _seat_client(self, spec: str) -> Model:
         """A seat's own model for its post-game answers, served where its games played
-        (the spec's endpoint for it, else its ``model_options``), with the batch's retries
-        and prices; built on first use."""
+        (the spec's endpoint for it, else its ``model_options``), with the batch's prices;
+        built on first use."""
         if spec not in self.seat_clients:
             raw = parse_model_spec(spec, options_for(self.options, self.servers.get(spec)))
-            self.seat_clients[spec] = (raw, stack(raw, attempts=self.spec.wrappers.retries,
-                                                  prices=self.prices).model)
+            self.seat_clients[spec] = (raw, stack(raw, prices=self.prices))
         return self.seat_clients[spec][1]
 
     def _embedder(self) -> Embedder | None:

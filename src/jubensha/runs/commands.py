@@ -12,8 +12,9 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from jubensha.commandline import options_command
 from jubensha.engine.events import Event, Failure
-from jubensha.engine.game import DEGRADED_SHARE, share_was_the_rule
+from jubensha.engine.game import share_was_the_rule
 from jubensha.engine.narration import labels, outcome_text, purpose_label, winner_key
 from jubensha.engine.procedure import presets
 from jubensha.engine.table import EventSink
@@ -28,7 +29,7 @@ from jubensha.jobs import (
 from jubensha.llm.base import Model
 from jubensha.llm.catalog import tiny_model_notice
 from jubensha.llm.environment import MODEL_ENV
-from jubensha.llm.health import DEFAULT_MAX_CONSECUTIVE, ModelUnreachable
+from jubensha.llm.health import ModelUnreachable
 from jubensha.outdir import OutError, prepare_out
 from jubensha.prompts import message, render
 from jubensha.runlog.attempts import set_aside
@@ -131,32 +132,32 @@ ResumeOption = Annotated[Path | None, typer.Option(
     "seats, seed, language and embedder are the run's (meta.json).")]
 
 
-def play(script: ScriptArgument = None, procedure: ProcedureOption = None,
-         preset: PresetOption = None, agents: AgentsOption = None,
-         model: ModelOption = None, seat: SeatOption = None,
-         murderer_agents: MurdererAgentsOption = None,
-         murderer_model: MurdererModelOption = None, guard: GuardOption = None,
-         rounds: RoundsOption = None, questions: QuestionsOption = None,
-         seed: SeedOption = 0, out: OutOption = None, overwrite: OverwriteOption = False,
-         lang: LangOption = None, base_url: BaseUrlOption = None,
-         temperature: TemperatureOption = None, timeout: TimeoutOption = None,
-         retries: RetriesOption = None, embedder: EmbedderOption = "local",
-         record: RecordOption = None, verbose: VerboseOption = False,
-         hot_seat: HotSeatOption = False,
-         max_failures: MaxFailuresOption = DEFAULT_MAX_CONSECUTIVE,
-         degraded_share: DegradedShareOption = DEGRADED_SHARE,
-         resume: ResumeOption = None) -> None:
+PLAY_PARAMETERS = {
+    "script": ScriptArgument, "procedure": ProcedureOption, "preset": PresetOption,
+    "agents": AgentsOption, "model": ModelOption, "seats": SeatOption,
+    "murderer_agents": MurdererAgentsOption, "murderer_model": MurdererModelOption,
+    "guard": GuardOption, "rounds": RoundsOption, "questions": QuestionsOption,
+    "seed": SeedOption, "out": OutOption, "overwrite": OverwriteOption, "lang": LangOption,
+    "base_url": BaseUrlOption, "temperature": TemperatureOption, "timeout": TimeoutOption,
+    "retries": RetriesOption, "embedder": EmbedderOption, "record": RecordOption,
+    "verbose": VerboseOption, "hot_seat": HotSeatOption, "max_failures": MaxFailuresOption,
+    "degraded_share": DegradedShareOption, "resume": ResumeOption}
+"""`jubensha play`'s option of each field of ``PlayOptions``, in the order its help lists."""
+
+
+def play_game_command(options: PlayOptions) -> None:
     """Play a murder mystery with LLM agents (and you: --seat "NAME=human") and write its
     run folder."""
-    given = {name: value for name, value in locals().items() if name != "seat"}  # the options
-    options = PlayOptions(**given, seats=seat or [])
     try:
         game = prepare_game(options)
     except PlayError as exc:
         raise fail(str(exc)) from None
-    clients = open_game(game, overwrite)
-    result, played = play_live(game, clients, verbose)
-    show_ending(game, result, played, verbose)
+    clients = open_game(game, options.overwrite)
+    result, played = play_live(game, clients, options.verbose)
+    show_ending(game, result, played, options.verbose)
+
+
+play = options_command(play_game_command, PlayOptions, PLAY_PARAMETERS)
 
 
 def open_game(game: PreparedGame, overwrite: bool) -> dict[str, Model]:
@@ -188,7 +189,10 @@ def play_live(game: PreparedGame, clients: dict[str, Model], verbose: bool
     if game.resumed:
         set_aside_attempt(game)
     resumed = game.config.resume
-    moves = record_people(game.agents, target, resumed.source if resumed else None)
+    try:
+        moves = record_people(game.agents, target, resumed.source if resumed else None)
+    except RunError as exc:  # the people's moves file of the run resumed
+        raise fail(str(exc), language) from None
     if moves:
         console.print(Text(message(language, "resuming_moves", moves=moves), style="dim"))
     # A human seat's own console shows what that seat sees; the omniscient live transcript

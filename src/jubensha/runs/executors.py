@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Protocol
 
 from jubensha.llm.calls import OnCall
-from jubensha.llm.wrappers import SqliteCache
-from jubensha.runs.attempt import GameJob, Meter, game_meter, play_attempt
+from jubensha.llm.wrappers import Meter, SqliteCache
+from jubensha.runs.attempt import GameJob, game_meter, play_attempt
 from jubensha.runs.limits import Gate, Limiter
 from jubensha.runs.spec_schema import BatchSpec
 

@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, cast, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from jubensha.agents.human import hot_seat_spec, is_human
 from jubensha.agents.registry import (
@@ -59,6 +59,7 @@ from jubensha.runlog.folder import (
 from jubensha.runlog.provenance import completed, provenance
 from jubensha.runlog.resume import Resume, ResumingModel
 from jubensha.runlog.script import played_script
+from jubensha.runs.presets import Applied, PaperPreset, PresetError, find_preset, seat_specs
 from jubensha.runs.transcript import render_markdown
 from jubensha.safeload import one_line
 from jubensha.scripts.model import Language, Script
@@ -87,9 +88,32 @@ class PlayError(Exception):
 
 
 class SeatPlan(BaseModel):
+    """One seat's player: its architecture, its model and whether the speech guard checks
+    what it says. The guard is a field of its own, so no builder can drop it by building
+    an architecture string; the word ``guard`` among an architecture's options (how a
+    person writes it, how meta.json records it) is taken out into the field."""
+
     name: str
     architecture: str
     model: str
+    guard: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _guard_word(cls, value: Any) -> Any:
+        if isinstance(value, dict) and isinstance(value.get("architecture"), str):
+            has, bare = guarded(value["architecture"])
+            if has:
+                value = {**value, "architecture": bare, "guard": True}
+        return value
+
+    @property
+    def agent_spec(self) -> str:
+        """The architecture as ``make_agent`` and meta.json take it (the guard a word)."""
+        if not self.guard:
+            return self.architecture
+        joint = "+" if ":" in self.architecture else ":"
+        return f"{self.architecture}{joint}{GUARD}"
 
 
 class PlayConfig(BaseModel):
@@ -137,34 +161,61 @@ def resolve_seat_name(name: str, script: Script) -> str:
                     f"(characters: {', '.join(script.names)})")
 
 
+class SeatChoice(BaseModel):
+    """One seat set apart from the table's defaults: a ``--seat``, a spec's ``seats``, a
+    row of the lobby's form. None keeps the table's default."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="The character's name or alias (``resolve_seat_name``).")
+    architecture: str | None = None
+    model: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> SeatChoice:
+        """``"Dr. Ling=thinkthrice@openai:gpt-4o"``, ``NAME=MODEL``, ``NAME=ARCH@`` or
+        ``NAME=human`` (the name as written, not yet looked up)."""
+        name, sep, value = text.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise PlayError(f"--seat {text!r}: write NAME=MODEL, NAME=ARCH@MODEL or NAME=ARCH@ "
+                            "(e.g. \"Dr. Ling=thinkthrice@openai:gpt-4o\")")
+        arch, model = ("", value)
+        try:
+            if "@" in value:
+                arch, _, model = value.partition("@")
+            elif is_human(value):
+                arch, model = value, ""
+        except AgentSpecError as exc:
+            raise PlayError(f"--seat {text!r}: {exc}") from None
+        return cls(name=name, architecture=arch.strip() or None, model=model.strip() or None)
+
+
 def parse_seat(text: str, script: Script) -> tuple[str, str | None, str | None]:
     """``"Dr. Ling=thinkthrice@openai:gpt-4o"`` → (name, architecture, model); either of
     the last two is None when the seat keeps the default."""
-    name, sep, value = text.partition("=")
-    if not sep or not name.strip() or not value.strip():
-        raise PlayError(f"--seat {text!r}: write NAME=MODEL, NAME=ARCH@MODEL or NAME=ARCH@ "
-                        "(e.g. \"Dr. Ling=thinkthrice@openai:gpt-4o\")")
-    arch, model = ("", value)
+    return _checked(SeatChoice.parse(text), script, text)
+
+
+def _checked(choice: SeatChoice, script: Script, shown: str
+             ) -> tuple[str, str | None, str | None]:
+    """The choice's character, architecture and model, each validated."""
     try:
-        if "@" in value:
-            arch, _, model = value.partition("@")
-        elif is_human(value):
-            arch, model = value, ""
-        architecture = check_agent_spec(arch) if arch.strip() else None
-        if architecture and model.strip() and is_human(architecture):
-            raise PlayError(f"--seat {text!r}: a human seat plays without a model; write "
-                            f"{name.strip()}=human")
-        model_spec = validate_model_spec(model) if model.strip() else None
+        architecture = check_agent_spec(choice.architecture) if choice.architecture else None
+        if architecture and choice.model and is_human(architecture):
+            raise PlayError(f"--seat {shown!r}: a human seat plays without a model; write "
+                            f"{choice.name.strip()}=human")
+        model_spec = validate_model_spec(choice.model) if choice.model else None
     except (AgentSpecError, ModelSpecError) as exc:
-        raise PlayError(f"--seat {text!r}: {exc}") from None
-    return resolve_seat_name(name, script), architecture, model_spec
+        raise PlayError(f"--seat {shown!r}: {exc}") from None
+    return resolve_seat_name(choice.name, script), architecture, model_spec
 
 
 def plan_seats(script: Script, architecture: str, model: str,
-               seat_texts: Sequence[str] = (), *, murderer_architecture: str | None = None,
-               murderer_model: str | None = None, hot_seat: bool = False
-               ) -> dict[str, SeatPlan]:
-    """Every character's architecture and model, defaults overridden by ``--seat``.
+               seats: Sequence[str | SeatChoice] = (), *,
+               murderer_architecture: str | None = None, murderer_model: str | None = None,
+               hot_seat: bool = False) -> dict[str, SeatPlan]:
+    """Every character's architecture and model, defaults overridden by ``seats``
+    (``--seat`` texts or choices).
 
     The fixed-murderer protocol (PLAYER* section 3): ``murderer_architecture`` and
     ``murderer_model`` seat the murderers with the same opponent whatever the civilians
@@ -185,14 +236,21 @@ def plan_seats(script: Script, architecture: str, model: str,
                             model=fixed_model if name in murderers and fixed_model else model)
              for name in script.names}
     given: dict[str, str] = {}
-    for text in seat_texts:
-        name, arch, spec = parse_seat(text, script)
-        if given.setdefault(name, text) != text:
-            raise PlayError(f"--seat {given[name]!r} and --seat {text!r} both name {name!r}; "
+    for seat in seats:
+        shown = seat if isinstance(seat, str) else _shown(seat)
+        choice = SeatChoice.parse(seat) if isinstance(seat, str) else seat
+        name, arch, spec = _checked(choice, script, shown)
+        if given.setdefault(name, shown) != shown:
+            raise PlayError(f"--seat {given[name]!r} and --seat {shown!r} both name {name!r}; "
                             "give each character one --seat")
-        plans[name] = SeatPlan(name=name, architecture=arch or plans[name].architecture,
+        plans[name] = SeatPlan(name=name, architecture=arch or plans[name].agent_spec,
                                model=spec or plans[name].model)
     return seat_humans(plans, hot_seat)
+
+
+def _shown(choice: SeatChoice) -> str:
+    """A choice as ``--seat`` would write it (for messages)."""
+    return f"{choice.name}={choice.architecture or ''}@{choice.model or ''}"
 
 
 def seat_humans(plans: dict[str, SeatPlan], hot_seat: bool = False) -> dict[str, SeatPlan]:
@@ -218,25 +276,72 @@ GUARDED_BY_DEFAULT = ("naive", "detective")
 
 def guard_seats(plans: dict[str, SeatPlan], guard: bool | None) -> dict[str, SeatPlan]:
     """The speech guard (``agents.guard``) on every model seat (``guard`` True), on none
-    (False), or by default on the naive and detective seats of the embedded local models:
-    small models recite their sheets, and neither agent is a paper's, so no paper's setting
-    changes."""
+    (False), or by default on the seats that asked for it and on the naive and detective
+    seats of the embedded local models: small models recite their sheets, and neither
+    agent is a paper's, so no paper's setting changes. A person's seat has no model to
+    check."""
     planned = {}
     for name, plan in plans.items():
-        has, bare = guarded(plan.architecture)
-        wanted = has if guard is None else guard
-        if guard is None and split_spec(bare)[0] in GUARDED_BY_DEFAULT:
-            wanted = has or plan.model.split(":")[0] == "local"
-        if plan.model == NO_MODEL:
-            wanted = False
-        planned[name] = plan.model_copy(update={"architecture": _with_guard(bare, wanted)})
+        wanted = plan.guard if guard is None else guard
+        if guard is None and split_spec(plan.architecture)[0] in GUARDED_BY_DEFAULT:
+            wanted = plan.guard or plan.model.split(":")[0] == "local"
+        planned[name] = plan.model_copy(update={"guard": wanted and plan.model != NO_MODEL})
     return planned
 
 
-def _with_guard(spec: str, guard: bool) -> str:
-    if not guard:
-        return spec
-    return f"{spec}+{GUARD}" if ":" in spec else f"{spec}:{GUARD}"
+class TableChoices(BaseModel):
+    """What a person chooses about a table, however they choose it: ``jubensha play``'s
+    options, the lobby's form, a batch spec's game. ``table_config`` turns it into the
+    game, so that the same choices give the same game on every path."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    agents: str = Field(description="Every seat's architecture unless set apart.")
+    model: str = Field(description="Every seat's model unless set apart.")
+    seats: tuple[str | SeatChoice, ...] = Field((), description="Seats set apart: ``--seat`` "
+                                                "texts as written (messages quote them) or "
+                                                "choices.")
+    murderer_agents: str | None = Field(None, description="The fixed-murderer protocol.")
+    murderer_model: str | None = None
+    guard: bool | None = Field(None, description="The speech guard on every model seat, on "
+                               "none, or (None) as ``guard_seats`` decides.")
+    hot_seat: bool = Field(False, description="Several human seats may share one screen.")
+    preset: str | None = Field(None, description="A paper preset's name (``runs.presets``).")
+    preset_overridden: dict[str, Any] = Field(
+        default_factory=dict, description="Settings besides the seats' given by hand that "
+        "differ from the preset's (its procedure, its metrics), for meta.json.")
+    seed: int = 0
+    language: Language | None = Field(None, description="None: the script's.")
+    embedder: str = "none"
+    script_source: str = ""
+
+
+def table_config(script: Script, procedure: Procedure, choices: TableChoices) -> PlayConfig:
+    """The game ``choices`` ask for, seated on ``script`` under ``procedure``: the one way
+    every path sets up a table. Pure: it reads, builds and writes nothing; ``PlayError``
+    names a wrong choice."""
+    plans = plan_seats(script, choices.agents, choices.model, choices.seats,
+                       murderer_architecture=choices.murderer_agents,
+                       murderer_model=choices.murderer_model, hot_seat=choices.hot_seat)
+    applied = None
+    if choices.preset is not None:
+        try:
+            paper = find_preset(choices.preset)
+        except PresetError as exc:
+            raise PlayError(str(exc)) from None
+        plans, applied = with_preset(paper, plans, choices.preset_overridden)
+    return PlayConfig(script=script, procedure=procedure, plans=guard_seats(plans, choices.guard),
+                      seed=choices.seed, language=choices.language, embedder=choices.embedder,
+                      script_source=choices.script_source,
+                      preset=applied.model_dump() if applied else None)
+
+
+def with_preset(paper: PaperPreset, plans: dict[str, SeatPlan], overridden: dict[str, Any]
+                ) -> tuple[dict[str, SeatPlan], Applied]:
+    """The seats with the paper's agent settings, and what was given by hand over them."""
+    specs, own = seat_specs(paper, {n: p.architecture for n, p in plans.items()})
+    plans = {n: p.model_copy(update={"architecture": specs[n]}) for n, p in plans.items()}
+    return plans, Applied(name=paper.name, overridden={**overridden, **own})
 
 
 def default_out(script: Script, root: Path = Path("runs")) -> Path:
@@ -338,8 +443,8 @@ def run_meta(config: PlayConfig) -> RunMeta:
     return RunMeta(script_id=config.script.id, script_title=config.script.title,
                    script_source=config.script_source, language=config.game_language,
                    procedure=config.procedure.model_dump(mode="json"),
-                   seats={n: SeatInfo(architecture=p.architecture, model=p.model,
-                                      guard=guarded(p.architecture)[0])
+                   seats={n: SeatInfo(architecture=p.agent_spec, model=p.model,
+                                      guard=p.guard)
                           for n, p in config.plans.items()},
                    seed=config.seed, versions=versions(),
                    options={"embedder": config.embedder,
@@ -389,7 +494,7 @@ def _bound(config: PlayConfig, clients: Mapping[str, Model]) -> dict[str, Model]
 def _seats(config: PlayConfig, log: CallLog, models: Mapping[str, Model],
            agents: Mapping[str, Agent], embedder: Embedder | None) -> dict[str, Seat]:
     """Each seat's agent (made here unless given) with its logged, seat-bound model."""
-    return {name: Seat(agent=agents.get(name) or make_agent(plan.architecture),
+    return {name: Seat(agent=agents.get(name) or make_agent(plan.agent_spec),
                        embedder=embedder,
                        model=None if plan.model == NO_MODEL else log.seat(
                            models[plan.model], name, access="seat"))

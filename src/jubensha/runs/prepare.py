@@ -26,19 +26,12 @@ from jubensha.runs.play import (
     PlayConfig,
     PlayError,
     SeatPlan,
+    TableChoices,
     continuation,
     default_out,
-    guard_seats,
-    plan_seats,
+    table_config,
 )
-from jubensha.runs.presets import (
-    Applied,
-    PaperPreset,
-    PresetError,
-    find_preset,
-    preset_overrides,
-    seat_specs,
-)
+from jubensha.runs.presets import PresetError, find_preset, preset_overrides
 from jubensha.scripts.bundled import DEFAULT_SCRIPT, find_script
 from jubensha.scripts.io import ScriptError
 from jubensha.scripts.model import Language
@@ -108,7 +101,7 @@ def prepare_game(options: PlayOptions) -> PreparedGame:
     input is wrong."""
     try:
         config = _resumed(options) if options.resume is not None else _new_game(options)
-        agents = {name: make_agent(plan.architecture) for name, plan in config.plans.items()}
+        agents = {name: make_agent(plan.agent_spec) for name, plan in config.plans.items()}
     except (ScriptError, ProcedureError, PresetError, AgentSpecError) as exc:
         raise PlayError(str(exc)) from None
     out = options.resume or options.out or default_out(config.script)
@@ -117,8 +110,6 @@ def prepare_game(options: PlayOptions) -> PreparedGame:
     if game.humans and options.verbose:
         raise PlayError("--verbose shows log-only events (votes before the reveal, ratings, "
                         "failures) that a player at a human seat may not see")
-    if not game.resumed:  # a resumed game keeps its run's language
-        config.language = _language(options.lang, config.script.language)
     return game
 
 
@@ -129,17 +120,16 @@ def _new_game(options: PlayOptions) -> PlayConfig:
     procedure = find_procedure(named).with_options(rounds=options.rounds,
                                                    questions=options.questions)
     procedure.check_acts(script)
-    agent = options.agents or (paper.agent.value if paper else DEFAULT_AGENT)
-    plans = plan_seats(script, agent, options.model or default_play_model(),
-                       options.seats, murderer_architecture=options.murderer_agents,
-                       murderer_model=options.murderer_model, hot_seat=options.hot_seat)
-    applied = None
-    if paper is not None:
-        plans, applied = with_preset(paper, plans, options.procedure)
-    return _from_command_line(PlayConfig(
-        script=script, procedure=procedure, plans=guard_seats(plans, options.guard),
-        seed=options.seed, script_source=options.script or DEFAULT_SCRIPT,
-        preset=applied.model_dump() if applied else None, embedder=options.embedder), options)
+    choices = TableChoices(
+        agents=options.agents or (paper.agent.value if paper else DEFAULT_AGENT),
+        model=options.model or default_play_model(),
+        seats=tuple(options.seats),
+        murderer_agents=options.murderer_agents, murderer_model=options.murderer_model,
+        guard=options.guard, hot_seat=options.hot_seat, preset=options.preset,
+        preset_overridden=preset_overrides(paper, options.procedure, None) if paper else {},
+        seed=options.seed, language=_language(options.lang, script.language),
+        embedder=options.embedder, script_source=options.script or DEFAULT_SCRIPT)
+    return _from_command_line(table_config(script, procedure, choices), options)
 
 
 def _resumed(options: PlayOptions) -> PlayConfig:
@@ -170,15 +160,6 @@ def _language(lang: str | None, default: Language) -> Language:
     if lang not in ("en", "zh"):
         raise PlayError(f"--lang {lang!r}: use one of en, zh")
     return lang  # type: ignore[return-value]
-
-
-def with_preset(paper: PaperPreset, plans: dict[str, SeatPlan], procedure: str | None
-                ) -> tuple[dict[str, SeatPlan], Applied]:
-    """The seats with the paper's agent settings, and what the command line overrode."""
-    specs, overridden = seat_specs(paper, {n: p.architecture for n, p in plans.items()})
-    plans = {n: p.model_copy(update={"architecture": specs[n]}) for n, p in plans.items()}
-    return plans, Applied(name=paper.name,
-                          overridden={**preset_overrides(paper, procedure, None), **overridden})
 
 
 def play_inputs(options: PlayOptions, plans: dict[str, SeatPlan]) -> list[Path]:

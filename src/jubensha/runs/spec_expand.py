@@ -16,10 +16,16 @@ from jubensha.agents.registry import (
     AgentSpecError,
     model_free,
 )
-from jubensha.engine.procedure import ProcedureError, find_procedure
+from jubensha.engine.procedure import Procedure, ProcedureError, find_procedure
 from jubensha.runs.arena import Entrant, Pairing, pairings
-from jubensha.runs.play import PlayError, parse_seat, plan_seats
-from jubensha.runs.presets import Applied, find_preset, preset_overrides, seat_specs
+from jubensha.runs.play import (
+    PlayConfig,
+    PlayError,
+    TableChoices,
+    parse_seat,
+    table_config,
+)
+from jubensha.runs.presets import Applied, find_preset, preset_overrides
 from jubensha.runs.spec_schema import (
     UNATTENDED,
     BatchSpec,
@@ -102,16 +108,16 @@ def expand(spec: BatchSpec) -> list[PlannedGame]:
                 continue
             for pairing in _pairings(spec, position):
                 try:
-                    settings = _settings(spec, where, fmt, script, procedure, pairing,
-                                         overrides[script.id])
+                    config = _config(spec, where, script, procedures[procedure], procedure,
+                                     pairing, overrides[script.id])
                 except SpecError as exc:
                     problems += exc.problems
                     continue
+                settings = _settings(spec, where, fmt, procedure, pairing, config)
                 game_id = settings.game_id()
                 games.append(PlannedGame(
                     id=game_id, name=folder_name(settings, game_id), position=len(games),
-                    settings=settings, script=script, procedure=procedures[procedure],
-                    plans=settings.seats))
+                    settings=settings, config=config))
     if problems:
         raise SpecError(source, list(dict.fromkeys(problems)))
     return games
@@ -143,37 +149,53 @@ def _model_free(architecture: str, murderer: Murderer) -> bool:
         return False
 
 
-def _settings(spec: BatchSpec, where: str, fmt: str | None, script: Script, procedure: str,
-              pairing: Pairing, overrides: list[str]) -> GameSettings:
-    """One game's settings; ``murderer_*`` stay None when the murderers play as the
-    civilians do (so that the ids of plain batches do not depend on this function)."""
+def _murderers(spec: BatchSpec, pairing: Pairing) -> tuple[str | None, str | None]:
+    """The murderers' architecture and model where they do not play as the civilians do
+    (None: as the civilians, so that the ids of plain batches do not depend on this)."""
     civilians, murderers = pairing.civilians, pairing.murderers
     named = spec.murderer or Murderer()
     fixed_arch = (murderers.architecture if named.architecture
                   or murderers.architecture != civilians.architecture else None)
     fixed_model = murderers.model if named.model or murderers.model != civilians.model else None
+    return fixed_arch, fixed_model
+
+
+def _config(spec: BatchSpec, where: str, script: Script, procedure: Procedure,
+            procedure_name: str, pairing: Pairing, overrides: list[str]) -> PlayConfig:
+    """One game as ``runs.play.table_config`` sets up every table."""
+    fixed_arch, fixed_model = _murderers(spec, pairing)
+    paper = find_preset(spec.preset) if spec.preset is not None else None
+    choices = TableChoices(
+        agents=pairing.civilians.architecture, model=pairing.civilians.model,
+        seats=tuple(overrides),
+        murderer_agents=fixed_arch, murderer_model=fixed_model, guard=spec.guard,
+        preset=spec.preset, preset_overridden=(
+            preset_overrides(paper, procedure_name, spec.metrics) if paper else {}),
+        seed=pairing.seed, language=spec.language or script.language,
+        embedder=spec.embedder, script_source=where)
     try:
-        plans = plan_seats(script, civilians.architecture, civilians.model, overrides,
-                           murderer_architecture=fixed_arch, murderer_model=fixed_model)
+        config = table_config(script, procedure, choices)
     except PlayError as exc:
         raise SpecError.one(spec._source, "seats", str(exc)) from None
-    people = [name for name, plan in plans.items() if is_human(plan.architecture)]
+    people = [name for name, plan in config.plans.items() if is_human(plan.architecture)]
     if people:
         raise SpecError.one(spec._source, "seats", f"{', '.join(people)} {UNATTENDED}")
-    applied = None
-    if spec.preset is not None:
-        paper = find_preset(spec.preset)
-        specs, overridden = seat_specs(paper, {n: p.architecture for n, p in plans.items()})
-        plans = {n: p.model_copy(update={"architecture": specs[n]}) for n, p in plans.items()}
-        applied = Applied(name=paper.name, overridden={
-            **preset_overrides(paper, procedure, spec.metrics), **overridden})
+    return config
+
+
+def _settings(spec: BatchSpec, where: str, fmt: str | None, procedure: str,
+              pairing: Pairing, config: PlayConfig) -> GameSettings:
+    """What decides how the game of ``config`` goes, and so its id."""
+    civilians = pairing.civilians
+    fixed_arch, fixed_model = _murderers(spec, pairing)
+    preset = Applied.model_validate(config.preset) if config.preset else None
     return GameSettings(
-        script=where, script_id=script.id, format=fmt, procedure=procedure,
+        script=where, script_id=config.script.id, format=fmt, procedure=procedure,
         rounds=spec.rounds, questions=spec.questions, architecture=civilians.architecture,
         model=civilians.model, murderer_architecture=fixed_arch, murderer_model=fixed_model,
-        seats=plans, seed=pairing.seed, language=spec.language or script.language,
+        seats=config.plans, seed=pairing.seed, language=config.game_language,
         embedder=spec.embedder, model_options=spec.model_options,
-        murderers=list(script.murderers), preset=applied)
+        murderers=list(config.script.murderers), preset=preset)
 
 
 def _overrides(spec: BatchSpec, scripts: list[tuple[str, str | None, Script]],

@@ -28,7 +28,7 @@ from jubensha.llm.keys import ENV_NAME, settings_path
 from jubensha.llm.registry import ModelOptions
 from jubensha.llm.wrappers import Budget
 from jubensha.runs.arena import Arena
-from jubensha.runs.play import SeatPlan
+from jubensha.runs.play import PlayConfig, SeatPlan
 from jubensha.runs.presets import Applied, find_preset
 from jubensha.scripts.generate import MAX_ACTS, MAX_PLAYERS, MIN_PLAYERS, Languages, Level
 from jubensha.scripts.importers import IMPORTERS
@@ -153,10 +153,24 @@ class Wrappers(_Strict):
 
     cache: str | None = Field(None, description="SQLite file of replies shared by all games "
                               f"(a folder gets {CACHE_FILE} inside).")
-    retries: int = Field(1, ge=1, description="Attempts per call (1: no retry).")
     prices: str | None = Field(None, description="Price table YAML/JSON (llm.wrappers).")
     budget_per_game: Limits | None = None
     budget_per_batch: Limits | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_retries(cls, value: Any) -> Any:
+        """A model retries in its client, once (``model_options.max_retries``): the
+        attempts ``retries`` set multiplied the client's. Its old default, 1, which every
+        batch folder's copy of its spec holds, is no retry and is read as nothing."""
+        if isinstance(value, dict) and "retries" in value:
+            if value["retries"] != 1:
+                raise ValueError(
+                    "retries: a model's retries are its client's; set "
+                    "model_options.max_retries instead (re-sends of a request on a rate "
+                    "limit, a server error or a timeout; default 4)")
+            value = {key: given for key, given in value.items() if key != "retries"}
+        return value
 
 
 class Endpoint(_Strict):
@@ -220,6 +234,9 @@ class BatchSpec(_Strict):
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1,
                              description="A list, one integer, or {start, count}.")
     language: Language | None = None
+    guard: bool | None = Field(None, description="The speech guard on every model seat, on "
+                               "none, or (unset) as `jubensha play` decides: on the naive and "
+                               "detective seats of the embedded local models.")
     embedder: str = Field("local", description="The seats' embedder, as `jubensha play`.")
     model_options: dict[str, Any] = Field(default_factory=dict)
     concurrency: int = Field(1, ge=1)
@@ -323,6 +340,10 @@ class GameSettings(BaseModel):
 
     def game_id(self) -> str:
         settings = self.model_dump(mode="json", exclude={"murderers", "preset"})
+        # Each seat as written before the guard was a field (the guard a word of its
+        # architecture), so that the games of earlier batches keep their ids.
+        settings["seats"] = {name: {"name": plan.name, "architecture": plan.agent_spec,
+                                    "model": plan.model} for name, plan in self.seats.items()}
         canonical = json.dumps(settings, sort_keys=True,
                                ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:ID_LENGTH]
@@ -330,15 +351,25 @@ class GameSettings(BaseModel):
 
 @dataclass
 class PlannedGame:
-    """One game of a batch: its settings and what playing it needs."""
+    """One game of a batch: its settings and the game (``runs.play.table_config``'s)."""
 
     id: str
     name: str
     position: int
     settings: GameSettings
-    script: Script
-    procedure: Procedure
-    plans: dict[str, SeatPlan]
+    config: PlayConfig
+
+    @property
+    def script(self) -> Script:
+        return self.config.script
+
+    @property
+    def procedure(self) -> Procedure:
+        return self.config.procedure
+
+    @property
+    def plans(self) -> dict[str, SeatPlan]:
+        return self.config.plans
 
 
 def folder_name(settings: GameSettings, game_id: str) -> str:

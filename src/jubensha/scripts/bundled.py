@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 from jubensha.safeload import is_path
+from jubensha.scripts.bundled_index import bundled_scripts
 from jubensha.scripts.io import ScriptError, load_script, resolve_images, resolve_script_file
 from jubensha.scripts.model import Script
 from jubensha.scripts.validation import Problem
 
 DEFAULT_SCRIPT = "lighthouse-keeper"
 """The English 4-player mystery that `jubensha play` runs with no arguments."""
-
-
-def bundled_dir() -> Path:
-    return Path(str(resources.files("jubensha.scripts") / "bundled"))
-
-
-def bundled_scripts() -> dict[str, Path]:
-    """Bundled script id to its folder, sorted by id."""
-    root = bundled_dir()
-    folders = sorted(p for p in root.iterdir() if (p / "script.yaml").is_file())
-    return {folder.name: folder for folder in folders}
 
 
 def script_location(name: str | Path) -> Path:

@@ -1,7 +1,9 @@
 """`jubensha scripts ...`: list, show, validate, import and export the schema of mysteries.
 
 Every command reports a bad script as ``file: field: problem`` lines and a non-zero exit
-code; none lets a traceback through.
+code; none lets a traceback through. The script model is imported by the commands that
+read a script, when they run: `list` and `validate` read the bundled scripts' index
+(``bundled_index``) and load only a script it does not hold as it is.
 """
 
 from __future__ import annotations
@@ -10,29 +12,22 @@ import json
 from collections import Counter
 from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
-from jubensha.outdir import OutError, prepare_out
-from jubensha.scripts.bundled import bundled_scripts, find_script, script_location
+from jubensha.scripts.bundled_index import bundled_scripts, fresh_entries
 from jubensha.scripts.export.command import export_command
 from jubensha.scripts.generate.command import generate_command
-from jubensha.scripts.importers import IMPORTERS, copy_assets, discover, import_script
-from jubensha.scripts.io import (
-    SCRIPT_FILENAMES,
-    ScriptError,
-    check_script,
-    load_script,
-    save_script,
-    script_targets,
-)
-from jubensha.scripts.model import PUBLIC, Derivation, Script
-from jubensha.scripts.proof.explain import proof_lines
-from jubensha.scripts.validation import Problem, validate
+from jubensha.scripts.importers import IMPORTERS
 from jubensha.terminal import Terminal, fail, printable
+
+if TYPE_CHECKING:
+    from jubensha.scripts.io import ScriptError
+    from jubensha.scripts.model import Derivation, Script
+    from jubensha.scripts.validation import Problem
 
 app = typer.Typer(help="List, show, validate, import, generate and export mystery scripts.",
                   no_args_is_help=True)
@@ -43,10 +38,8 @@ def _problem_lines(source: str, problems: list[Problem], err: bool = False) -> N
     """One plain line per problem (no wrapping or markup, so it can be grepped); on stderr
     an error line starts with "error: " as every command's does."""
     for problem in problems:
-        prefix = "warning: " if problem.severity == "warning" else ""
-        shown = problem.model_copy(update={"message": prefix + problem.message})
-        line = printable(shown.render(source))  # cut: a value may be 70,000 long
-        typer.echo(f"error: {line}" if err and not prefix else line, err=err)
+        line = printable(problem.shown(source))  # cut: a value may be 70,000 long
+        typer.echo(f"error: {line}" if err and problem.severity == "error" else line, err=err)
 
 
 def _fail(exc: ScriptError) -> typer.Exit:
@@ -59,9 +52,15 @@ def _fail(exc: ScriptError) -> typer.Exit:
 def list_scripts() -> None:
     """List the bundled mysteries."""
     table = Table("id", "title", "language", "players")
-    for script_id, folder in bundled_scripts().items():
-        script = load_script(folder)
-        table.add_row(script_id, script.title, script.language, str(len(script.characters)))
+    folders = bundled_scripts()
+    for script_id, entry in fresh_entries().items():
+        if entry is None:  # not as the index holds it: read it
+            from jubensha.scripts.io import load_script
+
+            script = load_script(folders[script_id])
+            table.add_row(script_id, script.title, script.language, str(len(script.characters)))
+        else:
+            table.add_row(script_id, entry.title, entry.language, str(entry.players))
     console.print(table)
 
 
@@ -77,6 +76,10 @@ def show(name: Annotated[str, typer.Argument(help="A bundled script id, or a scr
     """Show a mystery as a player reads it: the story, the rules, the dead, the people and
     the clue cards, never a sheet or the solution (--truth: a summary with who did it and
     how that was derived)."""
+    from jubensha.scripts.bundled import find_script
+    from jubensha.scripts.io import ScriptError
+    from jubensha.scripts.proof.explain import proof_lines
+
     try:
         script = find_script(name)
     except ScriptError as exc:
@@ -154,6 +157,8 @@ def _cast_table(script: Script) -> Table:
 
 
 def _clue_summary(script: Script) -> str:
+    from jubensha.scripts.model import PUBLIC
+
     public = sum(c.holder == PUBLIC and not c.location for c in script.clues)
     located = sum(bool(c.location) for c in script.clues)
     held = sum(c.holder != PUBLIC for c in script.clues)
@@ -193,22 +198,48 @@ def validate_command(names: Annotated[list[str] | None, typer.Argument(
         help="Bundled script ids, script files or folders (a folder of script folders too) "
              "(default: every bundled mystery).")] = None) -> None:
     """Check native scripts; print every problem as a "file: field: message" line."""
+    bundled = bundled_scripts()
+    indexed = {bundled[script_id]: entry for script_id, entry in fresh_entries().items()}
     errors = warnings = checked = 0
-    try:
-        paths = [script_location(name) for name in names] if names else list(
-            bundled_scripts().values())
-    except ScriptError as exc:
-        raise _fail(exc) from None
-    for path in paths:
-        for target in script_targets(path):
-            _, report, source = check_script(target)
+    from jubensha.scripts.io import script_targets
+
+    for path in [_location(name) for name in names] if names else list(bundled.values()):
+        for target in [path] if path in indexed else script_targets(path):
+            entry = indexed.get(target)
+            found = _checked(target) if entry is None else [
+                (severity, f"{target / 'script.yaml'}: {line}")
+                for severity, line in entry.problems]
             checked += 1
-            _problem_lines(source, report.problems)
-            errors += len(report.errors)
-            warnings += len(report.warnings)
+            for _, line in found:
+                typer.echo(printable(line))
+            errors += sum(severity == "error" for severity, _ in found)
+            warnings += sum(severity == "warning" for severity, _ in found)
     typer.echo(f"{checked} script(s): {errors} error(s), {warnings} warning(s)")
     if errors:
         raise typer.Exit(code=1)
+
+
+def _location(name: str) -> Path:
+    """A bundled id's folder, read from no script; else ``script_location``'s answer (exit
+    code 2 when there is none)."""
+    bundled = bundled_scripts()
+    if name in bundled:
+        return bundled[name]
+    from jubensha.scripts.bundled import script_location
+    from jubensha.scripts.io import ScriptError
+
+    try:
+        return script_location(name)
+    except ScriptError as exc:
+        raise _fail(exc) from None
+
+
+def _checked(target: Path) -> list[tuple[str, str]]:
+    """(severity, line) of every problem of the script at ``target``, checked now."""
+    from jubensha.scripts.io import check_script
+
+    _, report, source = check_script(target)
+    return [(p.severity, p.shown(source)) for p in report.problems]
 
 
 @app.command("import")
@@ -230,6 +261,9 @@ def import_command(
     """Convert scripts of a public dataset format to the native YAML. Problems, and the
     warnings of each imported script, go to stderr as "file: field: problem" lines; exit 2
     when nothing could be imported."""
+    from jubensha.scripts.importers import discover
+    from jubensha.scripts.io import ScriptError
+
     if truth is not None and all_:
         raise fail(f"{truth}: (option): --truth names the truth of one script; with --all, "
                      "put a truth.yaml beside each script instead")
@@ -241,34 +275,8 @@ def import_command(
     if all_ and not sources:
         raise fail(f"{src}: (folder): no {fmt} scripts found")
     table = Table("id", "title", "players", "questions", "warnings")
-    failures = 0
-    for source in sources:
-        try:
-            script = import_script(fmt, source, truth)
-            target = dest / script.id if all_ else dest
-            prepare_out(target, overwrite=overwrite, markers=SCRIPT_FILENAMES,
-                        inputs=[source], option="destination")
-            written = save_script(script, target)
-            copy_assets(script, source, written.parent)
-        except ScriptError as exc:
-            failures += 1
-            _problem_lines(exc.source, exc.problems, err=True)
-            continue
-        except OutError as exc:
-            failures += 1
-            typer.echo(f"error: {exc}", err=True)
-            continue
-        except OSError as exc:
-            failures += 1
-            typer.echo(f"error: {source}: (write): {exc}", err=True)
-            continue
-        for line in undecided_lines(script):
-            typer.echo(f"{source}: {line}", err=True)
-        report = validate(script)
-        _problem_lines(str(written), report.problems, err=True)
-        failures += bool(report.errors)
-        table.add_row(script.id, script.title, str(len(script.characters)),
-                      str(len(script.questions.choice)), str(len(report.warnings)))
+    failures = sum(not _import_one(fmt, source, dest, all_, overwrite, truth, table)
+                   for source in sources)
     if table.row_count:
         console.print(table)
     if failures == len(sources):
@@ -278,10 +286,46 @@ def import_command(
         raise typer.Exit(code=1)
 
 
+def _import_one(fmt: str, source: Path, dest: Path, all_: bool, overwrite: bool,
+                truth: Path | None, table: Table) -> bool:
+    """Import the script at ``source`` into ``dest`` (a folder of its own below it with
+    ``all_``), its row added to ``table``; False when it failed (said on stderr)."""
+    from jubensha.outdir import OutError, prepare_out
+    from jubensha.scripts.importers import copy_assets, import_script
+    from jubensha.scripts.io import SCRIPT_FILENAMES, ScriptError, save_script
+    from jubensha.scripts.validation import validate
+
+    try:
+        script = import_script(fmt, source, truth)
+        target = dest / script.id if all_ else dest
+        prepare_out(target, overwrite=overwrite, markers=SCRIPT_FILENAMES,
+                    inputs=[source], option="destination")
+        written = save_script(script, target)
+        copy_assets(script, source, written.parent)
+    except ScriptError as exc:
+        _problem_lines(exc.source, exc.problems, err=True)
+        return False
+    except OutError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        return False
+    except OSError as exc:
+        typer.echo(f"error: {source}: (write): {exc}", err=True)
+        return False
+    for line in undecided_lines(script):
+        typer.echo(f"{source}: {line}", err=True)
+    report = validate(script)
+    _problem_lines(str(written), report.problems, err=True)
+    table.add_row(script.id, script.title, str(len(script.characters)),
+                  str(len(script.questions.choice)), str(len(report.warnings)))
+    return not report.errors
+
+
 @app.command("schema")
 def schema(out: Annotated[Path | None, typer.Option("--out", help="Write to this file.")]
            = None) -> None:
     """Print the JSON Schema of the native script format."""
+    from jubensha.scripts.model import Script
+
     text = json.dumps(Script.model_json_schema(), indent=2, ensure_ascii=False)
     if out is None:
         typer.echo(text)
@@ -310,6 +354,7 @@ def caption_command(
     """Caption the image clue cards of a script (OCR, or a vision model) and save them in
     the script, so text-only models can use the cards."""
     from jubensha.scripts.caption import caption_file  # models and OCR: only when used
+    from jubensha.scripts.io import ScriptError
 
     try:
         file, done, images, source = caption_file(script, model, languages, force)

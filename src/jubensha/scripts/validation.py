@@ -33,6 +33,11 @@ class Problem(BaseModel):
         prefix = f"{source}: " if source else ""
         return f"{prefix}{one_line(self.field, 200)}: {one_line(self.message, 600)}"
 
+    def shown(self, source: str = "") -> str:
+        """``render``'s line as `scripts validate` prints it: a warning says so."""
+        said = "warning: " + self.message if self.severity == "warning" else self.message
+        return self.model_copy(update={"message": said}).render(source)
+
 
 class Report(BaseModel):
     problems: list[Problem] = []

@@ -139,7 +139,12 @@ def read_table(folder: Path, library: ScriptLibrary) -> Found | None:
     except ProcedureError as exc:
         log.warning("table not restored: %s", exc)
         return None
-    return Found(record, run, script, procedure, AnswerLog(folder).read())
+    try:
+        answers = AnswerLog(folder).read()
+    except RunError as exc:
+        log.warning("table not restored: %s", exc)
+        return None
+    return Found(record, run, script, procedure, answers)
 
 
 class ResumeFailed(Exception):

@@ -29,7 +29,11 @@ class DetectiveConfig(BaseModel):
     speech_chars: int = Field(600, ge=50, description="A longer speech is cut.")
     temperature: float = Field(0.6, ge=0)
     phrase: bool = Field(True, description="False: say the chosen facts as they are, with "
-                                           "no model (a dry run of the same plans).")
+                         "no model call to phrase them (a dry run of the same plans). The "
+                         "readings still ask the model unless the votes are the ledger's, "
+                         "and the speech guard, where it is on, asks it to rewrite a speech "
+                         "that fails; ``ledger:phrase=false`` calls no model, guarded or "
+                         "not.")
     votes: Literal["readings", "ledger"] = Field(
         "readings", description="What decides suspicion: the model's readings of each text, "
         "added up (``readings``), or the model-free evidence ledger (``ledger``, the "

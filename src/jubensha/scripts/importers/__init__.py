@@ -15,14 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from jubensha.registry import Registry
-from jubensha.scripts.images import ImagePathError, safe_image
-from jubensha.scripts.io import ScriptError
-from jubensha.scripts.model import Script
-from jubensha.scripts.validation import Problem
+
+if TYPE_CHECKING:  # the script model loads with the first import, not with the list
+    from jubensha.scripts.io import ScriptError
+    from jubensha.scripts.model import Script
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,8 @@ def import_script(name: str, src: Path, truth: Path | None = None) -> Script:
     the importer derived."""
     from jubensha.scripts.importers.common import fail, reading_from
     from jubensha.scripts.importers.truth_file import apply_truth, read_truth_file, truth_beside
+    from jubensha.scripts.io import ScriptError
+    from jubensha.scripts.validation import Problem
 
     load = importer(name).load
     if not src.exists():
@@ -105,6 +108,7 @@ def discover(name: str, root: Path) -> list[Path]:
 def copy_assets(script: Script, src: Path, dest: Path) -> list[Path]:
     """Copy the files the script's clues point to (images) from the source folder to the
     folder the script is written to, keeping their relative paths; the copies made."""
+    from jubensha.scripts.images import ImagePathError, safe_image
     from jubensha.scripts.importers.common import fail
 
     base = src.parent if src.is_file() else src

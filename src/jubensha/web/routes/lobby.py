@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from jubensha.agents.registry import architectures
 from jubensha.engine.procedure import find_procedure, presets
-from jubensha.runs.play import PlayConfig, PlayError, SeatPlan, seat_humans
+from jubensha.runs.play import PlayError, SeatChoice, TableChoices, table_config
 from jubensha.runs.prepare import DEFAULT_AGENT
 from jubensha.scripts.model import Script
 from jubensha.web.access import HOST_COOKIE, HouseDep, host_or_login, require_host
@@ -66,14 +66,18 @@ async def start_table(request: Request, house: HouseDep) -> Response:
     form = await read_form(request)
     found = await _script(house.library, form.get("script", ""))
     procedure = _procedure(form.get("procedure", ""))
-    plans = _plans(found, form, house.settings.models)
     language = form.get("language") or found.language
     if language not in ("en", "zh"):
         raise Refused(422, "error_language")
-    config = PlayConfig(script=found, procedure=procedure, plans=plans,
-                        seed=form_number(form.get("seed", "0")),
-                        language=language,  # type: ignore[arg-type]
-                        script_source=found.id)
+    choices = TableChoices(agents=DEFAULT_AGENT, model=house.settings.models[0],
+                           seats=_seats(found, form, house.settings.models), hot_seat=True,
+                           seed=form_number(form.get("seed", "0")),
+                           language=language,  # type: ignore[arg-type]
+                           script_source=found.id)
+    try:
+        config = table_config(found, procedure, choices)
+    except PlayError as exc:
+        raise HTTPException(status_code=422, detail=str(exc)) from None
     try:
         table = house.tables.open(config, spectators=form.get("spectators") == "on",
                                   script_key=form.get("script", ""))
@@ -96,9 +100,9 @@ def _procedure(name: str) -> Any:
     return find_procedure(name)
 
 
-def _plans(script: Script, form: dict[str, str], models: list[str]) -> dict[str, SeatPlan]:
+def _seats(script: Script, form: dict[str, str], models: list[str]) -> tuple[SeatChoice, ...]:
     """Each seat's architecture and model from the form: only what the server offers."""
-    plans = {}
+    seats = []
     for number, name in enumerate(script.names):
         arch = form.get(f"arch{number}", "")
         model = form.get(f"model{number}", models[0])
@@ -106,8 +110,6 @@ def _plans(script: Script, form: dict[str, str], models: list[str]) -> dict[str,
             raise Refused(422, "error_no_architecture", seat=name)
         if arch != "human" and model not in models:
             raise Refused(422, "error_no_model", seat=name)
-        plans[name] = SeatPlan(name=name, architecture=arch, model=model)
-    try:
-        return seat_humans(plans, hot_seat=True)
-    except PlayError as exc:
-        raise HTTPException(status_code=422, detail=str(exc)) from None
+        seats.append(SeatChoice(name=name, architecture=arch,
+                                model=None if arch == "human" else model))
+    return tuple(seats)
