@@ -201,10 +201,8 @@ def validate_command(names: Annotated[list[str] | None, typer.Argument(
     bundled = bundled_scripts()
     indexed = {bundled[script_id]: entry for script_id, entry in fresh_entries().items()}
     errors = warnings = checked = 0
-    from jubensha.scripts.io import script_targets
-
     for path in [_location(name) for name in names] if names else list(bundled.values()):
-        for target in [path] if path in indexed else script_targets(path):
+        for target in [path] if path in indexed else _script_targets(path):
             entry = indexed.get(target)
             found = _checked(target) if entry is None else [
                 (severity, f"{target / 'script.yaml'}: {line}")
@@ -232,6 +230,13 @@ def _location(name: str) -> Path:
         return script_location(name)
     except ScriptError as exc:
         raise _fail(exc) from None
+
+
+def _script_targets(path: Path) -> list[Path]:
+    """``scripts.io.script_targets``, imported only for a path the index does not hold."""
+    from jubensha.scripts.io import script_targets
+
+    return script_targets(path)
 
 
 def _checked(target: Path) -> list[tuple[str, str]]:
