@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.web.test_web_browser import (
+    CHROMIUM,
     DESKTOP,
     PHONE,
     WAIT_MS,
@@ -22,6 +25,8 @@ from tests.web.test_web_browser import (
     start_table,
 )
 
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium browser installed "
+                                "(apt-get install chromium; .ci/run installs it)")
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
 
 TOO_WIDE = """() => {
