@@ -104,8 +104,9 @@ def test_the_importer_keeps_the_texts_the_release_compares_with(datasets: Path) 
     differ = set()
     for key, digest in expected.items():
         lang, folder, name, part = key.split("/")
-        script = scripts.setdefault(f"{lang}/{folder}",
-                                    import_mirage(datasets / "mirage" / lang / folder))
+        if f"{lang}/{folder}" not in scripts:  # once a script, not once a part
+            scripts[f"{lang}/{folder}"] = import_mirage(datasets / "mirage" / lang / folder)
+        script = scripts[f"{lang}/{folder}"]
         character = script.character(name)
         text = script.metadata.extra[RELEASE_PART_KEY][character.name][part.lower().replace(
             "relationship", "relationships")]
