@@ -42,8 +42,6 @@ class Card:
     """The timeline's or act sheet's owner (-1: nobody's words)."""
     act: int = 1
     location: int = -1
-    key: bool = False
-    misleading: bool = False
     subject: int = -1
     """The person a trace card names."""
     slot: int = -1
@@ -89,9 +87,11 @@ def plan(world: World, rng: random.Random) -> Plan:
     for person in world.innocents:
         _timeline(evidence, world, person)
     _sightings(evidence, world, rng)
-    for person in world.innocents:
+    for person in range(len(world.people)):
         _saw_someone(evidence, world, person)
     _traces(evidence, world, rng)
+    _even_cards(evidence, world, rng)
+    _even_mentions(evidence, world, rng)
     return evidence
 
 
@@ -117,12 +117,12 @@ def _background(evidence: Plan, world: World) -> None:
 
 
 def _autopsy(evidence: Plan, world: World) -> None:
-    card = evidence.add("clue", "autopsy", "weapons", key=True)
+    card = evidence.add("clue", "autopsy", "weapons")
     evidence.state(card, WEAPONS, items=frozenset([world.weapon, *world.twins]))
     if world.knobs.window == "public":
         return
     hidden = world.knobs.window == "hidden"
-    time = evidence.add("clue", "time", "dead", key=True,
+    time = evidence.add("clue", "time", "dead",
                         location=world.scene if hidden else -1,
                         act=world.acts if hidden else 1)
     evidence.state(time, DEAD, start=world.hi)
@@ -132,15 +132,15 @@ def _weapon(evidence: Plan, world: World, rng: random.Random) -> None:
     """The traces that tell the weapon from its twins, and who could reach it."""
     if world.twins:
         if world.knobs.used_trace:
-            card = evidence.add("clue", "used", "used", key=True,
+            card = evidence.add("clue", "used", "used",
                                 location=_place(world, rng), act=_later(world, rng))
             evidence.state(card, USED, item=world.weapon)
         for twin in world.twins:
-            card = evidence.add("clue", "unused", "unused", key=True,
+            card = evidence.add("clue", "unused", "unused",
                                 location=_place(world, rng) if _hidden(world, rng) else -1)
             evidence.state(card, UNUSED, item=twin)
     if any(route == "means" for route in world.routes.values()):
-        card = evidence.add("clue", "access", "access", key=True,
+        card = evidence.add("clue", "access", "access",
                             location=_place(world, rng) if _hidden(world, rng) else -1)
         evidence.state(card, ACCESS, item=world.weapon, people=frozenset(world.access))
 
@@ -150,18 +150,17 @@ def _place(world: World, rng: random.Random) -> int:
 
 
 def _motives(evidence: Plan, world: World, rng: random.Random) -> None:
-    """A card for each motive; an innocent's may be heard instead (a quarrel)."""
+    """A card for each motive; anyone's may be heard instead (a quarrel)."""
     for person, motive in sorted(world.motives.items()):
         innocent = person not in world.murderers
         hearers = [i for i in world.innocents if i != person]
-        if innocent and hearers and rng.random() < 0.3:
+        if hearers and rng.random() < 0.3:
             hearer = rng.choice(hearers)
             card = evidence.add("timeline", "threat", "motive.threat", character=hearer,
                                 slot=rng.randint(0, world.lo - 2), subject=person)
             evidence.state(card, MOTIVE, who=person, detail="threat")
             continue
-        card = evidence.add("clue", "motive", f"motive.{motive}", key=not innocent,
-                            subject=person,
+        card = evidence.add("clue", "motive", f"motive.{motive}", subject=person,
                             location=_place(world, rng) if _hidden(world, rng) else -1,
                             act=_later(world, rng) if innocent else 1)
         evidence.state(card, MOTIVE, who=person, detail=motive)
@@ -176,16 +175,18 @@ def _records(evidence: Plan, world: World, rng: random.Random) -> None:
         decider = world.knobs.decider if single == world.rival else ""
         located = decider == "investigation" or (not decider and _hidden(world, rng))
         act = world.acts if decider == "later_act" else 1 if decider else _later(world, rng)
-        card = evidence.add("clue", "record", "at", key=True, subject=single, act=act,
+        card = evidence.add("clue", "record", "at", subject=single, act=act,
                             location=world.record_place[single] if located else -1)
         evidence.state(card, AT, who=single, place=world.record_place[single],
                        start=world.lo - 1, end=world.hi + 1)
 
 
-def segments(world: World, person: int) -> list[tuple[int, int, int, frozenset[int]]]:
-    """The person's stays before the body is found, split where the place or the company
-    changes: (place, start, end, the characters present the whole time)."""
-    row = world.schedule[person]
+def segments(world: World, person: int, row: list[int] | None = None
+             ) -> list[tuple[int, int, int, frozenset[int]]]:
+    """The person's stays before the body is found (by ``row``, their places, when given:
+    an account), split where the place or the company changes: (place, start, end, the
+    characters present the whole time)."""
+    row = world.schedule[person] if row is None else row
     stays: list[tuple[int, int, int, frozenset[int]]] = []
     for slot in range(world.found):
         company = frozenset(p for p, other in enumerate(world.schedule)
@@ -198,29 +199,67 @@ def segments(world: World, person: int) -> list[tuple[int, int, int, frozenset[i
     return stays
 
 
-def _timeline(evidence: Plan, world: World, person: int) -> None:
-    """An innocent character's timeline: one entry per stay, with the company kept; the
-    rival's only alibi moves to the last act's sheet where the deciding source must."""
-    for place, start, end, company in segments(world, person):
-        if place == world.scene and start < world.lo:
-            continue  # an early visit to the scene: the character's secret, not testimony
+@dataclass
+class Entry:
+    """One timeline entry: a stay, whom it names (-1: nobody) and its kind of sentence."""
+
+    place: int
+    start: int
+    end: int
+    companion: int
+    phrase: str
+
+
+def entries(world: World, person: int, row: list[int] | None = None) -> list[Entry]:
+    """A timeline's entries: one per stay, adjacent stays in one place with the same
+    companion merged (an entry never repeats the one before it), the company named."""
+    found: list[Entry] = []
+    for place, start, end, company in segments(world, person, row):
         victim_there = any(world.victim_at[s] == place for s in range(start, end))
         companion = _companion(world, person, company)
+        phrase = "with" if companion >= 0 else "self" if company or victim_there else "alone"
+        last = found[-1] if found else None
+        if last is not None and last.place == place and last.companion == companion:
+            last.end = end
+            last.phrase = phrase if phrase == last.phrase else "self"
+        else:
+            found.append(Entry(place, start, end, companion, phrase))
+    return found
+
+
+def account(world: World, murderer: int) -> list[int]:
+    """The places a murderer's own account gives: the truth, but the hideout at the
+    murder and the place before it at an earlier visit to the scene."""
+    row = list(world.schedule[murderer])
+    row[world.murder] = world.hideout
+    if murderer in world.early:
+        slot = world.early[murderer]
+        row[slot] = row[slot - 1] if slot > 0 else row[slot + 1]
+    return row
+
+
+def _timeline(evidence: Plan, world: World, person: int) -> None:
+    """An innocent character's timeline: one entry per stay, with the company kept; the
+    rival's only alibi moves to the last act's sheet where the deciding source must. A
+    visitor who hides the visit to the scene leaves it out."""
+    for entry in entries(world, person):
+        place, start, end, companion = entry.place, entry.start, entry.end, entry.companion
+        if place == world.scene and start < world.lo and person in world.hidden:
+            continue  # the visit the character's secret keeps back
         where: Where = "timeline"
         act = 1
         if companion == world.rival and world.knobs.decider == "testimony" and world.acts > 1 \
                 and _covers(world, start, end):
             where, act = "act_sheet", world.acts
-        phrase = "with" if companion >= 0 else "self" if company or victim_there else "alone"
-        card = evidence.add(where, "stay", phrase, character=person, act=act, slot=start,
+        card = evidence.add(where, "stay", entry.phrase, character=person, act=act, slot=start,
                             companion=companion)
-        evidence.state(card, ALONE if phrase == "alone" else AT, who=person, place=place,
+        evidence.state(card, ALONE if entry.phrase == "alone" else AT, who=person, place=place,
                        start=start, end=end)
         if companion >= 0:
             evidence.state(card, AT, who=companion, place=place, start=start, end=end)
         if _sees_alive(world, person, place, start, end):
             card = evidence.add("timeline", "alive", "alive", character=person,
-                                slot=world.lo, key=True)
+                                slot=world.lo)
             evidence.state(card, ALIVE, start=world.lo)
 
 
@@ -260,35 +299,111 @@ def _companion(world: World, person: int, company: frozenset[int]) -> int:
     return present[0] if present else -1
 
 
+def _seer(world: World, rng: random.Random, slot: int, away: int,
+          anyone: bool = False) -> int:
+    """An innocent character (with ``anyone``, any character, the murderer by the account
+    they give) who was not at ``away`` in ``slot`` (-1: nobody)."""
+    rows = {p: account(world, p) if p in world.murderers else world.schedule[p]
+            for p in (range(len(world.people)) if anyone else world.innocents)}
+    seers = [p for p, row in rows.items() if row[slot] != away
+             and not (p in world.early and world.early[p] == slot)]
+    return rng.choice(seers) if seers else -1
+
+
 def _sightings(evidence: Plan, world: World, rng: random.Random) -> None:
-    """A pointer seen by an innocent (the murderer going into the scene at the murder)
-    and misleading ones (an innocent going in before the time of death)."""
-    innocents = world.innocents
-    if world.knobs.pointers > 1:
-        for murderer in world.murderers:
-            seer = innocents[(1 + murderer) % len(innocents)]
-            card = evidence.add("timeline", "pointer", "saw", character=seer,
-                                slot=world.murder, subject=murderer, key=True)
-            evidence.state(card, AT, who=murderer, place=world.scene, start=world.murder,
-                           end=world.murder + 1)
-    for visitor, slot in sorted(world.early.items()):
-        seers = [i for i in innocents if i != visitor and world.schedule[i][slot] != world.scene]
-        if seers:
-            card = evidence.add("timeline", "early", "saw", character=rng.choice(seers),
-                                slot=slot, subject=visitor, misleading=True)
-            evidence.state(card, AT, who=visitor, place=world.scene, start=slot, end=slot + 1)
+    """Who was seen going into the scene: every visitor before the time of death, and the
+    murderer at the murder when the difficulty lets a witness catch the lie."""
+    seen = dict(world.early)
+    if world.knobs.caught:
+        seen.update(dict.fromkeys(world.murderers, world.murder))
+    for person, slot in sorted(seen.items()):
+        seer = _seer(world, rng, slot, world.scene)
+        if seer >= 0 and seer != person:
+            card = evidence.add("timeline", "seen", "saw", character=seer, slot=slot,
+                                subject=person)
+            evidence.state(card, AT, who=person, place=world.scene, start=slot, end=slot + 1)
 
 
 def _traces(evidence: Plan, world: World, rng: random.Random) -> None:
-    """Things found that name someone: the murderer's belonging at the scene and the
-    weapon hidden among the murderer's things (pointers), early visitors' belongings
-    (misleading); no fact of the proof rests on them."""
+    """Everyone's belonging turns up somewhere: at the scene for those who were there (a
+    visitor's, or the murderer's), else where its owner spent part of the evening; no
+    fact of the proof rests on them."""
+    for person in range(len(world.people)):
+        at_scene = person in world.early or person in world.murderers
+        place = world.scene if at_scene else world.schedule[person][rng.randrange(world.lo)]
+        evidence.add("clue", "trace" if at_scene else "belonging", subject=person,
+                     location=place, act=_later(world, rng))
+
+
+def _named(card: Card) -> set[int]:
+    named = {f.who for f in card.facts if f.who >= 0}
+    named |= {p for f in card.facts for p in f.people}
+    if card.subject >= 0:
+        named.add(card.subject)
+    return named
+
+
+def _even_cards(evidence: Plan, world: World, rng: random.Random) -> None:
+    """As many clue cards name each character as any other: a record of where someone
+    was before the time of death (true, and outside it) for each one short."""
+    counts = {p: 0 for p in range(len(world.people))}
+    for card in evidence.cards:
+        if card.where == "clue":
+            for person in _named(card):
+                counts[person] += 1
+    most = max(counts.values())
+    for person, count in counts.items():
+        for _ in range(most - count):
+            slot = rng.randrange(world.lo - 1)
+            card = evidence.add("clue", "record", "at", subject=person,
+                                act=_later(world, rng))
+            evidence.state(card, AT, who=person, place=world.schedule[person][slot],
+                           start=slot, end=slot + 1)
+
+
+def _even_mentions(evidence: Plan, world: World, rng: random.Random) -> None:
+    """As many mentions of each character in the others' timelines (the murderer's account
+    counted) as of any other: a passing sighting before the time of death, told by an
+    innocent character who was elsewhere, for each one short."""
+    counts = mentions(evidence, world)
+    most = max(counts.values())
+    for person, count in counts.items():
+        short = most - count
+        for slot in rng.sample(range(world.lo - 1), world.lo - 1):
+            if short == 0:
+                break
+            place = world.schedule[person][slot]
+            if place == world.scene:
+                continue
+            seer = _seer(world, rng, slot, place, anyone=True)
+            if seer < 0 or seer == person:
+                continue
+            card = evidence.add("timeline", "passing", "saw", character=seer, slot=slot,
+                                subject=person)
+            evidence.state(card, AT, who=person, place=place, start=slot, end=slot + 1)
+            short -= 1
+
+
+def told(evidence: Plan, world: World, person: int) -> list[Card | Entry]:
+    """A timeline in the order it is written: the cards of the person's words, and for a
+    murderer the stays of their account among them, by time."""
+    cards: list[Card | Entry] = [c for c in evidence.cards
+                                 if c.where == "timeline" and c.character == person]
+    if person in world.murderers:
+        cards += entries(world, person, account(world, person))
+    return sorted(cards, key=lambda c: (c.start, -1, 0) if isinstance(c, Entry)
+                  else (c.slot, c.id, 1))
+
+
+def mentions(evidence: Plan, world: World) -> dict[int, int]:
+    """How often each character is named in the others' timelines."""
+    counts = {p: 0 for p in range(len(world.people))}
+    for card in evidence.cards:
+        if card.where == "timeline":
+            for person in _named(card) - {card.character}:
+                counts[person] += 1
     for murderer in world.murderers:
-        if world.knobs.pointers > 0:
-            evidence.add("clue", "trace", subject=murderer, location=world.scene, key=True)
-        if world.knobs.pointers > 2:
-            evidence.add("clue", "hidden", subject=murderer, key=True, act=world.acts)
-    for visitor in sorted(world.early):
-        evidence.add("clue", "trace", subject=visitor, misleading=True,
-                     location=world.scene if _hidden(world, rng) else -1,
-                     act=_later(world, rng))
+        for entry in entries(world, murderer, account(world, murderer)):
+            if entry.companion >= 0:
+                counts[entry.companion] += 1
+    return counts

@@ -27,7 +27,8 @@ SLOTS = 18
 MOTIVES = ("debt", "inheritance", "blackmail", "jealousy", "revenge", "dismissal", "fraud",
            "stolen_work")
 SECRETS = ("affair", "theft", "past", "gambling", "letter")
-"""What an innocent character without a motive hides instead."""
+"""What took an innocent character into the scene before the death, and why they would
+rather not say so."""
 TRAITS = 12
 """Speaking styles in the text files (performance notes)."""
 
@@ -88,8 +89,8 @@ class World:
     victim_at: list[int]
     motives: dict[int, str]
     routes: dict[int, str]
-    """Each innocent character's way out: motive (none shown), means (cannot reach the
-    weapon) or opportunity (an alibi over the time of death)."""
+    """Each innocent character's way out: means (cannot reach the weapon) or opportunity
+    (an alibi over the time of death). Everyone has a motive the game shows."""
     groups: list[Group]
     singles: list[int]
     """Innocent characters alone over the time of death: a record gives their alibi."""
@@ -98,8 +99,13 @@ class World:
     witness: int
     alive_place: int
     early: dict[int, int] = field(default_factory=dict)
-    """Innocent characters at the scene before the time of death, and the slot."""
+    """Characters at the scene before the time of death, and the slot (one each)."""
     secrets: dict[int, str] = field(default_factory=dict)
+    """Why each innocent visitor went into the scene: their secret."""
+    hidden: frozenset[int] = frozenset()
+    """Visitors who leave the visit out of their timeline (a lie by omission)."""
+    before: int = -1
+    """Where the murderer was from just before the time of death until the murder."""
     access: tuple[int, ...] = ()
     twins: list[int] = field(default_factory=list)
     record_place: dict[int, int] = field(default_factory=dict)
@@ -185,24 +191,17 @@ def _items(rng: random.Random, data: dict[str, Any], knobs: Knobs
 
 
 def _routes(rng: random.Random, world: World) -> None:
-    """Who had a motive, who could reach the weapon, and the rival whose alibi decides."""
+    """Everyone's motive, who could not reach the weapon, and the rival whose alibi
+    decides."""
     innocents = world.innocents
     rng.shuffle(innocents)
-    knobs = world.knobs
-    means = min(knobs.means_out, len(innocents) - 1)
-    suspects = max(1, round(knobs.suspects * (len(innocents) - means)))
+    means = min(world.knobs.means_out, len(innocents) - 1)
     motives = list(MOTIVES)
     rng.shuffle(motives)
-    for murderer in world.murderers:
-        world.motives[murderer] = motives.pop()
+    for person in [*world.murderers, *innocents]:
+        world.motives[person] = motives.pop() if motives else rng.choice(MOTIVES)
     for position, person in enumerate(innocents):
-        route = ("opportunity" if position < suspects else
-                 "means" if position < suspects + means else "motive")
-        world.routes[person] = route
-        if route == "motive":
-            world.secrets[person] = rng.choice(SECRETS)
-        else:
-            world.motives[person] = motives.pop() if motives else rng.choice(MOTIVES)
+        world.routes[person] = "means" if position >= len(innocents) - means else "opportunity"
     world.rival = innocents[0]
     world.access = tuple(sorted(p for p in range(len(world.people))
                                 if world.routes.get(p) != "means"))
@@ -256,19 +255,48 @@ def _schedules(rng: random.Random, world: World) -> None:
     for single, place in world.record_place.items():
         for slot in range(world.lo - 1, world.hi + 1):
             world.schedule[single][slot] = place
-    for murderer in world.murderers:
-        for slot in range(world.lo - 1, world.hi + 1):
-            world.schedule[murderer][slot] = world.hideout
-        world.schedule[murderer][world.murder] = scene
+    _murderer_path(rng, world, others)
     innocents = world.innocents
     world.finder = rng.choice(innocents)
-    early = [i for i in innocents if i != world.finder]
-    rng.shuffle(early)
-    for person in early[:max(world.knobs.misleading, 0)]:
-        world.early[person] = rng.randint(1, world.lo - 2)
+    _visits(rng, world)
     for person, row in enumerate(world.schedule):
         _fill(rng, row, others, world, person)
     world.victim_at = _victim_path(rng, world, others)
+
+
+def _murderer_path(rng: random.Random, world: World, others: list[int]) -> None:
+    """Somewhere nobody's alibi puts anyone until the murder, the scene at the murder, the
+    hideout after it: the account the murderer gives moves the murder's slot to the
+    hideout, so the lie starts at the very time a witness may see them go in."""
+    used = {g.place for g in world.groups} | set(world.record_place.values()) | {world.hideout}
+    spare = [p for p in others if p not in used] or [p for p in others if p != world.hideout]
+    world.before = rng.choice(spare)
+    for murderer in world.murderers:
+        row = world.schedule[murderer]
+        for slot in range(world.lo - 1, world.hi + 1):
+            row[slot] = (world.before if slot < world.murder else
+                         world.scene if slot == world.murder else world.hideout)
+
+
+def _visits(rng: random.Random, world: World) -> None:
+    """Visitors to the scene before the time of death, one per slot (so each found it
+    empty): innocent characters on an errand of their secret, and the murderer too when
+    no witness sees the murder itself."""
+    knobs = world.knobs
+    candidates = [i for i in world.innocents if i != world.finder]
+    rng.shuffle(candidates)
+    visitors = candidates[:round(knobs.visitors * len(candidates))]
+    world.hidden = frozenset(visitors[:knobs.hidden_visits])
+    for visitor in visitors:
+        world.secrets[visitor] = rng.choice(SECRETS)
+    if not knobs.caught:
+        visitors += list(world.murderers)
+    slots = list(range(world.lo - 1))
+    rng.shuffle(slots)
+    for visitor, slot in zip(visitors, slots, strict=False):
+        world.early[visitor] = slot
+    for visitor in [v for v in visitors if v not in world.early]:
+        world.secrets.pop(visitor, None)
 
 
 def _fill(rng: random.Random, row: list[int], others: list[int], world: World,
