@@ -367,17 +367,17 @@ def _even_mentions(evidence: Plan, world: World, rng: random.Random) -> None:
     innocent character who was elsewhere, for each one short."""
     counts = mentions(evidence, world)
     most = max(counts.values())
+    told: set[tuple[int, int, int]] = set()
     for person, count in counts.items():
         short = most - count
         for slot in rng.sample(range(world.lo - 1), world.lo - 1):
             if short == 0:
                 break
             place = world.schedule[person][slot]
-            if place == world.scene:
-                continue
             seer = _seer(world, rng, slot, place, anyone=True)
-            if seer < 0 or seer == person:
-                continue
+            if place == world.scene or seer in (-1, person) or (seer, person, place) in told:
+                continue  # a sighting never repeats the seer's last one
+            told.add((seer, person, place))
             card = evidence.add("timeline", "passing", "saw", character=seer, slot=slot,
                                 subject=person)
             evidence.state(card, AT, who=person, place=place, start=slot, end=slot + 1)
