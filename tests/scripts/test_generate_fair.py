@@ -132,11 +132,12 @@ def test_no_timeline_entry_repeats_the_one_before_it() -> None:
 
 
 def test_every_mystery_has_a_red_herring_from_an_innocent_secret() -> None:
-    """An innocent character seen going into the scene, a belonging of theirs found
+    """An innocent character placed in the scene before the body was found (by their own
+    account or, when they hide it, by someone who saw them), a belonging of theirs found
     there, and the secret that sent them on their sheet."""
     for script in _batch():
         scene = script.truth.proof.world.scene  # type: ignore[union-attr]
-        seen = {s.who for s in _innocent_says(script) if s.kind == "at" and s.end is None
+        seen = {s.who for s in _innocent_says(script) if s.kind in ("at", "alone")
                 and s.place == scene}
         left = {name for clue in script.clues if clue.location == scene
                 for name in script.names if name in clue.text}

@@ -300,20 +300,21 @@ def _companion(world: World, person: int, company: frozenset[int]) -> int:
 
 
 def _seer(world: World, rng: random.Random, slot: int, away: int,
-          anyone: bool = False) -> int:
+          anyone: bool = False, but: int = -1) -> int:
     """An innocent character (with ``anyone``, any character, the murderer by the account
     they give) who was not at ``away`` in ``slot`` (-1: nobody)."""
     rows = {p: account(world, p) if p in world.murderers else world.schedule[p]
             for p in (range(len(world.people)) if anyone else world.innocents)}
-    seers = [p for p, row in rows.items() if row[slot] != away
+    seers = [p for p, row in rows.items() if row[slot] != away and p != but
              and not (p in world.early and world.early[p] == slot)]
     return rng.choice(seers) if seers else -1
 
 
 def _sightings(evidence: Plan, world: World, rng: random.Random) -> None:
-    """Who was seen going into the scene: every visitor before the time of death, and the
-    murderer at the murder when the difficulty lets a witness catch the lie."""
-    seen = dict(world.early)
+    """Who was seen going into the scene: each visitor who leaves the visit out of their
+    own account (someone else must tell it), and the murderer at the murder when the
+    difficulty lets a witness catch the lie."""
+    seen = {v: slot for v, slot in world.early.items() if v in world.hidden}
     if world.knobs.caught:
         seen.update(dict.fromkeys(world.murderers, world.murder))
     for person, slot in sorted(seen.items()):
@@ -363,18 +364,19 @@ def _even_cards(evidence: Plan, world: World, rng: random.Random) -> None:
 
 def _even_mentions(evidence: Plan, world: World, rng: random.Random) -> None:
     """As many mentions of each character in the others' timelines (the murderer's account
-    counted) as of any other: a passing sighting before the time of death, told by an
-    innocent character who was elsewhere, for each one short."""
+    counted) as of any other: a passing sighting away from the time of death, told by
+    someone who was elsewhere, for each one short."""
     counts = mentions(evidence, world)
     most = max(counts.values())
     told: set[tuple[int, int, int]] = set()
     for person, count in counts.items():
         short = most - count
-        for slot in rng.sample(range(world.lo - 1), world.lo - 1):
+        outside = [*range(world.lo - 1), *range(world.hi + 1, world.found)]
+        for slot in rng.sample(outside, len(outside)):
             if short == 0:
                 break
             place = world.schedule[person][slot]
-            seer = _seer(world, rng, slot, place, anyone=True)
+            seer = _seer(world, rng, slot, place, anyone=True, but=person)
             if place == world.scene or seer in (-1, person) or (seer, person, place) in told:
                 continue  # a sighting never repeats the seer's last one
             told.add((seer, person, place))

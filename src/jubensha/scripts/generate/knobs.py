@@ -63,7 +63,7 @@ KNOBS: dict[Level, Knobs] = {
                     caught=True, visitors=1.0, hidden_visits=1, finder=False,
                     decider="investigation", located=0.4),
     "hard": Knobs("hard", window="hidden", means_out=1, twins=1, used_trace=True,
-                  caught=False, visitors=1.0, hidden_visits=2, finder=True,
+                  caught=False, visitors=1.0, hidden_visits=10, finder=True,
                   decider="testimony", located=0.7),
 }
 

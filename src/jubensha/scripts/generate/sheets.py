@@ -13,7 +13,8 @@ GENDERS = {"en": {"m": "male", "f": "female"}, "zh": {"m": "男", "f": "女"}}
 
 
 def characters(voice: Voice, evidence: Plan) -> list[Character]:
-    return [_character(voice, evidence, person) for person in range(len(voice.world.people))]
+    aside = voice.aside()
+    return [_character(aside, evidence, person) for person in range(len(voice.world.people))]
 
 
 def _character(voice: Voice, evidence: Plan, person: int) -> Character:

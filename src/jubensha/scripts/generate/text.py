@@ -5,6 +5,7 @@ while the world (drawn once) stays the same in both languages."""
 
 from __future__ import annotations
 
+import copy
 import random
 import string
 from functools import cache, cached_property
@@ -90,6 +91,13 @@ class Voice:
                 "weapon": self.item(world.weapon),
                 "hideout": self.place(world.hideout), "amount": self.amount,
                 "found": world.time(world.found)}
+
+    def aside(self) -> Voice:
+        """This voice for a character's own sheet: the victim is "your host" there, never
+        named (the facts a sheet quotes keep the name: the reader needs it)."""
+        aside = copy.copy(self)
+        aside.__dict__["common"] = {**self.common, "victim": self.entry("host")}
+        return aside
 
     def say(self, kind: str, form: Form = "third", **slots: str) -> str:
         """A fact sentence of the phrasebook: a random variant of those ``slots`` fill."""

@@ -216,7 +216,9 @@ def _window(rng: random.Random, world: World) -> None:
     rng.shuffle(innocents)
     free = [i for i in range(len(world.places)) if i != world.scene]
     rng.shuffle(free)
-    world.hideout = free.pop()
+    apart = [i for i in free if not _shared(world, i, world.scene)]
+    world.hideout = apart[-1] if apart else free[-1]
+    free.remove(world.hideout)
     record_rival = world.knobs.decider != "testimony"
     if record_rival:
         world.singles.append(world.rival)
@@ -241,6 +243,15 @@ def _window(rng: random.Random, world: World) -> None:
         world.alive_place = witness_group.place
     else:
         world.alive_place = free[0]
+
+
+def _shared(world: World, one: int, other: int) -> bool:
+    """Whether two places' names share a word (English) or a character (Chinese): the
+    murderer's claimed place shares none with the scene, so the lie reads as a lie."""
+    places = settings()[world.setting]["places"]
+    first, second = places[world.places[one]], places[world.places[other]]
+    return bool(set(first["en"].split()) & set(second["en"].split())
+                or set(first["zh"]) & set(second["zh"]))
 
 
 def _schedules(rng: random.Random, world: World) -> None:
@@ -280,8 +291,7 @@ def _murderer_path(rng: random.Random, world: World, others: list[int]) -> None:
 
 def _visits(rng: random.Random, world: World) -> None:
     """Visitors to the scene before the time of death, one per slot (so each found it
-    empty): innocent characters on an errand of their secret, and the murderer too when
-    no witness sees the murder itself."""
+    empty): innocent characters on an errand of their secret."""
     knobs = world.knobs
     candidates = [i for i in world.innocents if i != world.finder]
     rng.shuffle(candidates)
@@ -289,8 +299,6 @@ def _visits(rng: random.Random, world: World) -> None:
     world.hidden = frozenset(visitors[:knobs.hidden_visits])
     for visitor in visitors:
         world.secrets[visitor] = rng.choice(SECRETS)
-    if not knobs.caught:
-        visitors += list(world.murderers)
     slots = list(range(world.lo - 1))
     rng.shuffle(slots)
     for visitor, slot in zip(visitors, slots, strict=False):
