@@ -133,14 +133,17 @@ def test_no_timeline_entry_repeats_the_one_before_it() -> None:
 
 def test_every_mystery_has_a_red_herring_from_an_innocent_secret() -> None:
     """An innocent character placed in the scene before the body was found (by their own
-    account or, when they hide it, by someone who saw them), a belonging of theirs found
-    there, and the secret that sent them on their sheet."""
+    account or, when they hide it, by someone who saw them), with the secret that sent
+    them there on their sheet, and a belonging of theirs found there when the level
+    leaves traces (medium and hard)."""
     for script in _batch():
         scene = script.truth.proof.world.scene  # type: ignore[union-attr]
         seen = {s.who for s in _innocent_says(script) if s.kind in ("at", "alone")
                 and s.place == scene}
         left = {name for clue in script.clues if clue.location == scene
                 for name in script.names if name in clue.text}
-        herrings = [c for c in script.characters if c.name not in script.murderers
-                    and c.name in seen & left and len(c.secrets) >= 2]
+        herrings = [c.name for c in script.characters if c.name not in script.murderers
+                    and c.name in seen and len(c.secrets) >= 2]
         assert herrings, script.id
+        if "easy" not in script.id:
+            assert set(herrings) & left, script.id

@@ -88,7 +88,8 @@ def plan(world: World, rng: random.Random) -> Plan:
         _timeline(evidence, world, person)
     _sightings(evidence, world, rng)
     for person in range(len(world.people)):
-        _saw_someone(evidence, world, person)
+        if not world.knobs.quiet:
+            _saw_someone(evidence, world, person)
     _traces(evidence, world, rng)
     _even_cards(evidence, world, rng)
     _even_mentions(evidence, world, rng)
@@ -126,6 +127,9 @@ def _autopsy(evidence: Plan, world: World) -> None:
                         location=world.scene if hidden else -1,
                         act=world.acts if hidden else 1)
     evidence.state(time, DEAD, start=world.hi)
+    if hidden:
+        alive = evidence.add("clue", "alive", "alive", location=world.alive_place)
+        evidence.state(alive, ALIVE, start=world.lo)
 
 
 def _weapon(evidence: Plan, world: World, rng: random.Random) -> None:
@@ -150,11 +154,12 @@ def _place(world: World, rng: random.Random) -> int:
 
 
 def _motives(evidence: Plan, world: World, rng: random.Random) -> None:
-    """A card for each motive; anyone's may be heard instead (a quarrel)."""
+    """A card for each motive; anyone's may be heard instead (a quarrel), unless the
+    sheets keep quiet about the victim."""
     for person, motive in sorted(world.motives.items()):
         innocent = person not in world.murderers
         hearers = [i for i in world.innocents if i != person]
-        if hearers and rng.random() < 0.3:
+        if hearers and not world.knobs.quiet and rng.random() < 0.3:
             hearer = rng.choice(hearers)
             card = evidence.add("timeline", "threat", "motive.threat", character=hearer,
                                 slot=rng.randint(0, world.lo - 2), subject=person)
@@ -257,10 +262,6 @@ def _timeline(evidence: Plan, world: World, person: int) -> None:
                        start=start, end=end)
         if companion >= 0:
             evidence.state(card, AT, who=companion, place=place, start=start, end=end)
-        if _sees_alive(world, person, place, start, end):
-            card = evidence.add("timeline", "alive", "alive", character=person,
-                                slot=world.lo)
-            evidence.state(card, ALIVE, start=world.lo)
 
 
 def _saw_someone(evidence: Plan, world: World, person: int) -> None:
@@ -279,14 +280,6 @@ def _covers(world: World, start: int, end: int) -> bool:
     return start <= world.lo and end >= world.hi
 
 
-def _sees_alive(world: World, person: int, place: int, start: int, end: int) -> bool:
-    """Whether this stay is where the person, one of the witness's group, saw the victim
-    alive at the start of the time of death (each of them says so)."""
-    group = next((g for g in world.groups if world.witness in g.members), None)
-    return (group is not None and person in group.members and place == world.alive_place
-            and start <= world.lo < end)
-
-
 def _companion(world: World, person: int, company: frozenset[int]) -> int:
     """Whom an entry names: the next member of the person's group (so that each member's
     alibi comes from exactly one other's words), else the first innocent present."""
@@ -299,15 +292,13 @@ def _companion(world: World, person: int, company: frozenset[int]) -> int:
     return present[0] if present else -1
 
 
-def _seer(world: World, rng: random.Random, slot: int, away: int,
-          anyone: bool = False, but: int = -1) -> int:
-    """An innocent character (with ``anyone``, any character, the murderer by the account
-    they give) who was not at ``away`` in ``slot`` (-1: nobody)."""
+def _seers(world: World, slot: int, away: int) -> list[int]:
+    """Everyone not at ``away`` in ``slot`` (the murderer by the account they give), nor
+    in the scene on a visit then."""
     rows = {p: account(world, p) if p in world.murderers else world.schedule[p]
-            for p in (range(len(world.people)) if anyone else world.innocents)}
-    seers = [p for p, row in rows.items() if row[slot] != away and p != but
-             and not (p in world.early and world.early[p] == slot)]
-    return rng.choice(seers) if seers else -1
+            for p in range(len(world.people))}
+    return [p for p, row in rows.items() if row[slot] != away
+            and not (p in world.early and world.early[p] == slot)]
 
 
 def _sightings(evidence: Plan, world: World, rng: random.Random) -> None:
@@ -315,22 +306,26 @@ def _sightings(evidence: Plan, world: World, rng: random.Random) -> None:
     own account (someone else must tell it), and the murderer at the murder when the
     difficulty lets a witness catch the lie."""
     seen = {v: slot for v, slot in world.early.items() if v in world.hidden}
-    if world.knobs.caught:
+    if world.knobs.caught != "no":
         seen.update(dict.fromkeys(world.murderers, world.murder))
     for person, slot in sorted(seen.items()):
-        seer = _seer(world, rng, slot, world.scene)
-        if seer >= 0 and seer != person:
-            card = evidence.add("timeline", "seen", "saw", character=seer, slot=slot,
-                                subject=person)
+        witnesses = world.knobs.witnesses if person in world.murderers else \
+            world.knobs.visit_witnesses
+        seers = [i for i in world.innocents if world.schedule[i][slot] != world.scene
+                 and i != person]
+        for seer in rng.sample(seers, min(witnesses, len(seers))):
+            joined = person in world.murderers and world.knobs.caught == "joined"
+            card = evidence.add("timeline", "seen", "joined" if joined else "saw",
+                                character=seer, slot=slot, subject=person)
             evidence.state(card, AT, who=person, place=world.scene, start=slot, end=slot + 1)
 
 
 def _traces(evidence: Plan, world: World, rng: random.Random) -> None:
     """Everyone's belonging turns up somewhere: at the scene for those who were there (a
-    visitor's, or the murderer's), else where its owner spent part of the evening; no
-    fact of the proof rests on them."""
+    visitor's, or the murderer's) when the difficulty leaves traces, else where its
+    owner spent part of the evening; no fact of the proof rests on them."""
     for person in range(len(world.people)):
-        at_scene = person in world.early or person in world.murderers
+        at_scene = world.knobs.traces and (person in world.early or person in world.murderers)
         place = world.scene if at_scene else world.schedule[person][rng.randrange(world.lo)]
         evidence.add("clue", "trace" if at_scene else "belonging", subject=person,
                      location=place, act=_later(world, rng))
@@ -355,7 +350,8 @@ def _even_cards(evidence: Plan, world: World, rng: random.Random) -> None:
     most = max(counts.values())
     for person, count in counts.items():
         for _ in range(most - count):
-            slot = rng.randrange(world.lo - 1)
+            slot = rng.choice([t for t in range(world.lo - 1)
+                               if world.schedule[person][t] != world.scene])
             card = evidence.add("clue", "record", "at", subject=person,
                                 act=_later(world, rng))
             evidence.state(card, AT, who=person, place=world.schedule[person][slot],
@@ -365,25 +361,49 @@ def _even_cards(evidence: Plan, world: World, rng: random.Random) -> None:
 def _even_mentions(evidence: Plan, world: World, rng: random.Random) -> None:
     """As many mentions of each character in the others' timelines (the murderer's account
     counted) as of any other: a passing sighting away from the time of death, told by
-    someone who was elsewhere, for each one short."""
+    someone who was elsewhere, for each one short. Then rounds of one more sighting of
+    everyone, each told by whoever has the shortest timeline, so that no timeline's
+    length stands out either."""
     counts = mentions(evidence, world)
     most = max(counts.values())
-    told: set[tuple[int, int, int]] = set()
+    said: set[tuple[int, int, int]] = set()
     for person, count in counts.items():
-        short = most - count
-        outside = [*range(world.lo - 1), *range(world.hi + 1, world.found)]
-        for slot in rng.sample(outside, len(outside)):
-            if short == 0:
-                break
-            place = world.schedule[person][slot]
-            seer = _seer(world, rng, slot, place, anyone=True, but=person)
-            if place == world.scene or seer in (-1, person) or (seer, person, place) in told:
-                continue  # a sighting never repeats the seer's last one
-            told.add((seer, person, place))
-            card = evidence.add("timeline", "passing", "saw", character=seer, slot=slot,
-                                subject=person)
-            evidence.state(card, AT, who=person, place=place, start=slot, end=slot + 1)
-            short -= 1
+        for _ in range(most - count):
+            _passing(evidence, world, rng, person, said, shortest=False)
+    for _ in range(ROUNDS):
+        lengths = [len(told(evidence, world, p)) for p in range(len(world.people))]
+        if max(lengths) - min(lengths) <= 1:
+            break
+        for person in range(len(world.people)):
+            _passing(evidence, world, rng, person, said, shortest=True)
+
+
+ROUNDS = 3
+"""Rounds of sightings that even out the timelines' lengths."""
+
+
+def _passing(evidence: Plan, world: World, rng: random.Random, person: int,
+             said: set[tuple[int, int, int]], shortest: bool) -> None:
+    """One passing sighting of ``person`` away from the time of death, if anyone can tell
+    it (never the seer's sighting of them in that place again)."""
+    outside = [*range(world.lo - 1), *range(world.hi + 1, world.found)]
+    options = []
+    for slot in outside:
+        place = world.schedule[person][slot]
+        if place != world.scene:
+            options += [(slot, place, p) for p in _seers(world, slot, place)
+                        if p != person and (p, person, place) not in said]
+    if not options:
+        return
+    if shortest:
+        length = {p: len(told(evidence, world, p)) for p in range(len(world.people))}
+        fewest = min(length[p] for *_, p in options)
+        options = [o for o in options if length[o[2]] == fewest]
+    slot, place, seer = rng.choice(options)
+    said.add((seer, person, place))
+    card = evidence.add("timeline", "passing", "saw", character=seer, slot=slot,
+                        subject=person)
+    evidence.state(card, AT, who=person, place=place, start=slot, end=slot + 1)
 
 
 def told(evidence: Plan, world: World, person: int) -> list[Card | Entry]:

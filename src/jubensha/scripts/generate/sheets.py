@@ -83,9 +83,10 @@ def _story(voice: Voice, person: int, timeline: list[TimelineEntry]) -> str:
             belonging=voice.belonging(person))))
     evening.sort(key=lambda told: told[:2])
     paragraphs += _scenes(voice, evening)
-    paragraphs.append(voice.pick("finder_story") if person == world.finder else
-                      voice.pick("others_story", finder=voice.person(world.finder))
-                      if world.knobs.finder else voice.pick("others_anonymous"))
+    quiet = "quiet." if world.knobs.quiet else ""
+    paragraphs.append(voice.pick(f"{quiet}finder_story") if person == world.finder else
+                      voice.pick(f"{quiet}others_story", finder=voice.person(world.finder))
+                      if world.knobs.finder else voice.pick(f"{quiet}others_anonymous"))
     paragraphs.append(voice.pick("closing_secret", secret=_secret_short(voice, person)))
     return "\n\n".join(p for p in paragraphs if p) + "\n"
 
@@ -157,7 +158,9 @@ def _secrets(voice: Voice, person: int) -> list[str]:
     if person in world.secrets:
         found.append(_secret_story(voice, person))
     if person in world.early:
-        found.append(voice.fill(voice.entry("early_secret"), t=world.time(world.early[person]),
+        quiet = "quiet." if world.knobs.quiet else ""
+        found.append(voice.fill(voice.entry(f"{quiet}early_secret"),
+                                t=world.time(world.early[person]),
                                 belonging=voice.belonging(person)))
     return found
 
@@ -181,8 +184,8 @@ def _relationships(voice: Voice, person: int) -> list[Relationship]:
     labels = voice.entry("relation_labels")
     found = [Relationship(other=voice.victim,
                           labels=[labels["victim"][(person + world.seed) % len(labels["victim"])]],
-                          description=voice.fill(voice.entry("relation_victim"),
-                                                 years=_years(person, world.seed)))]
+                          description="" if world.knobs.quiet else voice.fill(
+                              voice.entry("relation_victim"), years=_years(person, world.seed)))]
     other = _other(world, person)
     if other != person:
         found.append(Relationship(

@@ -131,7 +131,7 @@ class Voice:
             entry = self.setting["victims"][self.world.victim_role]
         else:
             entry = self.setting["roles"][self.world.people[index].role]
-        return str(entry[self.lang]).format(victim=self.victim)
+        return str(entry[self.lang]).format(victim=self.common["victim"])
 
     def record(self, card: Card) -> str:
         """The document a card quotes (the same in each language)."""

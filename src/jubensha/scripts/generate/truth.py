@@ -173,5 +173,5 @@ class Writer:
         return Knobs(level=world.knobs.level, combine=self.proven.combine,
                      suspects=len(world.suspects),
                      misleading=sum(p not in world.murderers for p in world.early),
-                     pointers=int(world.knobs.caught),
+                     pointers=int(world.knobs.caught != "no"),
                      decider=placed(self.proven.deciding))  # type: ignore[arg-type]

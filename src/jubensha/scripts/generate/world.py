@@ -96,8 +96,8 @@ class World:
     """Innocent characters alone over the time of death: a record gives their alibi."""
     rival: int
     """The suspect whose alibi is the deciding source."""
-    witness: int
     alive_place: int
+    """Where the victim was last seen alive, at the start of the time of death."""
     early: dict[int, int] = field(default_factory=dict)
     """Characters at the scene before the time of death, and the slot (one each)."""
     secrets: dict[int, str] = field(default_factory=dict)
@@ -152,7 +152,7 @@ def draw(seed: int, players: int, acts: int, knobs: Knobs, attempt: int = 0) -> 
         places=place_keys, scene=scene, items=items, kinds=kinds, weapon=weapon,
         murderers=(murderer,), murder=murder, lo=lo, hi=hi, found=found, finder=-1,
         hideout=-1, schedule=[], victim_at=[], motives={}, routes={}, groups=[], singles=[],
-        rival=-1, witness=-1, alive_place=-1)
+        rival=-1, alive_place=-1)
     _routes(rng, world)
     _window(rng, world)
     _schedules(rng, world)
@@ -211,7 +211,7 @@ def _routes(rng: random.Random, world: World) -> None:
 
 def _window(rng: random.Random, world: World) -> None:
     """Innocent characters in groups (or alone, alibied by a record) over the time of
-    death, the murderer's hideout, and who saw the victim alive last."""
+    death, the murderer's hideout, and where the victim was last seen alive."""
     innocents = [i for i in world.innocents if i != world.rival]
     rng.shuffle(innocents)
     free = [i for i in range(len(world.places)) if i != world.scene]
@@ -236,13 +236,7 @@ def _window(rng: random.Random, world: World) -> None:
                                   min(end, world.found)))
     for single in world.singles:
         world.record_place[single] = free[(len(world.groups) + single) % len(free)]
-    witness_group = world.groups[0] if world.groups else None
-    if witness_group is not None and world.knobs.window == "hidden":
-        witness_group.start = min(witness_group.start, world.lo)
-        world.witness = witness_group.members[-1]
-        world.alive_place = witness_group.place
-    else:
-        world.alive_place = free[0]
+    world.alive_place = free[0]
 
 
 def _shared(world: World, one: int, other: int) -> bool:

@@ -28,7 +28,7 @@ spends long on a hostile text)."""
 SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*|\s*\n\s*")
 PRODUCES: dict[str, tuple[str, ...]] = {
     "with": ("at:me", "at:who"), "self": ("at:me",), "at": ("at:who",),
-    "alone": ("alone:me",), "saw": ("at:who",), "alive": ("alive",), "dead": ("dead",),
+    "alone": ("alone:me",), "saw": ("at:who",), "joined": ("at:who",), "alive": ("alive",), "dead": ("dead",),
     "found": ("scene", "dead"), "window": ("alive", "dead"), "weapons": ("weapons",),
     "used": ("used",), "unused": ("unused",), "access": ("access",),
 }
