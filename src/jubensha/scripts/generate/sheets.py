@@ -154,7 +154,7 @@ def _secrets(voice: Voice, person: int) -> list[str]:
     murderer's hold nothing more (the killing lives in the truth, and the role in the
     side and the mission), so nothing a seat may voice gives the role away."""
     world = voice.world
-    found = [voice.fill(voice.entry(f"motive_secret.{world.motives[person]}"))]
+    found = [capital(voice.fill(voice.entry(f"motive_secret.{world.motives[person]}")))]
     if person in world.secrets:
         found.append(_secret_story(voice, person))
     if person in world.early:
