@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from functools import cache
+from itertools import pairwise
 
 from jubensha.scripts.generate.build import Request, mystery, write
 from jubensha.scripts.model import Script
@@ -124,7 +125,7 @@ def test_no_timeline_entry_repeats_the_one_before_it() -> None:
         for character in script.characters:
             read = [reader.read(e.text, character.name) for e in character.timeline]
             stays = [said for said in read if said and said[0].end]
-            for before, after in zip(stays, stays[1:], strict=False):
+            for before, after in pairwise(stays):
                 same = [(s.kind, s.who, s.place) for s in before] == \
                     [(s.kind, s.who, s.place) for s in after]
                 assert not (same and before[0].end == after[0].start), \

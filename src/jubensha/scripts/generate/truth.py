@@ -169,7 +169,7 @@ class Writer:
             for reason, support in exclusions.items()])
 
     def knobs(self) -> Knobs:
-        world, cards = self.voice.world, self.evidence.cards
+        world = self.voice.world
         return Knobs(level=world.knobs.level, combine=self.proven.combine,
                      suspects=len(world.suspects),
                      misleading=sum(p not in world.murderers for p in world.early),
