@@ -226,11 +226,13 @@ def test_a_hostile_proof_or_text_is_an_error_not_a_crash_or_a_hang(hard: Script)
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_sentence_reads_one_way_even_without_the_places_known(lang: str) -> None:
-    """A place slot never swallows a person: "...in the library with Bob Stone" is Bob
-    Stone's company, not a place called "library with Bob Stone"."""
+    """A place slot never swallows a person: "...in the library with Tom Hale" is Tom
+    Hale's company, not a place called "library with Tom Hale", whichever kind of
+    sentence the reader tries first."""
     persons, victims, _, _ = NAMES[lang]
     book = Phrasebook(lang)  # type: ignore[arg-type]
     learning = Reader(lang, persons, victims)  # type: ignore[arg-type]
+    learning.patterns = tuple(reversed(learning.patterns))
     for variant in range(book.count("with")):
         sentence = book.render("with", variant, "third", **_filled(lang))  # type: ignore[arg-type]
         read = learning.read(sentence)
