@@ -4,9 +4,8 @@ no time, place or alibi lost, changed or added."""
 
 from __future__ import annotations
 
-import re
-
 import asyncio
+import re
 from collections.abc import Callable
 from pathlib import Path
 
