@@ -129,7 +129,7 @@ def test_the_levels_differ_as_the_knobs_say() -> None:
             for level, knobs in measured.items()}
     assert mean["easy"]["combine"] < mean["medium"]["combine"] <= mean["hard"]["combine"]
     assert mean["easy"]["suspects"] > mean["medium"]["suspects"] == mean["hard"]["suspects"]
-    assert mean["easy"]["misleading"] == mean["medium"]["misleading"] == mean["hard"]["misleading"]
+    assert mean["easy"]["misleading"] == mean["medium"]["misleading"] < mean["hard"]["misleading"]
     assert mean["easy"]["pointers"] == mean["medium"]["pointers"] == 1 > mean["hard"]["pointers"]
 
 

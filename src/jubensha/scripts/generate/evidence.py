@@ -309,12 +309,12 @@ def _sightings(evidence: Plan, world: World, rng: random.Random) -> None:
     if world.knobs.caught != "no":
         seen.update(dict.fromkeys(world.murderers, world.murder))
     for person, slot in sorted(seen.items()):
-        witnesses = world.knobs.witnesses if person in world.murderers else \
-            world.knobs.visit_witnesses
+        at_murder = person in world.murderers and slot == world.murder
+        witnesses = world.knobs.witnesses if at_murder else world.knobs.visit_witnesses
         seers = [i for i in world.innocents if world.schedule[i][slot] != world.scene
                  and i != person]
         for seer in rng.sample(seers, min(witnesses, len(seers))):
-            joined = person in world.murderers and world.knobs.caught == "joined"
+            joined = at_murder and world.knobs.caught == "joined"
             card = evidence.add("timeline", "seen", "joined" if joined else "saw",
                                 character=seer, slot=slot, subject=person)
             evidence.state(card, AT, who=person, place=world.scene, start=slot, end=slot + 1)
@@ -366,15 +366,17 @@ def _even_mentions(evidence: Plan, world: World, rng: random.Random) -> None:
     length stands out either."""
     counts = mentions(evidence, world)
     most = max(counts.values())
-    said: set[tuple[int, int, int]] = set()
+    said: set[tuple[int, int, int, int]] = set()
     for person, count in counts.items():
         for _ in range(most - count):
             _passing(evidence, world, rng, person, said, shortest=False)
     for _ in range(ROUNDS):
         lengths = [len(told(evidence, world, p)) for p in range(len(world.people))]
-        if max(lengths) - min(lengths) <= 1:
-            break
-        for person in range(len(world.people)):
+        everyone = range(len(world.people))
+        if max(lengths) - min(lengths) <= 1 or not all(
+                _options(world, p, said) for p in everyone):
+            break  # a round that could not name everyone would undo the mentions' balance
+        for person in everyone:
             _passing(evidence, world, rng, person, said, shortest=True)
 
 
@@ -382,17 +384,27 @@ ROUNDS = 3
 """Rounds of sightings that even out the timelines' lengths."""
 
 
-def _passing(evidence: Plan, world: World, rng: random.Random, person: int,
-             said: set[tuple[int, int, int]], shortest: bool) -> None:
-    """One passing sighting of ``person`` away from the time of death, if anyone can tell
-    it (never the seer's sighting of them in that place again)."""
+def _options(world: World, person: int, said: set[tuple[int, int, int, int]]
+             ) -> list[tuple[int, int, int]]:
+    """Every (slot, place, seer) of a passing sighting of ``person`` away from the time of
+    death that would not repeat the seer's sighting of them there a slot before or
+    after."""
     outside = [*range(world.lo - 1), *range(world.hi + 1, world.found)]
     options = []
     for slot in outside:
         place = world.schedule[person][slot]
         if place != world.scene:
             options += [(slot, place, p) for p in _seers(world, slot, place)
-                        if p != person and (p, person, place) not in said]
+                        if p != person and not {(p, person, place, slot + d)
+                                                for d in (-1, 0, 1)} & said]
+    return options
+
+
+def _passing(evidence: Plan, world: World, rng: random.Random, person: int,
+             said: set[tuple[int, int, int, int]], shortest: bool) -> None:
+    """One passing sighting of ``person`` away from the time of death, if anyone can tell
+    it (never the seer's sighting of them in that place again)."""
+    options = _options(world, person, said)
     if not options:
         return
     if shortest:
@@ -400,7 +412,7 @@ def _passing(evidence: Plan, world: World, rng: random.Random, person: int,
         fewest = min(length[p] for *_, p in options)
         options = [o for o in options if length[o[2]] == fewest]
     slot, place, seer = rng.choice(options)
-    said.add((seer, person, place))
+    said.add((seer, person, place, slot))
     card = evidence.add("timeline", "passing", "saw", character=seer, slot=slot,
                         subject=person)
     evidence.state(card, AT, who=person, place=place, start=slot, end=slot + 1)

@@ -157,7 +157,7 @@ def _secrets(voice: Voice, person: int) -> list[str]:
     found = [capital(voice.fill(voice.entry(f"motive_secret.{world.motives[person]}")))]
     if person in world.secrets:
         found.append(_secret_story(voice, person))
-    if person in world.early:
+    if person in world.early and person not in world.murderers:
         quiet = "quiet." if world.knobs.quiet else ""
         found.append(voice.fill(voice.entry(f"{quiet}early_secret"),
                                 t=world.time(world.early[person]),

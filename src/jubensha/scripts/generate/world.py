@@ -285,14 +285,20 @@ def _murderer_path(rng: random.Random, world: World, others: list[int]) -> None:
 
 def _visits(rng: random.Random, world: World) -> None:
     """Visitors to the scene before the time of death, one per slot (so each found it
-    empty): innocent characters on an errand of their secret."""
+    empty): innocent characters on an errand of their secret, and where no witness
+    sees the murder, everyone: the murderer and the finder too, so that being seen
+    there tells nothing until the times are set against the time of death."""
     knobs = world.knobs
-    candidates = [i for i in world.innocents if i != world.finder]
+    unseen = knobs.caught == "no"
+    candidates = [i for i in world.innocents if i != world.finder or unseen]
     rng.shuffle(candidates)
     visitors = candidates[:round(knobs.visitors * len(candidates))]
     world.hidden = frozenset(visitors[:knobs.hidden_visits])
     for visitor in visitors:
         world.secrets[visitor] = rng.choice(SECRETS)
+    if unseen:  # the murderer was in the scene earlier too, and hides it like the others
+        visitors = [*world.murderers, *visitors]
+        world.hidden |= frozenset(world.murderers)
     slots = list(range(world.lo - 1))
     rng.shuffle(slots)
     for visitor, slot in zip(visitors, slots, strict=False):
