@@ -14,6 +14,10 @@ is for the model-free extractive floor, and whether the solver agent wins every 
   never pooled across games) with its 95% interval by the reports' method (a cluster
   bootstrap over the mysteries from 10 of them; ``runs.statistics``), and whether the
   levels' intervals are apart;
+- **shortcuts**: on the same mysteries, each guess of ``shortcuts.py`` that counts names,
+  flags or order instead of reasoning (most named on cards, fewest or most mentioned in
+  timelines, motive and key, first or last listed, random among owners...): its hits
+  against chance (1 over the characters), and whether every one stays within 0.1 of it;
 - **solver**: every seat the solver agent on the same mysteries in every procedure; its
   wins. The difficulty knobs were tuned on seeds 0-99; the default seeds start at 1000.
 """
@@ -32,6 +36,7 @@ from pathlib import Path
 
 from common import figure, machine, table
 from extractive_floor import play
+from shortcuts import SHORTCUTS, chance, score
 
 from jubensha.agents.registry import make_agent
 from jubensha.engine.game import Game, Seat
@@ -124,23 +129,44 @@ def _above(easier: Estimate, harder: Estimate) -> bool:
     return easier.ci_low > harder.ci_high
 
 
-def levels(first: int, per_level: int, solver_games: int) -> tuple[bool, str, bool]:
-    """The floor per level (are the intervals apart?) and the solver's games."""
-    rows, intervals, wins = [], {}, []
+def shortcuts(batches: dict[str, list[Script]]) -> float:
+    """Each shortcut's hits per level beside chance; the largest distance from it."""
+    rows, worst = [], 0.0
+    for name, guess in SHORTCUTS.items():
+        row: list[object] = [name]
+        for batch in batches.values():
+            hits = sum(score(guess, s) for s in batch) / len(batch)
+            base = sum(map(chance, batch)) / len(batch)
+            worst = max(worst, abs(hits - base))
+            row.append(f"{hits:.2f}")
+        rows.append(row)
+    rows.append(["chance", *(f"{sum(map(chance, b)) / len(b):.2f}" for b in batches.values())])
+    table("Shortcuts: share of mysteries each guess gets right (ties split)",
+          ["shortcut", *batches], rows)
+    return worst
+
+
+def levels(first: int, per_level: int, solver_games: int) -> tuple[bool, str, bool, float]:
+    """The floor per level (are the intervals apart?), the shortcuts and the solver's
+    games."""
+    rows, intervals, wins, batches = [], {}, [], {}
     for level in LEVELS:
         batch = list(scripts(requests(first, per_level, 5, 1, level), "en"))
-        found, chance = floor(batch)
+        batches[level] = batch
+        found, chance_share = floor(batch)
         intervals[level] = found
-        rows.append([level, str(found.n), found.render(), found.method, f"{chance:.3f}"])
+        rows.append([level, str(found.n), found.render(), found.method,
+                     f"{chance_share:.3f}"])
         wins += [[level, preset, solver_wins(batch[:solver_games], preset),
                   min(solver_games, len(batch))] for preset in presets()]
     table(f"Extractive floor, demo with 2 rounds, {per_level} mysteries per level",
           ["level", "games", "identification [95%]", "interval", "random"], rows)
     table("Solver agent: games the civilians won", ["level", "procedure", "won", "games"],
           wins)
+    worst = shortcuts(batches)
     apart = all(_above(intervals[a], intervals[b]) for a, b in pairwise(LEVELS))
     shares = ", ".join(f"{level} {intervals[level].mean:.2f}" for level in LEVELS)
-    return apart, shares, all(w[2] == w[3] for w in wins)
+    return apart, shares, all(w[2] == w[3] for w in wins), worst
 
 
 def main() -> None:
@@ -160,10 +186,11 @@ def main() -> None:
           [[jobs, f"{wall:.1f}", f"{cpu:.1f}", f"{args.count / wall:.0f}"]
            for jobs, (wall, cpu) in timed.items()])
     largest = overlaps(args.first_seed)
-    apart, shares, won = levels(args.first_seed, args.per_level, args.solver_games)
+    apart, shares, won, worst = levels(args.first_seed, args.per_level, args.solver_games)
     figure("generated", f"{args.count} mysteries in {min(seconds.values()):.1f} s; floor "
-           f"{shares} ({'apart' if apart else 'OVERLAPPING'}); solver won "
-           f"{'every' if won else 'NOT every'} game; largest overlap {largest:.2f}")
+           f"{shares} ({'apart' if apart else 'OVERLAPPING'}); shortcuts within "
+           f"{worst:.2f} of chance; solver won {'every' if won else 'NOT every'} game; "
+           f"largest overlap {largest:.2f}")
 
 
 if __name__ == "__main__":

@@ -63,7 +63,7 @@ NEEDS = {"bench_ray.py": "ray", "truth_derivation.py": "datasets"}
 FIGURES = {"truth_derivation.py": "truth_derivation: ", "retrieval.py": "retrieval: ",
            "play_quality.py": "quality: ", "generated.py": "generated: "}
 """The figure line a bench's docstring promises, where its name is not the script's."""
-HELPERS = {"common.py", "fake_openai.py"}
+HELPERS = {"common.py", "fake_openai.py", "shortcuts.py"}
 
 
 def test_every_bench_script_has_a_smallest_run() -> None:

@@ -222,3 +222,29 @@ def test_a_hostile_proof_or_text_is_an_error_not_a_crash_or_a_hang(hard: Script)
     problems = _problems(long)
     assert time.perf_counter() - started < 1.0
     assert any(p.startswith("truth.proof.facts[") for p in problems)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_sentence_reads_one_way_even_without_the_places_known(lang: str) -> None:
+    """A place slot never swallows a person: "...in the library with Tom Hale" is Tom
+    Hale's company, not a place called "library with Tom Hale", whichever kind of
+    sentence the reader tries first."""
+    persons, victims, _, _ = NAMES[lang]
+    book = Phrasebook(lang)  # type: ignore[arg-type]
+    learning = Reader(lang, persons, victims)  # type: ignore[arg-type]
+    learning.patterns = tuple(reversed(learning.patterns))
+    for variant in range(book.count("with")):
+        sentence = book.render("with", variant, "third", **_filled(lang))  # type: ignore[arg-type]
+        read = learning.read(sentence)
+        assert {r.who for r in read} == {persons[0], persons[1]}, sentence
+        assert all(persons[1] not in (r.place or "") for r in read), sentence
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_sentence_puts_two_slots_side_by_side(lang: str) -> None:
+    """Fixed words between every two slots but a verb or a time after a slot: the file's
+    own rule, so a sentence splits into its slots one way only."""
+    for kind, templates in phrase_data(lang)["kinds"].items():  # type: ignore[arg-type]
+        for template in templates:
+            pairs = re.findall(r"\{(\w+)\}\{(\w+)\}", template)
+            assert not pairs, (kind, template)

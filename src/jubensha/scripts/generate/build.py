@@ -24,7 +24,8 @@ MAX_PLAYERS = 10
 MIN_PLAYERS = 3
 MAX_ACTS = 3
 ATTEMPTS = 50
-"""Worlds drawn for one seed before giving up (none of 6,000 seeds needed a second)."""
+"""Worlds drawn for one seed before giving up (none of 1,800 requests checked needed a
+second)."""
 
 
 class GenerationError(Exception):

@@ -1,6 +1,7 @@
 """What every player reads: the title, the background, the rules, the victim, the acts and
 the clue cards (each card's text states its facts; traces only say whose belonging lies
-where)."""
+where). A card is ``key`` when the proof may use it, whoever it names: no flag tells the
+murderer's cards from the others'."""
 
 from __future__ import annotations
 
@@ -65,8 +66,9 @@ def _clue(voice: Voice, card: Card) -> Clue:
     item = next((voice.item(f.item) for f in card.facts if f.item >= 0), "")
     belonging = voice.belonging(card.subject)
     record = voice.record(card)
-    if card.role in ("trace", "hidden"):
-        text = voice.pick(card.role, name=voice.person(card.subject), belonging=belonging)
+    if card.role in ("trace", "belonging"):
+        text = voice.pick(card.role, name=voice.person(card.subject), belonging=belonging,
+                          place=voice.place(card.location))
     elif card.role == "autopsy":
         world = voice.world
         wound = voice.shared(f"wounds.{world.kinds[world.weapon]}")
@@ -77,8 +79,9 @@ def _clue(voice: Voice, card: Card) -> Clue:
         id=clue_id(card),
         title=voice.pick(f"clue_titles.{card.role}", item=item, record=record,
                          record_cap=record, belonging=belonging,
+                         place=voice.place(card.location) if card.location >= 0 else "",
                          name=voice.person(card.subject) if card.subject >= 0 else ""),
         text=text,
         holder=voice.person(card.character) if card.character >= 0 else PUBLIC,
         location=voice.place(card.location) if card.location >= 0 else None,
-        act=card.act, key=card.key, misleading=card.misleading)
+        act=card.act, key=bool(card.facts))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from jubensha.scripts.generate.evidence import segments
+from jubensha.scripts.generate.evidence import account, entries
 from jubensha.scripts.generate.prove import Proven
 from jubensha.scripts.generate.text import Voice
 from jubensha.scripts.generate.world import MOTIVES
@@ -128,8 +128,10 @@ def _factual(voice: Voice, characters: list[Character]) -> list[FactualQuestion]
     found = []
     for person, character in enumerate(characters):
         told = {entry.time: entry.text for entry in character.timeline}
-        stays = [(start, end, place) for place, start, end, _ in segments(world, person)
-                 if start != world.murder and world.time(start) in told][:2]
+        row = account(world, person) if person in world.murderers else None
+        lies = {world.murder, world.early.get(person, -1)}
+        stays = [(e.start, e.end, e.place) for e in entries(world, person, row)
+                 if not lies & set(range(e.start, e.end)) and world.time(e.start) in told][:2]
         for number, (start, end, place) in enumerate(stays, start=1):
             found.append(FactualQuestion(
                 id=f"f-{person + 1:02d}-{number}",

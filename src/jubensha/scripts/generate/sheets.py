@@ -4,7 +4,7 @@ what they are playing for."""
 
 from __future__ import annotations
 
-from jubensha.scripts.generate.evidence import Card, Plan, segments
+from jubensha.scripts.generate.evidence import Card, Entry, Plan, told
 from jubensha.scripts.generate.text import Voice, capital
 from jubensha.scripts.generate.world import World
 from jubensha.scripts.model import ActSheet, Character, Relationship, TimelineEntry
@@ -13,17 +13,16 @@ GENDERS = {"en": {"m": "male", "f": "female"}, "zh": {"m": "男", "f": "女"}}
 
 
 def characters(voice: Voice, evidence: Plan) -> list[Character]:
-    return [_character(voice, evidence, person) for person in range(len(voice.world.people))]
+    aside = voice.aside()
+    return [_character(aside, evidence, person) for person in range(len(voice.world.people))]
 
 
 def _character(voice: Voice, evidence: Plan, person: int) -> Character:
     world = voice.world
     me = world.people[person]
     murderer = person in world.murderers
-    entries = (_murderer_timeline(voice, person) if murderer else
-               [TimelineEntry(time=world.time(card.slot), text=voice.card_text(card, "second"))
-                for card in _cards(evidence, person, "timeline")])
-    secret = "" if murderer else _secret_short(voice, person)
+    timeline = [_told(voice, person, item) for item in told(evidence, world, person)]
+    secret = _secret_short(voice, person)
     return Character(
         name=voice.person(person), age=str(me.age), gender=GENDERS[voice.lang][me.gender],
         description=voice.pick("description", role=voice.role(person),
@@ -31,13 +30,13 @@ def _character(voice: Voice, evidence: Plan, person: int) -> Character:
                                trait=voice.entry("traits")[me.trait]["public"]),
         side="murderer" if murderer else "civilian",
         mission=voice.pick("mission_murderer" if murderer else
-                           "mission_innocent" if secret else "mission_innocent_plain",
+                           "mission_innocent",
                            secret=secret),
         final_goals=[voice.fill(goal) for goal in
                      voice.entry("goals_murderer" if murderer else "goals_innocent")],
-        story=_story(voice, person, entries),
+        story=_story(voice, person, timeline),
         acts=_act_sheets(voice, evidence, person),
-        timeline=entries,
+        timeline=timeline,
         secrets=_secrets(voice, person),
         needs_to_know=_needs(voice),
         relationships=_relationships(voice, person),
@@ -51,55 +50,65 @@ def _cards(evidence: Plan, person: int, where: str) -> list[Card]:
                   key=lambda c: (c.slot, c.id))
 
 
-def _murderer_timeline(voice: Voice, person: int) -> list[TimelineEntry]:
-    """The murderer's true evening: their stays (as the innocent's are written) and the
-    murder itself."""
+def _told(voice: Voice, person: int, item: Card | Entry) -> TimelineEntry:
+    """A timeline entry: a card's sentence, or a stay of the murderer's account written as
+    the innocent's are, so nothing in it tells the two apart."""
     world = voice.world
-    entries = []
-    for place, start, end, company in segments(world, person):
-        if start == world.murder:
-            entries.append(TimelineEntry(time=world.time(start), text=voice.pick(
-                f"murder_story.{world.kinds[world.weapon]}", t=world.time(start))))
-            continue
-        slots = {"me": voice.person(person), "place": voice.place(place),
-                 "t1": world.time(start), "t2": world.time(end)}
-        if company:
-            slots["who"] = voice.person(min(company))
-        victim_there = any(world.victim_at[s] == place for s in range(start, end))
-        phrase = "with" if company else "self" if victim_there else "alone"
-        entries.append(TimelineEntry(time=world.time(start),
-                                     text=voice.say(phrase, "second", **slots)))
-    return entries
+    if isinstance(item, Card):
+        return TimelineEntry(time=world.time(item.slot), text=voice.card_text(item, "second"))
+    slots = {"me": voice.person(person), "place": voice.place(item.place),
+             "t1": world.time(item.start), "t2": world.time(item.end)}
+    if item.companion >= 0:
+        slots["who"] = voice.person(item.companion)
+    return TimelineEntry(time=world.time(item.start),
+                         text=voice.say(item.phrase, "second", **slots))
 
 
-def _story(voice: Voice, person: int, entries: list[TimelineEntry]) -> str:
+def _story(voice: Voice, person: int, timeline: list[TimelineEntry]) -> str:
+    """Who the character is and how they talk, what they had against the victim, the
+    evening in scenes (as their timeline tells it, and the visit they keep back), and
+    what they would lie to hide. The murderer's reads like anyone's: the evening as they
+    tell it, no killing and no stage direction."""
     world = voice.world
     me = world.people[person]
-    murderer = person in world.murderers
     opening = [voice.pick("identity", name=voice.person(person), age=me.age,
                           role=voice.role(person)),
-               voice.pick("relation", years=_years(person, world.seed))]
-    paragraphs = [voice.join(opening)]
-    paragraphs.append(_background_of(voice, person))
-    evening = [(world.slot(entry.time or world.time(0)), 0, entry.text) for entry in entries]
+               voice.pick("relation", years=_years(person, world.seed)),
+               capital(voice.fill(str(voice.entry("traits")[me.trait]["voice"])))]
+    paragraphs = [voice.join(opening), _background_of(voice, person)]
+    evening = [(world.slot(entry.time or world.time(0)), 0, entry.text) for entry in timeline]
     if person in world.early:
         evening.append((world.early[person], 1, voice.pick(
-            "early_story", t=world.time(world.early[person]), belonging=voice.belonging(person))))
-    if murderer:
-        evening.append((world.murder, 1, voice.pick("after_murder")))
+            "early_story", t=world.time(world.early[person]), reason=_reason(voice, person),
+            belonging=voice.belonging(person))))
     evening.sort(key=lambda told: told[:2])
-    if murderer:
-        evening.append((world.found, 2, voice.pick(
-            "cover", t1=world.time(world.lo - 1), t2=world.time(world.hi + 1))))
-    paragraphs.append(voice.pick("tonight") + "\n" + voice.join([t for *_, t in evening]))
-    paragraphs.append(voice.pick("finder_story") if person == world.finder else
-                      voice.pick("others_story", finder=voice.person(world.finder))
-                      if world.knobs.finder else voice.pick("others_anonymous"))
-    secret = "" if murderer else _secret_short(voice, person)
-    closing = ("murderer_closing" if murderer else
-               "innocent_closing" if secret else "innocent_closing_plain")
-    paragraphs.append(voice.pick(closing, secret=secret))
+    paragraphs += _scenes(voice, evening)
+    quiet = "quiet." if world.knobs.quiet else ""
+    paragraphs.append(voice.pick(f"{quiet}finder_story") if person == world.finder else
+                      voice.pick(f"{quiet}others_story", finder=voice.person(world.finder))
+                      if world.knobs.finder else voice.pick(f"{quiet}others_anonymous"))
+    paragraphs.append(voice.pick("closing_secret", secret=_secret_short(voice, person)))
     return "\n\n".join(p for p in paragraphs if p) + "\n"
+
+
+def _scenes(voice: Voice, evening: list[tuple[int, int, str]]) -> list[str]:
+    """The evening in three scenes: before the time of death, around it, and after."""
+    world = voice.world
+    parts: list[list[str]] = [[], [], []]
+    for slot, _, text in evening:
+        parts[0 if slot < world.lo - 1 else 1 if slot <= world.hi else 2].append(text)
+    return [voice.pick(f"scenes.{number}") + "\n" + voice.join(texts)
+            for number, texts in enumerate(parts) if texts]
+
+
+def _reason(voice: Voice, person: int) -> str:
+    """Why the character went into the scene before the death: their secret's errand."""
+    world = voice.world
+    kind = world.secrets.get(person, "")
+    if not kind:
+        return voice.fill(voice.entry("early_reason.own"))
+    return voice.fill(voice.entry(f"early_reason.{kind}"),
+                      other=voice.person(_other(world, person)))
 
 
 def _years(person: int, seed: int) -> int:
@@ -107,18 +116,20 @@ def _years(person: int, seed: int) -> int:
 
 
 def _background_of(voice: Voice, person: int) -> str:
-    """What the character brings to the evening: a motive, or a secret of another kind."""
+    """What the character brings to the evening: a motive (everyone has one), and for a
+    visitor to the scene the secret that sent them there."""
     world = voice.world
-    if person in world.motives:
-        return voice.pick(f"motive_story.{world.motives[person]}")
-    return _secret_story(voice, person)
+    told = voice.pick(f"motive_story.{world.motives[person]}")
+    if person in world.secrets:
+        return voice.join([told, _secret_story(voice, person)])
+    return told
 
 
 def _secret_story(voice: Voice, person: int) -> str:
-    """The character's secret (not a motive), told alike wherever their sheet tells it:
-    one variant per character, the same in both languages."""
+    """The character's secret (beside the motive), told alike wherever their sheet tells
+    it: one variant per character, the same in both languages."""
     world = voice.world
-    kind = world.secrets.get(person, "past")
+    kind = world.secrets[person]
     return capital(voice.fill(voice.shared(f"secret_story.{kind}", key=person),
                               other=voice.person(_other(world, person))))
 
@@ -129,27 +140,27 @@ def _other(world: World, person: int) -> int:
 
 
 def _secret_short(voice: Voice, person: int) -> str:
+    """What the character would lie to hide: the secret that sent them into the scene,
+    else their motive."""
     world = voice.world
-    if person in world.motives:
-        return voice.fill(voice.entry(f"motive_short.{world.motives[person]}"))
-    kind = world.secrets.get(person, "past")
-    return voice.fill(voice.entry(f"secret_short.{kind}"),
-                      other=voice.person(_other(world, person)))
+    if person in world.secrets:
+        return voice.fill(voice.entry(f"secret_short.{world.secrets[person]}"),
+                          other=voice.person(_other(world, person)))
+    return voice.fill(voice.entry(f"motive_short.{world.motives[person]}"))
 
 
 def _secrets(voice: Voice, person: int) -> list[str]:
+    """What the character hides: the motive, and a visitor's secret and visit. The
+    murderer's hold nothing more (the killing lives in the truth, and the role in the
+    side and the mission), so nothing a seat may voice gives the role away."""
     world = voice.world
-    found = []
-    if person in world.murderers:
-        t = world.time(world.murder)
-        found += [voice.fill(voice.entry("murder_secret"), t=t),
-                  voice.fill(voice.entry("hideout_secret"), t=t)]
-    if person in world.motives:
-        found.append(voice.fill(voice.entry(f"motive_secret.{world.motives[person]}")))
-    else:
+    found = [capital(voice.fill(voice.entry(f"motive_secret.{world.motives[person]}")))]
+    if person in world.secrets:
         found.append(_secret_story(voice, person))
-    if person in world.early:
-        found.append(voice.fill(voice.entry("early_secret"), t=world.time(world.early[person]),
+    if person in world.early and person not in world.murderers:
+        quiet = "quiet." if world.knobs.quiet else ""
+        found.append(voice.fill(voice.entry(f"{quiet}early_secret"),
+                                t=world.time(world.early[person]),
                                 belonging=voice.belonging(person)))
     return found
 
@@ -165,8 +176,7 @@ def _rules(voice: Voice, person: int, secret: str) -> list[str]:
     if person in world.murderers:
         return [voice.fill(rule, t=world.time(world.lo)) for rule in
                 voice.entry("rules_murderer")]
-    key = "rules_innocent" if secret else "rules_innocent_plain"
-    return [voice.fill(rule, secret=secret) for rule in voice.entry(key)]
+    return [voice.fill(rule, secret=secret) for rule in voice.entry("rules_innocent")]
 
 
 def _relationships(voice: Voice, person: int) -> list[Relationship]:
@@ -174,8 +184,8 @@ def _relationships(voice: Voice, person: int) -> list[Relationship]:
     labels = voice.entry("relation_labels")
     found = [Relationship(other=voice.victim,
                           labels=[labels["victim"][(person + world.seed) % len(labels["victim"])]],
-                          description=voice.fill(voice.entry("relation_victim"),
-                                                 years=_years(person, world.seed)))]
+                          description="" if world.knobs.quiet else voice.fill(
+                              voice.entry("relation_victim"), years=_years(person, world.seed)))]
     other = _other(world, person)
     if other != person:
         found.append(Relationship(

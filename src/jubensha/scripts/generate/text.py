@@ -5,6 +5,7 @@ while the world (drawn once) stays the same in both languages."""
 
 from __future__ import annotations
 
+import copy
 import random
 import string
 from functools import cache, cached_property
@@ -91,6 +92,13 @@ class Voice:
                 "hideout": self.place(world.hideout), "amount": self.amount,
                 "found": world.time(world.found)}
 
+    def aside(self) -> Voice:
+        """This voice for a character's own sheet: the victim is "your host" there, never
+        named (the facts a sheet quotes keep the name: the reader needs it)."""
+        aside = copy.copy(self)
+        aside.__dict__["common"] = {**self.common, "victim": self.entry("host")}
+        return aside
+
     def say(self, kind: str, form: Form = "third", **slots: str) -> str:
         """A fact sentence of the phrasebook: a random variant of those ``slots`` fill."""
         variant = self.rng.choice(self.phrases.variants(kind, set(slots)))
@@ -123,7 +131,7 @@ class Voice:
             entry = self.setting["victims"][self.world.victim_role]
         else:
             entry = self.setting["roles"][self.world.people[index].role]
-        return str(entry[self.lang]).format(victim=self.victim)
+        return str(entry[self.lang]).format(victim=self.common["victim"])
 
     def record(self, card: Card) -> str:
         """The document a card quotes (the same in each language)."""

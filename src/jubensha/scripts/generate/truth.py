@@ -4,7 +4,7 @@ every fact in the words and the place the game reveals it."""
 
 from __future__ import annotations
 
-from jubensha.scripts.generate.evidence import Card, Plan
+from jubensha.scripts.generate.evidence import Card, Plan, told
 from jubensha.scripts.generate.prove import Proven, placed
 from jubensha.scripts.generate.public import clue_id
 from jubensha.scripts.generate.text import Voice
@@ -118,9 +118,7 @@ class Writer:
         owner = voice.person(card.character)
         if card.where == "act_sheet":
             return FactSource(where="act_sheet", character=owner, index=card.act)
-        timeline = sorted((c for c in self.evidence.cards
-                           if c.where == "timeline" and c.character == card.character),
-                          key=lambda c: (c.slot, c.id))
+        timeline = told(self.evidence, voice.world, card.character)
         return FactSource(where="timeline", character=owner, index=timeline.index(card))
 
     def fact(self, fact: Fact) -> ProofFact:
@@ -171,10 +169,9 @@ class Writer:
             for reason, support in exclusions.items()])
 
     def knobs(self) -> Knobs:
-        world, cards = self.voice.world, self.evidence.cards
+        world = self.voice.world
         return Knobs(level=world.knobs.level, combine=self.proven.combine,
                      suspects=len(world.suspects),
-                     misleading=sum(c.misleading and c.where == "clue" for c in cards),
-                     pointers=sum(c.role == "pointer" or (c.role == "trace" and c.key)
-                                  for c in cards),
+                     misleading=sum(p not in world.murderers for p in world.early),
+                     pointers=int(world.knobs.caught != "no"),
                      decider=placed(self.proven.deciding))  # type: ignore[arg-type]

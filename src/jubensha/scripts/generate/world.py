@@ -27,7 +27,8 @@ SLOTS = 18
 MOTIVES = ("debt", "inheritance", "blackmail", "jealousy", "revenge", "dismissal", "fraud",
            "stolen_work")
 SECRETS = ("affair", "theft", "past", "gambling", "letter")
-"""What an innocent character without a motive hides instead."""
+"""What took an innocent character into the scene before the death, and why they would
+rather not say so."""
 TRAITS = 12
 """Speaking styles in the text files (performance notes)."""
 
@@ -88,18 +89,23 @@ class World:
     victim_at: list[int]
     motives: dict[int, str]
     routes: dict[int, str]
-    """Each innocent character's way out: motive (none shown), means (cannot reach the
-    weapon) or opportunity (an alibi over the time of death)."""
+    """Each innocent character's way out: means (cannot reach the weapon) or opportunity
+    (an alibi over the time of death). Everyone has a motive the game shows."""
     groups: list[Group]
     singles: list[int]
     """Innocent characters alone over the time of death: a record gives their alibi."""
     rival: int
     """The suspect whose alibi is the deciding source."""
-    witness: int
     alive_place: int
+    """Where the victim was last seen alive, at the start of the time of death."""
     early: dict[int, int] = field(default_factory=dict)
-    """Innocent characters at the scene before the time of death, and the slot."""
+    """Characters at the scene before the time of death, and the slot (one each)."""
     secrets: dict[int, str] = field(default_factory=dict)
+    """Why each innocent visitor went into the scene: their secret."""
+    hidden: frozenset[int] = frozenset()
+    """Visitors who leave the visit out of their timeline (a lie by omission)."""
+    before: int = -1
+    """Where the murderer was from just before the time of death until the murder."""
     access: tuple[int, ...] = ()
     twins: list[int] = field(default_factory=list)
     record_place: dict[int, int] = field(default_factory=dict)
@@ -146,7 +152,7 @@ def draw(seed: int, players: int, acts: int, knobs: Knobs, attempt: int = 0) -> 
         places=place_keys, scene=scene, items=items, kinds=kinds, weapon=weapon,
         murderers=(murderer,), murder=murder, lo=lo, hi=hi, found=found, finder=-1,
         hideout=-1, schedule=[], victim_at=[], motives={}, routes={}, groups=[], singles=[],
-        rival=-1, witness=-1, alive_place=-1)
+        rival=-1, alive_place=-1)
     _routes(rng, world)
     _window(rng, world)
     _schedules(rng, world)
@@ -185,24 +191,17 @@ def _items(rng: random.Random, data: dict[str, Any], knobs: Knobs
 
 
 def _routes(rng: random.Random, world: World) -> None:
-    """Who had a motive, who could reach the weapon, and the rival whose alibi decides."""
+    """Everyone's motive, who could not reach the weapon, and the rival whose alibi
+    decides."""
     innocents = world.innocents
     rng.shuffle(innocents)
-    knobs = world.knobs
-    means = min(knobs.means_out, len(innocents) - 1)
-    suspects = max(1, round(knobs.suspects * (len(innocents) - means)))
+    means = min(world.knobs.means_out, len(innocents) - 1)
     motives = list(MOTIVES)
     rng.shuffle(motives)
-    for murderer in world.murderers:
-        world.motives[murderer] = motives.pop()
+    for person in [*world.murderers, *innocents]:
+        world.motives[person] = motives.pop() if motives else rng.choice(MOTIVES)
     for position, person in enumerate(innocents):
-        route = ("opportunity" if position < suspects else
-                 "means" if position < suspects + means else "motive")
-        world.routes[person] = route
-        if route == "motive":
-            world.secrets[person] = rng.choice(SECRETS)
-        else:
-            world.motives[person] = motives.pop() if motives else rng.choice(MOTIVES)
+        world.routes[person] = "means" if position >= len(innocents) - means else "opportunity"
     world.rival = innocents[0]
     world.access = tuple(sorted(p for p in range(len(world.people))
                                 if world.routes.get(p) != "means"))
@@ -212,12 +211,14 @@ def _routes(rng: random.Random, world: World) -> None:
 
 def _window(rng: random.Random, world: World) -> None:
     """Innocent characters in groups (or alone, alibied by a record) over the time of
-    death, the murderer's hideout, and who saw the victim alive last."""
+    death, the murderer's hideout, and where the victim was last seen alive."""
     innocents = [i for i in world.innocents if i != world.rival]
     rng.shuffle(innocents)
     free = [i for i in range(len(world.places)) if i != world.scene]
     rng.shuffle(free)
-    world.hideout = free.pop()
+    apart = [i for i in free if not _shared(world, i, world.scene)]
+    world.hideout = apart[-1] if apart else free[-1]
+    free.remove(world.hideout)
     record_rival = world.knobs.decider != "testimony"
     if record_rival:
         world.singles.append(world.rival)
@@ -235,13 +236,16 @@ def _window(rng: random.Random, world: World) -> None:
                                   min(end, world.found)))
     for single in world.singles:
         world.record_place[single] = free[(len(world.groups) + single) % len(free)]
-    witness_group = world.groups[0] if world.groups else None
-    if witness_group is not None and world.knobs.window == "hidden":
-        witness_group.start = min(witness_group.start, world.lo)
-        world.witness = witness_group.members[-1]
-        world.alive_place = witness_group.place
-    else:
-        world.alive_place = free[0]
+    world.alive_place = free[0]
+
+
+def _shared(world: World, one: int, other: int) -> bool:
+    """Whether two places' names share a word (English) or a character (Chinese): the
+    murderer's claimed place shares none with the scene, so the lie reads as a lie."""
+    places = settings()[world.setting]["places"]
+    first, second = places[world.places[one]], places[world.places[other]]
+    return bool(set(first["en"].split()) & set(second["en"].split())
+                or set(first["zh"]) & set(second["zh"]))
 
 
 def _schedules(rng: random.Random, world: World) -> None:
@@ -256,19 +260,51 @@ def _schedules(rng: random.Random, world: World) -> None:
     for single, place in world.record_place.items():
         for slot in range(world.lo - 1, world.hi + 1):
             world.schedule[single][slot] = place
-    for murderer in world.murderers:
-        for slot in range(world.lo - 1, world.hi + 1):
-            world.schedule[murderer][slot] = world.hideout
-        world.schedule[murderer][world.murder] = scene
+    _murderer_path(rng, world, others)
     innocents = world.innocents
     world.finder = rng.choice(innocents)
-    early = [i for i in innocents if i != world.finder]
-    rng.shuffle(early)
-    for person in early[:max(world.knobs.misleading, 0)]:
-        world.early[person] = rng.randint(1, world.lo - 2)
+    _visits(rng, world)
     for person, row in enumerate(world.schedule):
         _fill(rng, row, others, world, person)
     world.victim_at = _victim_path(rng, world, others)
+
+
+def _murderer_path(rng: random.Random, world: World, others: list[int]) -> None:
+    """Somewhere nobody's alibi puts anyone until the murder, the scene at the murder, the
+    hideout after it: the account the murderer gives moves the murder's slot to the
+    hideout, so the lie starts at the very time a witness may see them go in."""
+    used = {g.place for g in world.groups} | set(world.record_place.values()) | {world.hideout}
+    spare = [p for p in others if p not in used] or [p for p in others if p != world.hideout]
+    world.before = rng.choice(spare)
+    for murderer in world.murderers:
+        row = world.schedule[murderer]
+        for slot in range(world.lo - 1, world.hi + 1):
+            row[slot] = (world.before if slot < world.murder else
+                         world.scene if slot == world.murder else world.hideout)
+
+
+def _visits(rng: random.Random, world: World) -> None:
+    """Visitors to the scene before the time of death, one per slot (so each found it
+    empty): innocent characters on an errand of their secret, and where no witness
+    sees the murder, everyone: the murderer and the finder too, so that being seen
+    there tells nothing until the times are set against the time of death."""
+    knobs = world.knobs
+    unseen = knobs.caught == "no"
+    candidates = [i for i in world.innocents if i != world.finder or unseen]
+    rng.shuffle(candidates)
+    visitors = candidates[:round(knobs.visitors * len(candidates))]
+    world.hidden = frozenset(visitors[:knobs.hidden_visits])
+    for visitor in visitors:
+        world.secrets[visitor] = rng.choice(SECRETS)
+    if unseen:  # the murderer was in the scene earlier too, and hides it like the others
+        visitors = [*world.murderers, *visitors]
+        world.hidden |= frozenset(world.murderers)
+    slots = list(range(world.lo - 1))
+    rng.shuffle(slots)
+    for visitor, slot in zip(visitors, slots, strict=False):
+        world.early[visitor] = slot
+    for visitor in [v for v in visitors if v not in world.early]:
+        world.secrets.pop(visitor, None)
 
 
 def _fill(rng: random.Random, row: list[int], others: list[int], world: World,

@@ -28,7 +28,7 @@ spends long on a hostile text)."""
 SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*|\s*\n\s*")
 PRODUCES: dict[str, tuple[str, ...]] = {
     "with": ("at:me", "at:who"), "self": ("at:me",), "at": ("at:who",),
-    "alone": ("alone:me",), "saw": ("at:who",), "alive": ("alive",), "dead": ("dead",),
+    "alone": ("alone:me",), "saw": ("at:who",), "joined": ("at:who",), "alive": ("alive",), "dead": ("dead",),
     "found": ("scene", "dead"), "window": ("alive", "dead"), "weapons": ("weapons",),
     "used": ("used",), "unused": ("unused",), "access": ("access",),
 }
@@ -207,15 +207,26 @@ class Reader:
             elif name == "victim":
                 known[name] = self.victims.get(key)
             elif name == "place":
-                known[name] = value.strip() if self.places is None else self.places.get(key)
+                known[name] = self._thing(value, self.places)
             elif name == "item":
-                known[name] = value.strip() if self.items is None else self.items.get(key)
+                known[name] = self._thing(value, self.items)
             elif name in ("people", "items"):
                 listed = self._listed(name, value)
                 known[name] = None if listed is None else "\n".join(listed)
             if known[name] is None and not (name == "me" and key in self.pronouns):
                 return None
         return known
+
+    def _thing(self, value: str, things: dict[str, str] | None) -> str | None:
+        """A place or object as written: one of ``things`` when known, else any words
+        that name no person (so "the wardrobe room with Nora Vance" is no place, and the
+        sentence is left to the kind that names her)."""
+        key = value.strip().casefold()
+        if things is not None:
+            return things.get(key)
+        if any(name in key for name in (*self.characters, *self.victims)):
+            return None
+        return value.strip()
 
     def _facts(self, kind: str, slots: dict[str, str | None], sentence: str) -> list[Said]:
         if kind.startswith("motive."):
