@@ -11,6 +11,7 @@ and the procedures are driven through ``jubensha.runs`` and the CLI.
 from jubensha.engine.agent import (
     Agent,
     CharacterSheet,
+    OwnCharacter,
     DecisionRoutes,
     PersonAgent,
     PublicCharacter,
@@ -76,6 +77,7 @@ __all__ = [
     "BaseDecision",
     "CastVote",
     "CharacterSheet",
+    "OwnCharacter",
     "ClueRevealed",
     "Decision",
     "DecisionKind",

@@ -9,6 +9,7 @@ breaks, fallback targets) and each seat's sampling seed, which the agent passes 
 from __future__ import annotations
 
 import random
+import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -128,13 +129,15 @@ class Game:
         self.seed = seed
         self.language: Language = language or script.language
         self.degraded_share = degraded_share
+        self.game_id = secrets.token_hex(8)
+        """The sheets' opaque game id: drawn, so that no seat can look the script up by it."""
         self.table = Table(script, procedure.voting, {n: s.agent for n, s in seats.items()},
                            turn_order(script.names, seed, shuffle), seed=seed,
                            language=self.language, sinks=sinks, on_ask=on_ask,
                            on_draft=on_draft, decision_timeout_s=decision_timeout_s)
 
     def sheet(self, name: str) -> CharacterSheet:
-        sheet = CharacterSheet.for_seat(self.script, name)
+        sheet = CharacterSheet.for_seat(self.script, name, game=self.game_id)
         return sheet.model_copy(update={"language": self.language})
 
     async def run(self) -> GameResult:
