@@ -131,7 +131,7 @@ class Game:
         self.degraded_share = degraded_share
         self.game_id = secrets.token_hex(8)
         """The sheets' opaque game id: drawn, so that no seat can look the script up by it."""
-        self.table = Table(script, procedure.voting, {n: s.agent for n, s in seats.items()},
+        self.table = Table(script, procedure.voting.declared(script), {n: s.agent for n, s in seats.items()},
                            turn_order(script.names, seed, shuffle), seed=seed,
                            language=self.language, sinks=sinks, on_ask=on_ask,
                            on_draft=on_draft, decision_timeout_s=decision_timeout_s)
