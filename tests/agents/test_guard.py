@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.engine.decisions import AskQuestions, CastVote, Questions, Speak, Speech, Vote
 from jubensha.engine.events import ActStarted, Spoke
 from jubensha.engine.procedure import find_procedure
-from jubensha.llm.calls import NOT_A_CALL, CallLog, CallRecord, MemorySink
+from jubensha.llm.calls import NOT_A_CALL, CallLog, CallRecord, MemorySink, write_note
 from jubensha.llm.fake import ScriptedModel
 from jubensha.prompts import render
 from jubensha.runs.play import PlayConfig, plan_seats, play_game
@@ -41,8 +42,9 @@ async def guarded(name: str, model: ScriptedModel, spec: str = "naive:guard"
     agent = make_agent(spec)
     assert isinstance(agent, GuardedAgent)
     sheet = CharacterSheet.for_seat(load_script(TINY), name)
-    await agent.start(SeatContext(sheet=sheet, model=CallLog(sink).seat(model, name),
-                                  seed=1))
+    logged = CallLog(sink).seat(model, name)
+    await agent.start(SeatContext(sheet=sheet, model=logged, seed=1,
+                                  notes=partial(write_note, logged, seat=name)))
     return agent, sink
 
 

@@ -11,9 +11,9 @@ an architecture writes the ones it knows.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -144,16 +144,34 @@ class CharacterSheet(BaseModel):
                    victims=victims, me=me, others=others)
 
 
+@runtime_checkable
+class NoteSink(Protocol):
+    """Where an agent records something it decided without a model call (a plan, a
+    ledger, the speech guard's cuts): a record in its seat's call log."""
+
+    def __call__(self, *, purpose: str, shown: str, said: str,
+                 notes: Sequence[str] = ()) -> None: ...
+
+
 class SeatContext(BaseModel):
-    """What the engine hands an agent when the game starts."""
+    """What the engine hands an agent when the game starts. In a game, ``model``,
+    ``embedder`` and ``notes`` are one ``llm.sealed.SeatLine``: nothing reachable from
+    them leads to the model, the call log, the run folder or another seat."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     sheet: CharacterSheet
     model: Model | None = Field(None, description="Seat-bound client: tags and logs calls.")
     embedder: Embedder | None = None
+    notes: NoteSink | None = Field(None, description="The seat's note sink (None: notes "
+                                                     "are dropped).")
     seed: int = 0
     options: dict[str, Any] = Field(default_factory=dict)
+
+    def note(self, *, purpose: str, shown: str, said: str, notes: Sequence[str] = ()) -> None:
+        """Record a note in the seat's call log, where the seat has a note sink."""
+        if self.notes is not None:
+            self.notes(purpose=purpose, shown=shown, said=said, notes=notes)
 
 
 class UnsupportedDecision(NotImplementedError):

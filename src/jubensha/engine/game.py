@@ -25,6 +25,7 @@ from jubensha.engine.stages import end_game, run_stage
 from jubensha.engine.table import AskHook, EventSink, Table, TableState, VoteRecord
 from jubensha.engine.voting import Winner, records_solution
 from jubensha.llm.base import Embedder, Model
+from jubensha.llm.sealed import Exchange, SeatLine
 from jubensha.scripts.model import Language, Script
 
 
@@ -140,16 +141,33 @@ class Game:
         sheet = CharacterSheet.for_seat(self.script, name, game=self.game_id)
         return sheet.model_copy(update={"language": self.language})
 
+    def context(self, name: str, line: SeatLine) -> SeatContext:
+        """What seat ``name`` is handed: its sheet, and its sealed line (``llm.sealed``)
+        as its model, embedder and note sink."""
+        seat = self.seats[name]
+        return SeatContext(sheet=self.sheet(name),
+                           model=line if seat.model is not None else None,
+                           embedder=line if seat.embedder is not None else None,
+                           notes=line.note, seed=seat_seed(self.seed, name),
+                           options=dict(seat.options))
+
     async def run(self) -> GameResult:
+        """Play the game; each seat's line is closed when it ends, however it ends."""
+        exchanges = [Exchange(name, self.seats[name].model, self.seats[name].embedder)
+                     for name in self.table.seats]
+        try:
+            return await self._play(exchanges)
+        finally:
+            for exchange in exchanges:
+                exchange.close()
+
+    async def _play(self, exchanges: Sequence[Exchange]) -> GameResult:
         started = time.perf_counter()
         table = self.table
-        for name in table.seats:
-            seat = self.seats[name]
-            context = SeatContext(sheet=self.sheet(name), model=seat.model,
-                                  embedder=seat.embedder, seed=seat_seed(self.seed, name),
-                                  options=seat.options)
+        for exchange in exchanges:
+            name = exchange.seat
             try:
-                await seat.agent.start(context)
+                await self.seats[name].agent.start(self.context(name, exchange.line))
             except Exception as exc:  # noqa: BLE001  (the seat plays on with what it has)
                 await table.fail(name, "start", f"{type(exc).__name__}: {exc}", None)
         specs = self.procedure.with_ids().stages
