@@ -75,8 +75,8 @@ from jubensha.llm import (
     ModelWrapper,
     Request,
     Response,
+    declare,
 )
-from jubensha.llm.calls import declare
 from jubensha.memory.text import sentence_spans
 from jubensha.prompts import render
 

@@ -1,4 +1,6 @@
-"""A seat's line to its model: what an agent holds to call its model, embed texts and
+"""Internal.
+
+A seat's line to its model: what an agent holds to call its model, embed texts and
 write notes, holding no reference to what answers.
 
 The seat's model is logged (``llm.calls.SeatModel``): it leads to the call log, and the
