@@ -99,7 +99,8 @@ def forbidden(script: Script, seat: str, folder: Path) -> tuple[list[str], list[
 @pytest.mark.parametrize(("architecture", "procedure", "name"), [
     ("detective:guard", "demo", SCRIPT), ("ledger", "demo", "tingsong-tea-estate"),
     ("naive", "demo", "tingsong-tea-estate"), ("player", "player", SCRIPT),
-    ("thinkthrice:mr+sr+sv1", "thinkthrice", SCRIPT), ("werewolf", "demo", SCRIPT),
+    ("thinkthrice:mr+sr+sv1", "thinkthrice", SCRIPT),
+    ("thinkthrice:mr+retrieval=hybrid", "demo", SCRIPT), ("werewolf", "demo", SCRIPT),
     ("ocot", "demo", SCRIPT), ("extractive", "demo", SCRIPT), ("solver", "demo", SCRIPT),
     ("mirage", "mirage", "halvard-observatory"), ("whodunit", "whodunit", SCRIPT)])
 def test_a_planted_agent_finds_nothing_behind_any_door_it_is_handed(

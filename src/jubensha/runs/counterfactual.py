@@ -15,8 +15,8 @@ two games differ only by what was replaced.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
@@ -27,7 +27,7 @@ from jubensha.engine.decisions import Action, BaseAction, BaseDecision, Decision
 from jubensha.engine.events import Event, GameEnded
 from jubensha.engine.game import Game, Seat
 from jubensha.engine.procedure import Procedure
-from jubensha.llm.base import Model
+from jubensha.llm.base import Embedder, Model
 from jubensha.llm.calls import CallLog, CallRecord, MemorySink
 from jubensha.llm.fake import ScriptedModel
 from jubensha.scripts.model import Character, Kill, Script, Truth
@@ -53,10 +53,9 @@ class SeatAudit(BaseModel):
     divergence: Divergence | None = None
 
 
-class Played(BaseModel):
+@dataclass
+class Played:
     """One game's record: every event and every seat's call records and moves."""
-
-    model_config = {"arbitrary_types_allowed": True}
 
     events: list[Event]
     calls: list[CallRecord]
@@ -115,7 +114,8 @@ def _other(character: Character, murderer: bool) -> Character:
 
 
 async def play_recorded(script: Script, procedure: Procedure, agents: Mapping[str, Agent],
-                        model: Model, seed: int, embedder: Any = None) -> Played:
+                        model: Model, seed: int, embedder: Embedder | None = None
+                        ) -> Played:
     """Play one game and record every event, every call and every seat's moves (the
     actions the table used: an agent's, or the fallback that replaced it)."""
     sink = MemorySink()
@@ -177,7 +177,8 @@ def first_difference(what: str, played: Sequence[Any], other: Sequence[Any]
 
 async def audit_game(script: Script, procedure: Procedure, plans: Mapping[str, str], *,
                      seed: int = 0, seats: Sequence[str] | None = None,
-                     embedder: Any = None, agents: Mapping[str, Agent] | None = None,
+                     embedder: Embedder | None = None,
+                     agents: Mapping[str, Agent] | None = None,
                      ) -> list[SeatAudit]:
     """Play ``script`` with ``plans`` (seat → architecture spec, the scripted model), then
     audit each of ``seats`` (all by default) against its counterfactual game. ``agents``
@@ -207,8 +208,3 @@ async def audit_game(script: Script, procedure: Procedure, plans: Mapping[str, s
                                calls=len(calls), divergence=divergence))
     return found
 
-
-def audit(script: Script, procedure: Procedure, plans: Mapping[str, str], **options: Any
-          ) -> list[SeatAudit]:
-    """``audit_game`` run to its end (for scripts and benches)."""
-    return asyncio.run(audit_game(script, procedure, plans, **options))
