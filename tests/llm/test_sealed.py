@@ -99,6 +99,29 @@ async def test_an_error_comes_back_without_the_frames_that_raised_it() -> None:
                    for item in reachable(raised.value))
 
 
+class Abort(BaseException):
+    """Like a batch's ``GameAborted``: not an ``Exception``, and its own signature."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class Aborting(Model):
+    name = "aborting"
+
+    async def generate(self, request: Request) -> Response:
+        raise Abort("budget", "spent")
+
+
+async def test_an_error_keeps_its_class_and_attributes() -> None:
+    exchange = Exchange("Ann", Aborting(), None)
+    with pytest.raises(Abort) as raised:
+        await exchange.line.generate(ask("Hello"))
+    exchange.close()
+    assert (raised.value.kind, raised.value.args) == ("budget", ("spent",))
+
+
 async def test_a_cancelled_call_is_cancelled_on_the_other_side() -> None:
     slow = Slow()
     exchange = Exchange("Ann", slow, None)

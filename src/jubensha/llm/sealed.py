@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import copy
 import os
 from collections import deque
 from collections.abc import Coroutine, Sequence
@@ -162,14 +161,12 @@ class Exchange:
 
 
 def bare(error: BaseException) -> BaseException:
-    """A copy of ``error`` with no traceback, cause or context: what an agent may hold
-    (a traceback's frames lead to the model's, the log's and the engine's objects)."""
-    try:
-        found = copy.copy(error)
-    except Exception:  # noqa: BLE001  (an exception that cannot be copied)
-        found = ModelError(f"{type(error).__name__}: {error}")
-    found.__traceback__ = None
-    found.__cause__ = None
-    found.__context__ = None
+    """A copy of ``error`` of the same class (a game's ``GameAborted`` must still end the
+    game) with its arguments and attributes but no traceback, cause or context: what an
+    agent may hold (a traceback's frames lead to the model's, the log's and the engine's
+    objects). Made without calling ``__init__``, whose signature is the class's own."""
+    found = type(error).__new__(type(error))
+    found.args = error.args
+    found.__dict__.update(vars(error))
     found.__suppress_context__ = True
     return found
