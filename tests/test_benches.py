@@ -40,6 +40,8 @@ SMALLEST: dict[str, list[str]] = {
                         "--guard", "off", "--out", "{tmp}/quality"],
     "play_speed.py": ["--model", "scripted", "--languages", "en", "--settings", "serial"],
     "prefix.py": ["--architectures", "naive", "--seeds", "1"],
+    "counterfactual.py": ["--scripts", "lighthouse-keeper", "--architectures", "naive",
+                          "--procedures", "demo"],
     "retrieval.py": ["--sets", "bundled", "--embedders", "", "--sizes", "100", "--queries",
                      "5", "--cache", "{tmp}/cache"],
     "truth_derivation.py": ["--part", "fit"],

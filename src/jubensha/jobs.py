@@ -39,7 +39,7 @@ from rich.progress import (
 from rich.progress_bar import ProgressBar
 from rich.text import Text
 
-from jubensha.llm.calls import NOT_A_CALL, CallRecord, OnCall
+from jubensha.llm.calls import CallRecord, OnCall, is_note
 from jubensha.llm.health import ModelUnreachable
 from jubensha.prompts import message
 from jubensha.terminal import Terminal
@@ -273,7 +273,7 @@ def counted(record: CallRecord) -> bool:
     """Whether the bar counts ``record``: a model call of the kind a game's estimate counts
     (``runs.estimate``), not a note (the guard's trims, a detective's plan), not the speech
     guard's rewrite, not a second attempt at one structured call."""
-    return (record.model != NOT_A_CALL and record.purpose != "guard"
+    return (not is_note(record.model) and record.purpose != "guard"
             and (record.attempt or 1) == 1)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from jubensha.engine.agent import CharacterSheet, SeatContext
 from jubensha.engine.decisions import AskQuestions, CastVote, Questions, Speak, Speech, Vote
 from jubensha.engine.events import ActStarted, Spoke
 from jubensha.engine.procedure import find_procedure
-from jubensha.llm.calls import CallLog, CallRecord, MemorySink
+from jubensha.llm.calls import NOT_A_CALL, CallLog, CallRecord, MemorySink, write_note
 from jubensha.llm.fake import ScriptedModel
 from jubensha.prompts import render
 from jubensha.runs.play import PlayConfig, plan_seats, play_game
@@ -41,8 +42,9 @@ async def guarded(name: str, model: ScriptedModel, spec: str = "naive:guard"
     agent = make_agent(spec)
     assert isinstance(agent, GuardedAgent)
     sheet = CharacterSheet.for_seat(load_script(TINY), name)
-    await agent.start(SeatContext(sheet=sheet, model=CallLog(sink).seat(model, name),
-                                  seed=1))
+    logged = CallLog(sink).seat(model, name)
+    await agent.start(SeatContext(sheet=sheet, model=logged, seed=1,
+                                  notes=partial(write_note, logged, seat=name)))
     return agent, sink
 
 
@@ -91,7 +93,7 @@ async def test_a_draft_that_opens_well_keeps_its_opening_at_no_cost() -> None:
     assert await agent.decide(INTRO) == Speech(text=CLEAN)
     assert purposes(sink) == ["introduction", "guard.trim"]
     trim = sink.records[-1]
-    assert (trim.model, trim.raw, trim.usage.total_tokens) == ("guard", CLEAN, 0)
+    assert (trim.model, trim.raw, trim.usage.total_tokens) == (NOT_A_CALL, CLEAN, 0)
     assert trim.messages[0].text == f"{CLEAN} {LEAK}"
 
 
@@ -112,7 +114,7 @@ async def test_a_rewrite_that_fails_too_becomes_a_safe_line_on_record() -> None:
     assert agent.passes(action.text)  # a fact of her own that she may say
     assert purposes(sink) == ["introduction", "guard", "guard.safe"]
     safe: CallRecord = sink.records[-1]
-    assert (safe.model, safe.raw, safe.seat) == ("guard", action.text, "Ann")
+    assert (safe.model, safe.raw, safe.seat) == (NOT_A_CALL, action.text, "Ann")
     assert safe.messages[0].text == "Bob asks" and safe.usage.total_tokens == 0
     assert any("transcript" in note for note in safe.notes)
 
@@ -197,7 +199,7 @@ def test_guarded_games_of_every_architecture_end_and_meta_says_so(
     calls = [json.loads(line) for line in (tmp_path / "run" / "calls.jsonl").open()]
     guard = [c for c in calls if c["purpose"].startswith("guard")]
     assert all(c["seat"] != "Bob" for c in guard)
-    noted = sum(c["model"] == "guard" for c in calls)  # trims and safe lines: no calls
+    noted = sum(c["model"] == NOT_A_CALL for c in calls)  # trims and safe lines: no calls
     assert (result.usage.calls, result.usage.noted) == (len(calls) - noted, noted)
 
 

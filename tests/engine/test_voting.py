@@ -131,11 +131,12 @@ def two_victims() -> Script:
 
 def test_one_vote_per_victim_when_there_are_several() -> None:
     script = two_victims()
-    assert victims_to_vote(script, rules()) == ["Vic", "Wes"]
-    assert victims_to_vote(script, rules(per_victim="never")) == [None]
+    declared = rules().declared(script)
+    assert victims_to_vote(script, declared) == ["Vic", "Wes"]
+    assert victims_to_vote(script, rules(per_victim="never", nobody="never")) == [None]
     one = script.model_copy(update={"victims": [Victim(name="Vic")]})
-    assert victims_to_vote(one, rules()) == [None]
-    assert victims_to_vote(one, rules(per_victim="always")) == ["Vic"]
+    assert victims_to_vote(one, rules().declared(one)) == [None]
+    assert victims_to_vote(one, rules(per_victim="always", nobody="never")) == ["Vic"]
 
 
 def three_victims_one_offstage() -> Script:
@@ -149,24 +150,46 @@ def three_victims_one_offstage() -> Script:
 
 def test_every_victim_the_players_know_of_is_voted_on() -> None:
     script = three_victims_one_offstage()
-    assert victims_to_vote(script, rules()) == ["Vic", "Wes", "Old Tom"]
+    assert victims_to_vote(script, rules().declared(script)) == ["Vic", "Wes", "Old Tom"]
     lone = script.model_copy(update={"victims": [Victim(name="Old Tom")]})
-    assert victims_to_vote(lone, rules()) == ["Old Tom"]
+    assert victims_to_vote(lone, rules().declared(lone)) == ["Old Tom"]
 
 
-def test_nobody_here_is_offered_on_every_ballot_alike_where_offstage_deaths_exist() -> None:
+def test_nobody_here_is_declared_before_the_game_and_offered_on_every_ballot_alike() -> None:
     script = three_victims_one_offstage()
-    offered = {victim: ballot_candidates("Dan", SEATS, script, rules(), victim)
-               for victim in victims_to_vote(script, rules())}
+    assert rules().declared(script).nobody == "always"
+    assert rules().declared(two_victims()).nobody == "never"
+    assert rules(nobody="never").declared(script).nobody == "never"
+    declared = rules().declared(script)
+    offered = {victim: ballot_candidates("Dan", SEATS, script, declared, victim)
+               for victim in victims_to_vote(script, declared)}
     assert all(pool == ["Ann", "Bob", "Cara", "Dan", NOBODY] for pool in offered.values())
-    assert NOBODY not in ballot_candidates("Dan", SEATS, two_victims(), rules(), "Vic")
     assert NOBODY not in ballot_candidates("Dan", SEATS, script, rules(nobody="never"), "Vic")
     assert NOBODY in ballot_candidates("Dan", SEATS, two_victims(), rules(nobody="always"),
                                        "Vic")
-    assert ballot_candidates("Dan", SEATS, script, rules(), "Vic", among=["Ann", "Bob"]) == [
+    assert ballot_candidates("Dan", SEATS, script, declared, "Vic", among=["Ann", "Bob"]) == [
         "Ann", "Bob"]
-    assert ballot_candidates("Dan", SEATS, script, rules(), "Vic", among=["Ann", NOBODY]) == [
+    assert ballot_candidates("Dan", SEATS, script, declared, "Vic", among=["Ann", NOBODY]) == [
         "Ann", NOBODY]
+
+
+def test_a_ballot_is_never_shaped_from_the_truth_during_play() -> None:
+    """Undeclared rules are refused where ballots are shaped, and with declared rules a
+    ballot is the same whatever the truth says: who did it, which deaths were offstage.
+    A murderer is left off its own ballot by its sheet's side, which it knows."""
+    script = three_victims_one_offstage()
+    with pytest.raises(ValueError, match="declared"):
+        ballot_candidates("Dan", SEATS, script, rules(), "Vic")
+    declared = rules(self_vote="not_murderers").declared(script)
+    other = script.model_copy(deep=True)
+    assert other.truth is not None
+    other.truth.murderers, other.truth.killed_offstage, other.truth.kills = ["Dan"], [], []
+    for voter in SEATS:
+        for victim in ("Vic", "Old Tom"):
+            assert ballot_candidates(voter, SEATS, other, declared, victim) == \
+                ballot_candidates(voter, SEATS, script, declared, victim)
+    assert "Ann" not in ballot_candidates("Ann", SEATS, script, declared, "Vic")
+    assert "Dan" in ballot_candidates("Dan", SEATS, other, declared, "Vic")
 
 
 def test_nobody_here_is_right_exactly_for_the_offstage_victim() -> None:

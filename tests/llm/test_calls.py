@@ -8,7 +8,15 @@ import pytest
 from pydantic import BaseModel
 
 from jubensha.llm.base import Message, ModelError, Request
-from jubensha.llm.calls import CallLog, JsonlSink, MemorySink, SeatModel, read_calls
+from jubensha.llm.calls import (
+    NOT_A_CALL,
+    CallLog,
+    JsonlSink,
+    MemorySink,
+    SeatModel,
+    is_note,
+    read_calls,
+)
 from jubensha.llm.fake import ScriptedModel
 from jubensha.llm.structured import StructuredOutputError, generate_object
 
@@ -82,3 +90,12 @@ def test_read_calls_names_a_bad_line(tmp_path: Path) -> None:
     path.write_text('{"not": "a record"}\n')
     with pytest.raises(ValueError, match="calls.jsonl:1"):
         read_calls(path)
+
+
+def test_a_note_is_labelled_a_note_and_older_folders_notes_still_read_as_notes() -> None:
+    """An agent's note is no model call: it carries its own label, not the name of one
+    of its writers ("guard" labelled a detective's plan as the speech guard's), and the
+    label folders of earlier versions wrote is still read as a note."""
+    assert NOT_A_CALL == "note"
+    assert is_note(NOT_A_CALL) and is_note("guard")
+    assert not is_note("scripted") and not is_note("gpt-4o-mini")

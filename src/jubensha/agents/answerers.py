@@ -185,8 +185,7 @@ def seat_context(script: Script, seat: str, events: Iterable[Event] = (), *,
     except KeyError:
         raise ValueError(f"no character {seat!r} in script {script.id!r} (characters: "
                          f"{', '.join(script.names)})") from None
-    sheet = CharacterSheet.for_seat(script, character.name).model_copy(
-        update={"me": character.model_copy(deep=True)})
+    sheet = CharacterSheet.for_seat(script, character.name, every_act=True)
     memory = SeatMemory(sheet, chunk_tokens=config.chunk_tokens, mode=config.retrieval,
                         embedder=embedder, acts=None if whole_script else 1)
     for event in events:

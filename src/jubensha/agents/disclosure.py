@@ -38,7 +38,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jubensha.engine import ActStarted, ClueRevealed, Event, HostSpoke, Spoke
+from jubensha.engine import ActStarted, ClueRevealed, Event, HostSpoke, OwnCharacter, Spoke
 from jubensha.memory.text import split_sentences, tokenize
 from jubensha.scripts.model import Character, Script
 
@@ -140,7 +140,7 @@ def covered(hits: Sequence[bool], n: int) -> int:
 
 
 # -- what a seat holds ------------------------------------------------------------------------
-def private_parts(character: Character) -> Iterator[tuple[str, str]]:
+def private_parts(character: Character | OwnCharacter) -> Iterator[tuple[str, str]]:
     """(part, text) of a character's own sheet that its public description is not."""
     yield "story", character.story
     for secret in character.secrets:
@@ -190,7 +190,7 @@ class SeatText:
     victims: list[str] = field(default_factory=list)
 
     @classmethod
-    def of(cls, character: Character, public: Iterable[str], n: int, *,
+    def of(cls, character: Character | OwnCharacter, public: Iterable[str], n: int, *,
            murderer: bool, victims: Sequence[str] = ()) -> SeatText:
         seat = cls(character.name, murderer, n, known=window_set(public, n),
                    victims=list(victims), secrets=window_set(character.secrets, n))
@@ -210,7 +210,7 @@ class SeatText:
             self.private.setdefault(window, part)
 
 
-def deed_windows(character: Character, victims: Sequence[str], n: int
+def deed_windows(character: Character | OwnCharacter, victims: Sequence[str], n: int
                  ) -> set[tuple[str, ...]]:
     """Windows of the murderer's own account of the kill: sentences of its sheet that
     name a victim and hold a killing word, each window holding that word (the weapon or

@@ -17,11 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from jubensha.agents.extractive_text import NameForms, clock_times, kill_words, lexicon, sentences
 from jubensha.agents.options import parse_options
-from jubensha.engine import CharacterSheet
+from jubensha.engine import CharacterSheet, OwnCharacter
 from jubensha.memory.lexical import BM25Index
 from jubensha.memory.text import TokenizerOptions
 from jubensha.prompts import render
-from jubensha.scripts.model import Character
 
 
 class ExtractiveConfig(BaseModel):
@@ -69,7 +68,7 @@ class Fact:
     position: int
 
 
-def sheet_facts(me: Character, lang: str, include_secrets: bool) -> list[Fact]:
+def sheet_facts(me: OwnCharacter, lang: str, include_secrets: bool) -> list[Fact]:
     """The sentences of a character's own sheet: story, timeline, act 1 text, relationships
     (and secrets, for a civilian that tells all). Goals, mission and performance notes are
     instructions to the player, not facts, and are never said."""

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache, lru_cache
+from functools import cache
 from importlib import resources
 
 import yaml
-from pydantic import BaseModel
+from pydantic import BaseModel, PrivateAttr
 
 from jubensha.llm.text import HAN as HAN_CLASS
-from jubensha.memory.text import TokenizerOptions, split_sentences, tokenize
+from jubensha.memory.text import TokenizerOptions, split_sentences
 
 HAN = re.compile(f"[{HAN_CLASS}]")
 _CLOCK = re.compile(r"(?<![\d:])\d{1,2}[:：]\d{2}(?!\d|[:：]\d)")
@@ -54,20 +54,26 @@ def lexicon() -> Lexicon:
 
 
 class CachedTokenizer(TokenizerOptions):
-    """The memory tokenizer with a cache: the same sheets, crime queries and names come back
-    in every game of a batch, and jieba is the slow part of a Chinese game."""
+    """The memory tokenizer with a cache of its own: the same sheets, crime queries and
+    names come back all game, and jieba is the slow part of a Chinese game. Each seat's
+    agent makes its own; a process-wide cache would hold every seat's private texts where
+    any seat could read them (docs/isolation.md)."""
+
+    _memo: dict[str, tuple[str, ...]] = PrivateAttr(default_factory=dict)
 
     def tokenize(self, text: str) -> list[str]:
-        return list(_tokens(self, text))
+        found = self._memo.get(text)
+        if found is None:
+            if len(self._memo) >= MEMO:
+                self._memo.clear()
+            found = self._memo[text] = tuple(super().tokenize(text))
+        return list(found)
 
 
-@lru_cache(maxsize=16384)
-def _tokens(options: TokenizerOptions, text: str) -> tuple[str, ...]:
-    return tuple(tokenize(text, zh_mode=options.zh_mode, stopwords=options.stopwords,
-                          keep_words=options.keep_words))
+MEMO = 16_384
+"""Texts a tokenizer remembers before it starts again."""
 
 
-@lru_cache(maxsize=4096)
 def sentences(text: str) -> tuple[str, ...]:
     return tuple(split_sentences(text))
 

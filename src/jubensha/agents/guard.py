@@ -75,8 +75,8 @@ from jubensha.llm import (
     ModelWrapper,
     Request,
     Response,
+    declare,
 )
-from jubensha.llm.calls import declare, write_note
 from jubensha.memory.text import sentence_spans
 from jubensha.prompts import render
 
@@ -292,8 +292,8 @@ class GuardedAgent(Agent):
                 problems: list[str]) -> None:
         """A record of no model call in the run's call log (``guard.trim``,
         ``guard.safe``): what was replaced, by what, and why."""
-        write_note(self.seat.model, purpose=purpose, seat=self.seat.sheet.me.name,
-                   shown=rejected, said=said, notes=[f"{kind}: {p}" for p in problems])
+        self.seat.note(purpose=purpose, shown=rejected, said=said,
+                       notes=[f"{kind}: {p}" for p in problems])
 
 
 class SentenceGate:

@@ -39,6 +39,7 @@ from jubensha.engine import (
     Event,
     HostSpoke,
     Investigate,
+    OwnCharacter,
     Questions,
     RateStatement,
     Rating,
@@ -51,7 +52,7 @@ from jubensha.engine import (
 )
 from jubensha.llm import Message
 from jubensha.prompts import render
-from jubensha.scripts.model import PUBLIC, Character
+from jubensha.scripts.model import PUBLIC
 
 
 class MirageConfig(SummaryConfig):
@@ -105,7 +106,7 @@ def pick_schema(candidates: list[str], name: str) -> type[BaseModel]:
     return create_model(name, **fields)
 
 
-def sheet_sections(me: Character, lang: str) -> dict[str, str]:
+def sheet_sections(me: OwnCharacter, lang: str) -> dict[str, str]:
     """The six parts of a MIRAGE character sheet (paper, section 2.2), from the sheet."""
     act = me.act_sheet(1)
     timeline = "\n".join(timeline_lines(me))
@@ -114,9 +115,7 @@ def sheet_sections(me: Character, lang: str) -> dict[str, str]:
     values = {
         "story": "\n".join(x for x in (me.description, me.story) if x),
         "script": "\n".join(x for x in (act.text if act else "", timeline) if x),
-        "relationships": "\n".join(x for x in (relations,
-                                               str(me.extra.get("relationship_text", "")))
-                                   if x),
+        "relationships": "\n".join(x for x in (relations, me.relationship_text) if x),
         "performance": me.performance,
         "goals": "\n".join(x for x in (me.mission, *me.final_goals, *(act.goals if act else []))
                            if x),

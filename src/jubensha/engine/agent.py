@@ -11,9 +11,9 @@ an architecture writes the ones it knows.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,7 +36,15 @@ from jubensha.engine.decisions import (
 from jubensha.engine.drafts import draft_sink
 from jubensha.engine.events import Event
 from jubensha.llm.base import Embedder, Model, ModelError, streaming
-from jubensha.scripts.model import Character, Language, Script, Victim
+from jubensha.scripts.model import (
+    ActSheet,
+    Character,
+    Language,
+    Relationship,
+    Script,
+    Side,
+    TimelineEntry,
+)
 
 
 class PublicCharacter(BaseModel):
@@ -48,17 +56,69 @@ class PublicCharacter(BaseModel):
     gender: str | None = None
 
 
-class CharacterSheet(BaseModel):
-    """Everything a seat may read at the start of the game, and nothing more."""
+class PublicVictim(BaseModel):
+    """What every player knows about a victim."""
 
-    script_id: str
+    name: str
+    description: str = ""
+
+
+class OwnCharacter(BaseModel):
+    """A seat's own character as the seat may read it: a whitelist of ``Character``'s
+    fields, so that what a source keeps beside them (``extra``) never reaches an agent.
+    MIRAGE's relationship prose, the one ``extra`` entry a sheet shows, has its own field."""
+
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+    age: str | None = None
+    gender: str | None = None
+    description: str = ""
+    side: Side = "civilian"
+    mission: str = ""
+    final_goals: list[str] = Field(default_factory=list)
+    story: str = ""
+    acts: list[ActSheet] = Field(default_factory=list)
+    timeline: list[TimelineEntry] = Field(default_factory=list)
+    secrets: list[str] = Field(default_factory=list)
+    needs_to_know: list[str] = Field(default_factory=list)
+    relationships: list[Relationship] = Field(default_factory=list)
+    relationship_text: str = ""
+    performance: str = ""
+    rules: list[str] = Field(default_factory=list)
+    killed: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, character: Character, last_act: int | None = 1) -> OwnCharacter:
+        """``character``'s readable part, with the act sheets up to ``last_act`` (None:
+        every act)."""
+        fields = character.model_dump(include=set(cls.model_fields) - {"relationship_text"})
+        fields["acts"] = [sheet for sheet in fields["acts"]
+                          if last_act is None or sheet["act"] <= last_act]
+        return cls.model_validate({**fields, "relationship_text": str(
+            character.extra.get("relationship_text", ""))})
+
+    def act_sheet(self, act: int) -> ActSheet | None:
+        """The character's sheet for ``act`` (1-based), if the script is phased."""
+        return next((sheet for sheet in self.acts if sheet.act == act), None)
+
+    @property
+    def all_names(self) -> list[str]:
+        return [self.name, *self.aliases]
+
+
+class CharacterSheet(BaseModel):
+    """Everything a seat may read at the start of the game, and nothing more: every field
+    is public or the seat's own, and none names the script (``game`` is a token drawn for
+    the game, which no library of scripts can look up)."""
+
+    game: str = Field(description="An opaque id of this game, the same for every seat.")
     title: str
     language: Language
     background: str
     rules: str
-    victims: list[Victim]
-    me: Character = Field(description="Own character; acts after the first are released "
-                                      "later through ActStarted events.")
+    victims: list[PublicVictim]
+    me: OwnCharacter = Field(description="Own character; acts after the first are released "
+                                         "later through ActStarted events.")
     others: list[PublicCharacter]
 
     @property
@@ -70,27 +130,48 @@ class CharacterSheet(BaseModel):
         return [self.me.name, *(o.name for o in self.others)]
 
     @classmethod
-    def for_seat(cls, script: Script, name: str) -> CharacterSheet:
-        """The sheet of seat ``name``: own character with only act 1's sheet, others public."""
-        me = script.character(name).model_copy(deep=True)
-        me.acts = [sheet for sheet in me.acts if sheet.act <= 1]
+    def for_seat(cls, script: Script, name: str, *, game: str = "",
+                 every_act: bool = False) -> CharacterSheet:
+        """The sheet of seat ``name``: own character with only act 1's sheet (every act's
+        with ``every_act``: a reference answerer's), others public."""
+        me = OwnCharacter.of(script.character(name), None if every_act else 1)
         others = [PublicCharacter(name=c.name, description=c.description, age=c.age,
                                   gender=c.gender) for c in script.characters if c.name != me.name]
-        return cls(script_id=script.id, title=script.title, language=script.language,
+        victims = [PublicVictim(name=v.name, description=v.description)
+                   for v in script.victims]
+        return cls(game=game, title=script.title, language=script.language,
                    background=script.background, rules=script.rules,
-                   victims=script.victims, me=me, others=others)
+                   victims=victims, me=me, others=others)
+
+
+@runtime_checkable
+class NoteSink(Protocol):
+    """Where an agent records something it decided without a model call (a plan, a
+    ledger, the speech guard's cuts): a record in its seat's call log."""
+
+    def __call__(self, *, purpose: str, shown: str, said: str,
+                 notes: Sequence[str] = ()) -> None: ...
 
 
 class SeatContext(BaseModel):
-    """What the engine hands an agent when the game starts."""
+    """What the engine hands an agent when the game starts. In a game, ``model``,
+    ``embedder`` and ``notes`` are one ``llm.sealed.SeatLine``: nothing reachable from
+    them leads to the model, the call log, the run folder or another seat."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     sheet: CharacterSheet
     model: Model | None = Field(None, description="Seat-bound client: tags and logs calls.")
     embedder: Embedder | None = None
+    notes: NoteSink | None = Field(None, description="The seat's note sink (None: notes "
+                                                     "are dropped).")
     seed: int = 0
     options: dict[str, Any] = Field(default_factory=dict)
+
+    def note(self, *, purpose: str, shown: str, said: str, notes: Sequence[str] = ()) -> None:
+        """Record a note in the seat's call log, where the seat has a note sink."""
+        if self.notes is not None:
+            self.notes(purpose=purpose, shown=shown, said=said, notes=notes)
 
 
 class UnsupportedDecision(NotImplementedError):

@@ -9,6 +9,7 @@ breaks, fallback targets) and each seat's sampling seed, which the agent passes 
 from __future__ import annotations
 
 import random
+import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from jubensha.engine.stages import end_game, run_stage
 from jubensha.engine.table import AskHook, EventSink, Table, TableState, VoteRecord
 from jubensha.engine.voting import Winner, records_solution
 from jubensha.llm.base import Embedder, Model
+from jubensha.llm.sealed import Exchange, SeatLine
 from jubensha.scripts.model import Language, Script
 
 
@@ -128,25 +130,44 @@ class Game:
         self.seed = seed
         self.language: Language = language or script.language
         self.degraded_share = degraded_share
-        self.table = Table(script, procedure.voting, {n: s.agent for n, s in seats.items()},
+        self.game_id = secrets.token_hex(8)
+        """The sheets' opaque game id: drawn, so that no seat can look the script up by it."""
+        self.table = Table(script, procedure.voting.declared(script), {n: s.agent for n, s in seats.items()},
                            turn_order(script.names, seed, shuffle), seed=seed,
                            language=self.language, sinks=sinks, on_ask=on_ask,
                            on_draft=on_draft, decision_timeout_s=decision_timeout_s)
 
     def sheet(self, name: str) -> CharacterSheet:
-        sheet = CharacterSheet.for_seat(self.script, name)
+        sheet = CharacterSheet.for_seat(self.script, name, game=self.game_id)
         return sheet.model_copy(update={"language": self.language})
 
+    def context(self, name: str, line: SeatLine) -> SeatContext:
+        """What seat ``name`` is handed: its sheet, and its sealed line (``llm.sealed``)
+        as its model, embedder and note sink."""
+        seat = self.seats[name]
+        return SeatContext(sheet=self.sheet(name),
+                           model=line if seat.model is not None else None,
+                           embedder=line if seat.embedder is not None else None,
+                           notes=line.note, seed=seat_seed(self.seed, name),
+                           options=dict(seat.options))
+
     async def run(self) -> GameResult:
+        """Play the game; each seat's line is closed when it ends, however it ends."""
+        exchanges = [Exchange(name, self.seats[name].model, self.seats[name].embedder)
+                     for name in self.table.seats]
+        try:
+            return await self._play(exchanges)
+        finally:
+            for exchange in exchanges:
+                exchange.close()
+
+    async def _play(self, exchanges: Sequence[Exchange]) -> GameResult:
         started = time.perf_counter()
         table = self.table
-        for name in table.seats:
-            seat = self.seats[name]
-            context = SeatContext(sheet=self.sheet(name), model=seat.model,
-                                  embedder=seat.embedder, seed=seat_seed(self.seed, name),
-                                  options=seat.options)
+        for exchange in exchanges:
+            name = exchange.seat
             try:
-                await seat.agent.start(context)
+                await self.seats[name].agent.start(self.context(name, exchange.line))
             except Exception as exc:  # noqa: BLE001  (the seat plays on with what it has)
                 await table.fail(name, "start", f"{type(exc).__name__}: {exc}", None)
         specs = self.procedure.with_ids().stages

@@ -447,7 +447,7 @@ async def collect_ballots(table: Table, victim: str | None, among: list[str] | N
 
 def nobody_label(table: Table) -> str:
     """What the host tells seats to answer for "nobody here" ('' when not offered)."""
-    return NOBODY if offers_nobody(table.script, table.voting) else ""
+    return NOBODY if offers_nobody(table.voting) else ""
 
 
 BallotBox = Callable[[Table, str | None, list[str] | None], Awaitable[Ballots]]

@@ -7,9 +7,11 @@ is a field of ``VotingRules`` so a procedure can state which game it plays.
 
 A victim the truth says was killed offstage (by nobody at the table) is voted on like every
 other victim the players know of: leaving it out would tell every seat that nobody present
-killed it. In scripts that have offstage deaths every victim's ballot offers ``NOBODY`` as
-an answer, uniformly, so its presence says nothing about which victim; it is right exactly
-for the offstage victims.
+killed it. Whether ballots offer ``NOBODY`` is a rule of the game, stated before it starts
+(``VotingRules.declared``) and the same for every victim, so its presence says nothing
+about which victim; it is right exactly for the offstage victims. Nothing that shapes a
+ballot reads the truth during play: who may not vote for themself is decided by the
+seats' own sheets (their ``side``), which each seat knows of itself.
 """
 
 from __future__ import annotations
@@ -66,9 +68,20 @@ class VotingRules(BaseModel):
     )
     nobody: Literal["auto", "always", "never"] = Field(
         "auto",
-        description=f"Offer {NOBODY!r} on every victim's ballot: auto does so in scripts "
-        "whose truth records an offstage death (for every victim alike).",
+        description=f"Offer {NOBODY!r} on every victim's ballot: auto is declared before "
+        "the game (``declared``), always in scripts whose truth records an offstage death.",
     )
+
+    def declared(self, script: Script) -> VotingRules:
+        """The rules a game of ``script`` is played by, each one stated: ``nobody: auto``
+        becomes ``always`` where the truth records an offstage death, else ``never``.
+        Decided once, before the game, so the table never reads the truth to shape a
+        ballot; the one thing ``auto`` tells the players (that some death may be nobody's
+        at the table) a study that wants ballots to say nothing avoids with always/never."""
+        if self.nobody != "auto":
+            return self
+        offstage = script.truth is not None and bool(script.truth.killed_offstage)
+        return self.model_copy(update={"nobody": "always" if offstage else "never"})
 
 
 @dataclass
@@ -119,11 +132,13 @@ def candidates_for(voter: str, seats: Sequence[str], murderers: Sequence[str],
     return pool
 
 
-def offers_nobody(script: Script, rules: VotingRules) -> bool:
-    """Whether every victim's ballot offers ``NOBODY``."""
-    if rules.nobody != "auto":
-        return rules.nobody == "always"
-    return bool(script.truth is not None and script.truth.killed_offstage)
+def offers_nobody(rules: VotingRules) -> bool:
+    """Whether every victim's ballot offers ``NOBODY`` under ``rules``, which must be
+    declared (``VotingRules.declared``): an undeclared ``auto`` is a bug of the caller."""
+    if rules.nobody == "auto":
+        raise ValueError("voting rules with nobody: auto must be declared for the script "
+                         "(VotingRules.declared) before ballots are shaped")
+    return rules.nobody == "always"
 
 
 def victims_to_vote(script: Script, rules: VotingRules) -> list[str | None]:
@@ -132,18 +147,19 @@ def victims_to_vote(script: Script, rules: VotingRules) -> list[str | None]:
     offers ``NOBODY`` is always about one named victim."""
     names = [victim.name for victim in script.victims]
     several = rules.per_victim == "always" or (
-        rules.per_victim == "auto" and (len(names) > 1 or offers_nobody(script, rules)))
+        rules.per_victim == "auto" and (len(names) > 1 or offers_nobody(rules)))
     return list(names) if several and names else [None]
 
 
 def ballot_candidates(voter: str, seats: Sequence[str], script: Script, rules: VotingRules,
                       victim: str | None, among: Sequence[str] | None = None) -> list[str]:
     """What ``voter`` may answer on ``victim``'s ballot: the seats it may vote for, and
-    ``NOBODY`` where the script offers it (in a re-vote only when it tied for the lead)."""
-    murderers = [name for name in script.murderers if name in seats]
+    ``NOBODY`` where the declared rules offer it (in a re-vote only when it tied for the
+    lead). A murderer is a seat whose own sheet says so, never the truth's list."""
+    murderers = [c.name for c in script.characters if c.side == "murderer" and c.name in seats]
     pool = candidates_for(voter, seats, murderers, rules,
                           None if among is None else [c for c in among if c != NOBODY])
-    nobody = victim is not None and offers_nobody(script, rules)
+    nobody = victim is not None and offers_nobody(rules)
     if nobody and (among is None or NOBODY in among):
         pool.append(NOBODY)
     return pool

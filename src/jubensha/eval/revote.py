@@ -218,7 +218,7 @@ def score(script: Script, ballots: list[ReBallot], rules: VotingRules, options: 
 
 async def revote(context: MetricContext, options: RevoteOptions) -> Revotes:
     script, run = context.script, context.run
-    rules = run_rules(run)
+    rules = run_rules(run).declared(script)
     seats = script.names
     victims = victims_to_vote(script, rules)
     config = AnswererConfig(role_play=True)

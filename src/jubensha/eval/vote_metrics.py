@@ -164,7 +164,7 @@ def against_chance(script: Script, rules: VotingRules, seats: Sequence[str],
     for victim, record in final.items():
         guilty = culprits(script, victim)
         for voter, target in record.ballots.items():
-            offered = ballot_candidates(voter, seats, script, rules, victim)
+            offered = ballot_candidates(voter, seats, script, rules.declared(script), victim)
             cast += 1
             hits += target in guilty
             chance += len(guilty & set(offered)) / len(offered) if offered else 0.0

@@ -42,9 +42,20 @@ from jubensha.llm.reasoning import joined, split_reasoning
 from jubensha.llm.structured import ParseFailure, current_attempt
 from jubensha.safeload import MAX_LOG_BYTES, DocumentError, LineError, parse_jsonl, read_bounded
 
-NOT_A_CALL = "guard"
+NOT_A_CALL = "note"
 """The ``model`` of a record an agent writes that is no model call (the speech guard's
-``guard.trim`` and ``guard.safe``): counted apart, never as a call."""
+``guard.trim`` and ``guard.safe``, a detective's plan and ledger): counted apart, never as
+a call."""
+NOTE_BEFORE = "guard"
+"""What run folders written before notes had their own name put as a note's ``model``."""
+
+
+def is_note(model: str) -> bool:
+    """Whether a record of ``model`` is an agent's note, not a model call (in folders of
+    any version)."""
+    return model in (NOT_A_CALL, NOTE_BEFORE)
+
+
 Access = Literal["seat", "scripts", "truth"]
 ACCESS_LEVELS: tuple[Access, ...] = ("seat", "scripts", "truth")
 _PURPOSE_ACCESS: dict[str, Access] = {}
@@ -249,7 +260,7 @@ class CallLog:
         record.index = self.count
         self.count += 1
         self.sink.write(record)
-        if record.model != NOT_A_CALL and self.on_call is not None:
+        if not is_note(record.model) and self.on_call is not None:
             self.on_call(record)
         return record
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from jubensha.engine.events import Failure, GameEnded
-from jubensha.llm.calls import NOT_A_CALL
+from jubensha.llm.calls import is_note
 from jubensha.llm.registry import client_names
 from jubensha.runlog.folder import (
     CALLS,
@@ -87,7 +87,7 @@ def models_against_meta(meta: RunMeta | None,
     seated = {seat: info.model for seat, info in meta.seats.items()}
     foreign: Counter[tuple[str, str]] = Counter()
     for seat, model in calls:
-        if seat is None or model == NOT_A_CALL:
+        if seat is None or is_note(model):
             continue  # a judge's or a metric's call, or a check that called no model
         expected = seated.get(seat)
         if expected is None:

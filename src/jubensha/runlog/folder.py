@@ -39,7 +39,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from jubensha.engine.events import Event
 from jubensha.engine.game import GameResult
 from jubensha.llm.base import Usage
-from jubensha.llm.calls import NOT_A_CALL, CallRecord
+from jubensha.llm.calls import CallRecord, is_note
 from jubensha.outdir import write_whole
 from jubensha.runlog.counts import CallCounts
 from jubensha.runlog.provenance import Provenance
@@ -104,7 +104,7 @@ class RunMeta(BaseModel):
 
 class UsageReport(BaseModel):
     calls: int = 0
-    noted: int = Field(0, description="Records of no model call (the speech guard's).")
+    noted: int = Field(0, description="Records of no model call (agents' notes).")
     total: Usage = Field(default_factory=Usage)
     seats: dict[str, Usage] = Field(default_factory=dict)
     purposes: dict[str, Usage] = Field(default_factory=dict)
@@ -112,7 +112,7 @@ class UsageReport(BaseModel):
                                description="MPIRD-LLMA table 2's counts (runlog.counts).")
 
     def add(self, record: CallRecord) -> None:
-        if record.model == NOT_A_CALL:
+        if is_note(record.model):
             self.noted += 1
             return
         self.calls += 1

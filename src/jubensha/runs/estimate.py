@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from jubensha.jobs import takes_time
-from jubensha.llm.calls import NOT_A_CALL, read_calls
+from jubensha.llm.calls import is_note, read_calls
 from jubensha.llm.fake import ScriptedModel
 from jubensha.runs.play import NO_MODEL, PlayConfig, SeatPlan, guard_seats, play_game
 from jubensha.runs.spec_schema import PlannedGame
@@ -62,5 +62,5 @@ async def count_game_calls(config: PlayConfig) -> int:
         calls = out / "calls.jsonl"
         if not calls.is_file():
             return 0
-        return sum(record.model != NOT_A_CALL and record.origin != "cache"
+        return sum(not is_note(record.model) and record.origin != "cache"
                    for record in read_calls(calls))

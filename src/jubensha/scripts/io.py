@@ -8,7 +8,6 @@ never see a YAML or pydantic traceback.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -163,20 +162,13 @@ _BlockDumper.add_representer(str, _str_presenter)
 
 
 def dump_script(script: Script) -> str:
-    """The script as readable YAML, leaving out fields that hold their default value."""
-    head = json.dumps([script.id, script.title, script.language], ensure_ascii=False)
-    return _dumped(head, script.model_dump_json(exclude_defaults=True))
-
-
-@lru_cache(maxsize=16)
-def _dumped(head: str, data: str) -> str:
-    """The YAML of a script's id, title and language (``head``) and its other fields, both
-    JSON; kept for the scripts dumped last: every game of a batch keeps a copy of its
-    script, and PyYAML's representer takes ~30 ms for a large one where the JSON takes
-    ~1 ms (bench/README.md, concurrency)."""
-    fields = dict(zip(("id", "title", "language"), json.loads(head), strict=True))
-    return yaml.dump({**fields, **json.loads(data)}, Dumper=_BlockDumper,
-                     allow_unicode=True, sort_keys=False, width=100)
+    """The script as readable YAML, leaving out fields that hold their default value.
+    Not cached: a process-wide cache of scripts' text, truth included, would be a module
+    global any seat could read (docs/isolation.md); PyYAML takes ~30 ms for a large one."""
+    fields = json.loads(script.model_dump_json(exclude_defaults=True))
+    head = {key: fields.pop(key) for key in ("id", "title", "language")}
+    return yaml.dump({**head, **fields}, Dumper=_BlockDumper, allow_unicode=True,
+                     sort_keys=False, width=100)
 
 
 def save_script(script: Script, path: str | Path) -> Path:

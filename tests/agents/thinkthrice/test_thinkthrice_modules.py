@@ -58,7 +58,10 @@ class CountingEmbedder(HashingEmbedder):
         return await super().embed(texts)
 
 
-async def test_seats_sharing_an_embedder_embed_each_line_once() -> None:
+async def test_each_seat_keeps_its_own_vectors_even_with_one_embedder() -> None:
+    """A cache shared by the seats of an embedder would hold every seat's private lines
+    where any seat could read them (docs/isolation.md): each seat embeds what it recalls
+    itself, a public line once per seat."""
     embedder = CountingEmbedder()
     agents = [await seat(name, ScriptedModel(), "mr+retrieval=dense", embedder=embedder)
               for name in ("Nora Vance", "Tom Hale")]
@@ -66,7 +69,7 @@ async def test_seats_sharing_an_embedder_embed_each_line_once() -> None:
     for agent in agents:
         await agent.observe(spoke(3, "Samuel Reed", BOATHOUSE))
         assert await agent.recall("the boathouse") == [line]
-    assert sorted(embedder.texts) == sorted([line, "the boathouse"])  # once each
+    assert sorted(embedder.texts) == sorted([line, "the boathouse"] * 2)  # once per seat
 
 
 async def test_without_mr_the_agent_is_memoryless() -> None:

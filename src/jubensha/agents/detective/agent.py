@@ -71,7 +71,6 @@ from jubensha.engine import (
     Vote,
 )
 from jubensha.llm import declare
-from jubensha.llm.calls import write_note
 from jubensha.prompts import render
 
 TESTIMONY = ("introduction", "answer", "clue_share")
@@ -154,11 +153,10 @@ class DetectiveAgent(Agent):
         cover = [self.knowledge.voice(i) for i in
                  self.knowledge.introduction(self.victims, self.config.notes)]
         withheld = Counter(self.knowledge.withheld.values())
-        write_note(self.seat.model, purpose=PLAN, seat=self.name,
-                   shown="\n".join(cover),
-                   said=render("detective", "plan", self.lang, cover=cover,
-                               withheld=sum(withheld.values())),
-                   notes=[f"{why}: {count}" for why, count in withheld.items()])
+        self.seat.note(purpose=PLAN, shown="\n".join(cover),
+                       said=render("detective", "plan", self.lang, cover=cover,
+                                   withheld=sum(withheld.values())),
+                       notes=[f"{why}: {count}" for why, count in withheld.items()])
 
     # -- observing ---------------------------------------------------------------------------
     async def observe(self, event: Event) -> None:
@@ -382,15 +380,15 @@ class DetectiveAgent(Agent):
                 for w in ranked]
             if self.inquiry.unread:
                 lines.append(f"unread: {self.inquiry.unread}")
-            write_note(self.seat.model, purpose=LEDGER, seat=self.name,
-                       shown="\n".join(lines), said=ranked[0].name if ranked else "")
+            self.seat.note(purpose=LEDGER,
+                           shown="\n".join(lines), said=ranked[0].name if ranked else "")
             return
         ledger = self.ledger.suspicion(candidates)
         lines = [f"{name}: {score:.2f}" + "".join(
             f"\n  {e.kind} {e.points(self.config):.2f}: {e.text[:160]}"
             for e in self.ledger.reasons(name, 3)) for name, score in ledger]
-        write_note(self.seat.model, purpose=LEDGER, seat=self.name, shown="\n".join(lines),
-                   said=ledger[0][0] if ledger else "")
+        self.seat.note(purpose=LEDGER, shown="\n".join(lines),
+                       said=ledger[0][0] if ledger else "")
 
     # -- words ---------------------------------------------------------------------------------
     def system(self) -> str:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from jubensha.agents.detective.config import DetectiveConfig
-from jubensha.agents.detective.relevance import Relevance, vectors
+from jubensha.agents.detective.relevance import Relevance
 
 SCALED = ("own", "heard", "told", "clue_name")
 """Kinds whose weight is scaled by the text's relevance to the crime."""
@@ -72,11 +72,11 @@ class Ledger:
     async def add_clue_links(self, text: str, source: str) -> None:
         """``clue_link`` entries: the clue's closeness to each seat's description, shared
         among the seats by a sharp softmax (no embedder: none)."""
-        embedder = self.relevance.embedder
+        cache = self.relevance.cache
         named = [s for s in self.seats if self.profiles.get(s)]
-        if embedder is None or len(named) < 2:
+        if cache is None or len(named) < 2:
             return
-        found = await vectors(embedder, [text, *(self.profiles[s] for s in named)])
+        found = await cache.vectors([text, *(self.profiles[s] for s in named)])
         closeness = found[1:] @ found[0]
         shares = np.exp((closeness - closeness.max()) / LINK_SHARPNESS)
         shares /= shares.sum()

@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from jubensha.engine import Accused, ActStarted, CharacterSheet, ClueRevealed, Event, Spoke
+from jubensha.engine import (
+    Accused,
+    ActStarted,
+    CharacterSheet,
+    ClueRevealed,
+    Event,
+    OwnCharacter,
+    Spoke,
+)
 from jubensha.llm import Embedder
 from jubensha.memory.store import MemoryConfig, MemoryStore, RetrievalMode
 from jubensha.memory.text import TokenizerOptions, count_tokens
@@ -21,7 +29,7 @@ from jubensha.scripts.model import ActSheet, Character
 SCRIPT_SOURCES = ("script", "clue")
 
 
-def character_texts(me: Character, lang: str, acts: int | None = 1) -> list[str]:
+def character_texts(me: Character | OwnCharacter, lang: str, acts: int | None = 1) -> list[str]:
     """A character's private script as texts to index: description, story, timeline,
     relationships, secrets and the text of its acts up to ``acts`` (None: all)."""
     parts = [me.description, me.story,

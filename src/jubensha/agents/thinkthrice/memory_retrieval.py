@@ -6,16 +6,15 @@ the top k records most similar to what is being said now.
 The paper embeds observations with the OpenAI API and searches them with Faiss; here the
 store retrieves by BM25 (jieba for Chinese), by embeddings or by both (``retrieval``).
 Records are the events as the seat saw them, one line each ("Tom asks Nora: ..."). Only
-lexical retrieval is free: dense and hybrid modes embed every record and query. Seats that
-share an embedder share its vectors (``shared_cache``): most lines are public, so each is
-embedded once per game rather than once per seat.
+lexical retrieval is free: dense and hybrid modes embed every record and query. Each seat
+keeps its own vectors: a cache shared by the seats of an embedder (most lines are public,
+so each would be embedded once per game) would hold every seat's private lines where any
+seat could read them (docs/isolation.md).
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
-from weakref import WeakKeyDictionary
 
 from jubensha.agents.toolkit import clip
 from jubensha.engine import ActStarted, Event, GameEnded
@@ -24,24 +23,6 @@ from jubensha.memory.dense import EmbeddingCache
 from jubensha.memory.store import MemoryConfig, MemoryRecord, MemoryStore, RetrievalMode
 from jubensha.memory.text import TokenizerOptions
 from jubensha.prompts import render
-
-_SHARED: WeakKeyDictionary[Embedder, tuple[asyncio.AbstractEventLoop, EmbeddingCache]] = (
-    WeakKeyDictionary())
-
-
-def shared_cache(embedder: Embedder) -> EmbeddingCache:
-    """The vector cache of ``embedder`` in the running event loop (a cache's lock belongs
-    to one loop), made on first use and dropped with the embedder; an embedder that cannot
-    be weakly referenced gets a cache of its own."""
-    loop = asyncio.get_running_loop()
-    try:
-        entry = _SHARED.get(embedder)
-    except TypeError:
-        return EmbeddingCache(embedder)
-    if entry is None or entry[0] is not loop:
-        entry = (loop, EmbeddingCache(embedder))
-        _SHARED[embedder] = entry
-    return entry[1]
 
 
 class EpisodicMemory:
@@ -52,7 +33,7 @@ class EpisodicMemory:
         config = MemoryConfig(mode=mode, k=k, tokenizer=TokenizerOptions(keep_words=tuple(names)))
         self.lang = lang
         self.record_chars = record_chars
-        vectors = shared_cache(embedder) if embedder is not None and mode != "lexical" else None
+        vectors = EmbeddingCache(embedder) if embedder is not None and mode != "lexical" else None
         self.store = MemoryStore(config, vectors)
 
     def line(self, event: Event) -> str:

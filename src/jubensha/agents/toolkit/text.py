@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from jubensha.engine import Event
+from jubensha.engine import Event, OwnCharacter
 from jubensha.memory.text import chunk, count_tokens, sentence_spans
 from jubensha.prompts import render
-from jubensha.scripts.model import ActSheet, Character
+from jubensha.scripts.model import ActSheet
 
 SENTENCE_ENDS = ".!?。！？…\"'”’」』)）"
 """The characters a whole sentence may end with (closing quotes and brackets included)."""
@@ -26,14 +26,14 @@ def event_line(event: Event, lang: str) -> str:
     return render("events", "line", lang, **event.model_dump())
 
 
-def goals(me: Character, act: ActSheet | None) -> list[str]:
+def goals(me: OwnCharacter, act: ActSheet | None) -> list[str]:
     """What the character plays for now: the current act's goals, else its final goals,
     else its mission."""
     return (act.goals if act and act.goals else me.final_goals) or (
         [me.mission] if me.mission else [])
 
 
-def timeline_lines(me: Character) -> list[str]:
+def timeline_lines(me: OwnCharacter) -> list[str]:
     """The character's timeline, one ``time text`` line per entry."""
     return [f"{t.time} {t.text}" if t.time else t.text for t in me.timeline]
 
