@@ -100,7 +100,7 @@ async def test_an_error_comes_back_without_the_frames_that_raised_it() -> None:
 
 
 class Abort(BaseException):
-    """Like a batch's ``GameAborted``: not an ``Exception``, and its own signature."""
+    """An error that is not an ``Exception``, with a signature of its own."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)

@@ -161,8 +161,8 @@ class Exchange:
 
 
 def bare(error: BaseException) -> BaseException:
-    """A copy of ``error`` of the same class (a game's ``GameAborted`` must still end the
-    game) with its arguments and attributes but no traceback, cause or context: what an
+    """A copy of ``error`` of the same class (a budget's ``BudgetExceeded`` must still end
+    the game) with its arguments and attributes but no traceback, cause or context: what an
     agent may hold (a traceback's frames lead to the model's, the log's and the engine's
     objects). Made without calling ``__init__``, whose signature is the class's own."""
     found = type(error).__new__(type(error))
