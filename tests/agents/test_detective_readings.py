@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from jubensha.agents.detective.agent import DetectiveAgent
+from jubensha.agents.detective.agent import NOTHING, DetectiveAgent
 from jubensha.agents.detective.case import Case, Weights, overlap
 from jubensha.agents.detective.inquiry import Inquiry
 from jubensha.agents.detective.knowledge import name_forms
@@ -296,6 +296,14 @@ def test_a_vote_goes_where_the_readings_point_and_names_the_deciding_reading() -
         kind, told, quoted = re.fullmatch(r'(.+?)\. (.+?): "(.+)"', ballot.reason).groups()
         assert kind == f"{murderer}: a reason to want {victim} dead"
         assert told in ("A clue", "My own notes", *script.names) and murderer in quoted
+
+
+def test_a_ballot_no_reading_decided_says_it_is_a_guess_in_the_seat_s_language() -> None:
+    english, chinese = DetectiveAgent(), DetectiveAgent()
+    for agent, lang in ((english, "en"), (chinese, "zh")):
+        agent.lang, agent.victims = lang, ["Vic"]
+    assert english.deciding("Gwen", NOTHING) == "Gwen: no reading points at anyone yet; a guess."
+    assert chinese.deciding("Gwen", NOTHING) == "Gwen：还没有任何证据指向谁，这是猜测。"
 
 
 def test_a_speech_is_read_sentence_by_sentence_about_whom_each_names() -> None:

@@ -74,6 +74,8 @@ from jubensha.llm import declare
 from jubensha.prompts import render
 
 TESTIMONY = ("introduction", "answer", "clue_share")
+NOTHING = Point("", 0.0, "", "")
+"""What decided a choice when no reading and no ledger entry did."""
 """What a seat says of what it knows. A question tells only what the asker wonders, and a
 statement or reasoning what the speaker concludes: taken as evidence, a table's
 suspicions feed on themselves (measured: votes on the murderer fell from 0.13 to 0.10 on
@@ -225,7 +227,7 @@ class DetectiveAgent(Agent):
             return await self.speech(decision.kind, "speak", notes, prompt=decision.prompt,
                                      suspect=None, reason="")
         suspect, decided = await self.top_suspect(self.seats())
-        reason = decided.text if decided else ""
+        reason = decided.text
         query = " ".join([*self.victims, reason])
         seen = self.witnessed()[:self.config.notes - 1]
         found = self.knowledge.best(query, self.config.notes - 1 - len(seen))
@@ -291,8 +293,7 @@ class DetectiveAgent(Agent):
         said = await self.write("accuse", "accuse", self.config.reason_tokens,
                                 suspect=suspect, victims=self.victims,
                                 fallback=self.deciding(suspect, decided),
-                                kind=decided.kind if decided else "",
-                                reason=decided.text if decided else "")
+                                kind=decided.kind, reason=decided.text)
         return Accusation(target=suspect, reason=said)
 
     async def on_vote(self, decision: CastVote) -> Vote:
@@ -305,13 +306,12 @@ class DetectiveAgent(Agent):
         self.write_ledger(seats, decision.victim)
         return Vote(target=suspect, reason=self.deciding(suspect, decided))
 
-    def deciding(self, suspect: str, decided: Point | None) -> str:
+    def deciding(self, suspect: str, decided: Point) -> str:
         """What decided a choice, in the seat's language: the kind of reading, who told
         it, and its text."""
         return render("detective", "deciding", self.lang, suspect=suspect,
-                      victims=self.victims, kind=decided.kind if decided else "",
-                      source=decided.source if decided else "",
-                      text=decided.text if decided else "").strip()
+                      victims=self.victims, kind=decided.kind, source=decided.source,
+                      text=decided.text).strip()
 
     # -- choosing ------------------------------------------------------------------------------
     async def ranking(self, candidates: list[str], victim: str | None = None
@@ -326,18 +326,19 @@ class DetectiveAgent(Agent):
         return [Weighed(name, tiebreak=ledger.get(name, 0.0)) for name in by_ledger]
 
     async def top_suspect(self, candidates: list[str], victim: str | None = None
-                          ) -> tuple[str, Point | None]:
+                          ) -> tuple[str, Point]:
         """The most suspicious candidate and what weighs most against it: the reading
-        that decided it, else the ledger's strongest entry (kind ``evidence``), else None."""
+        that decided it, else the ledger's strongest entry (kind ``evidence``), else
+        ``NOTHING``."""
         ranked = await self.ranking(candidates, victim)
         if not ranked:
-            return candidates[0], None
+            return candidates[0], NOTHING
         suspect = ranked[0]
         if suspect.reasons:
             return suspect.name, suspect.reasons[0]
         entries = self.ledger.reasons(suspect.name)
         if not entries:
-            return suspect.name, None
+            return suspect.name, NOTHING
         return suspect.name, Point("evidence", entries[0].points(self.config), entries[0].text,
                                    entries[0].source)
 
